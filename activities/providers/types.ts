@@ -1,0 +1,46 @@
+import type { StoredMessage, ToolCallPart } from '../../core/messages';
+import type { RequestUsage } from '../../core/usage';
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** One model request. */
+export interface ModelRequest {
+  system: string;
+  messages: StoredMessage[];
+  tools: ToolSpec[];
+  /** 1-based number of this step in the goal; the scripted provider replays turn N for step N. */
+  stepNumber: number;
+  /** Aborts the HTTP request (the activity's cancellation signal). */
+  abortSignal: AbortSignal;
+  /** Called as text or tool-call input streams in, with the number of characters received so far. */
+  onProgress?: (receivedChars: number) => void;
+}
+
+/** The model's complete answer to one request. Streamed text is never returned partially. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: ToolCallPart[];
+  usage: RequestUsage;
+  finishReason: string;
+}
+
+/** A configured model. */
+export interface ModelClient {
+  /** The model specifier it was built from, e.g. `openai:gpt-4o`. */
+  readonly spec: string;
+  stream(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** Where a model client takes its settings from. Secrets come from here, never from workflow input. */
+export interface ProviderEnv {
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  ANTHROPIC_API_KEY?: string;
+  OLLAMA_BASE_URL?: string;
+}

@@ -1,0 +1,35 @@
+/**
+ * Failure types that cross the activity boundary. Retry policies and the workflow name them by
+ * these strings, so they are durable contracts: never rename one.
+ */
+export const FailureType = {
+  /** The provider asked us to slow down or had a transient fault (429, 408, 409, 5xx, network). */
+  ProviderUnavailable: 'ProviderUnavailable',
+  /** The provider refused our credentials (401, 403). */
+  ProviderAuth: 'ProviderAuth',
+  /** The provider rejected the request as malformed (400 and other 4xx). */
+  ProviderBadRequest: 'ProviderBadRequest',
+  /** The request did not fit the model's context window. */
+  ContextOverflow: 'ContextOverflow',
+  /** goalrun is misconfigured: unknown provider, missing API key, bad model file. */
+  ConfigError: 'ConfigError',
+} as const;
+
+export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
+
+/** Failure types that no retry can fix. */
+export const NON_RETRYABLE_FAILURES: FailureTypeName[] = [
+  FailureType.ProviderAuth,
+  FailureType.ProviderBadRequest,
+  FailureType.ContextOverflow,
+  FailureType.ConfigError,
+];
+
+/** A user-facing configuration problem (bad flag, bad config file, missing key). The CLI exits 2 on it. */
+export class ConfigError extends Error {
+  readonly type = FailureType.ConfigError;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}

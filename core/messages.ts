@@ -1,0 +1,60 @@
+/**
+ * The structured transcript as goalrun stores it. The shape follows the AI SDK's provider prompt
+ * (LanguageModelV3) so a stored message goes to any provider without a lossy conversion, but it is
+ * declared here so that core/ and workflows/ do not depend on the SDK.
+ */
+
+/** Plain text written by the user, the model or goalrun itself. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/** A tool call made by the model. `input` is the parsed JSON arguments, or the raw string when it did not parse. */
+export interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** The answer to one tool call, as the model will see it. */
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: { type: 'text'; value: string } | { type: 'error-text'; value: string };
+}
+
+/** One message of a session's transcript. The system prompt is not stored: it is rebuilt per request. */
+export type StoredMessage =
+  | { role: 'user'; content: TextPart[] }
+  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
+  | { role: 'tool'; content: ToolResultPart[] };
+
+/** A stored message with its position in the session. */
+export interface TranscriptEntry {
+  seq: number;
+  key: string;
+  message: StoredMessage;
+}
+
+/** Builds a user message from text. */
+export function userText(text: string): StoredMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/** Every tool call of an assistant message, in order. */
+export function toolCallsOf(message: StoredMessage): ToolCallPart[] {
+  if (message.role !== 'assistant') return [];
+  return message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+}
+
+/** The concatenated text parts of a message. */
+export function textOf(message: StoredMessage): string {
+  const parts = message.content as Array<{ type: string; text?: string }>;
+  return parts
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text ?? '')
+    .join('');
+}

@@ -1,0 +1,43 @@
+/** Token usage of one model request, as the provider reported it. */
+export interface RequestUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** Usage counters of a goal. Occupancy and cumulative cost are kept apart on purpose (spec S-GAUGE). */
+export interface UsageTotals {
+  /** Largest single request of the current run: how full the context window is. */
+  contextTokens: number;
+  /** Sum of input and output tokens of every request. */
+  totalTokens: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  requests: number;
+}
+
+export const EMPTY_USAGE: UsageTotals = {
+  contextTokens: 0,
+  totalTokens: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  requests: 0,
+};
+
+/** Adds one request to the totals; occupancy is the largest request, not a sum. */
+export function addRequestUsage(totals: UsageTotals, request: RequestUsage): UsageTotals {
+  return {
+    contextTokens: Math.max(totals.contextTokens, request.inputTokens + request.outputTokens),
+    totalTokens: totals.totalTokens + request.inputTokens + request.outputTokens,
+    inputTokens: totals.inputTokens + request.inputTokens,
+    outputTokens: totals.outputTokens + request.outputTokens,
+    cacheReadTokens: totals.cacheReadTokens + request.cacheReadTokens,
+    cacheWriteTokens: totals.cacheWriteTokens + request.cacheWriteTokens,
+    requests: totals.requests + 1,
+  };
+}

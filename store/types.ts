@@ -1,0 +1,99 @@
+import type { StoredMessage, TranscriptEntry } from '../core/messages';
+
+/** Status of a goal, in the store, in search attributes and in the CLI. */
+export type GoalStatus = 'running' | 'completed' | 'blocked' | 'failed' | 'cancelled' | 'limit_reached';
+
+/** One row of the session catalog. */
+export interface SessionRow {
+  id: string;
+  projectDir: string;
+  projectHash: string;
+  objective: string;
+  status: GoalStatus;
+  reason: string | null;
+  model: string;
+  workflowId: string;
+  /** The latest checkpoint of the goal's control state (small JSON), or null before the first one. */
+  goalState: unknown | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A stored event: tool traces, progress, notices, checkpoints. */
+export interface EventRow {
+  id: number;
+  sessionId: string;
+  kind: string;
+  data: unknown;
+  createdAt: Date;
+}
+
+/** A page of a spooled tool output. Offsets are byte offsets into the UTF-8 text. */
+export interface SpoolPage {
+  spoolId: number;
+  toolName: string;
+  size: number;
+  offset: number;
+  content: string;
+  nextOffset: number | null;
+}
+
+/** A saved checkpoint of control state: goal state and task graph. */
+export interface CheckpointRow {
+  id: number;
+  sessionId: string;
+  goalState: unknown;
+  tasks: unknown;
+  createdAt: Date;
+}
+
+/** Fields of a new session. */
+export interface NewSession {
+  id: string;
+  projectDir: string;
+  projectHash: string;
+  objective: string;
+  model: string;
+  workflowId: string;
+}
+
+/**
+ * The session store. Every write that an activity makes is keyed, so a retried activity writes
+ * nothing twice. Messages are append-only: nothing here updates or deletes a message.
+ */
+export interface SessionStore {
+  /** Creates the session row; a second call with the same id changes nothing. */
+  createSession(session: NewSession): Promise<void>;
+  getSession(id: string): Promise<SessionRow | null>;
+  /** Finds a session by session id or workflow id. */
+  findSession(idOrWorkflowId: string): Promise<SessionRow | null>;
+  /** Newest first. */
+  listSessions(limit?: number): Promise<SessionRow[]>;
+  updateSession(
+    id: string,
+    patch: { status?: GoalStatus; reason?: string | null; goalState?: unknown; model?: string },
+  ): Promise<void>;
+  /** Deletes a session and everything that belongs to it (messages, events, spool, checkpoints). */
+  deleteSession(id: string): Promise<void>;
+
+  /** Appends a message under an idempotency key; when the key exists, returns the stored row untouched. */
+  appendMessage(sessionId: string, key: string, message: StoredMessage): Promise<{ seq: number; created: boolean }>;
+  getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
+  /** Messages in order, optionally bounded by sequence numbers (inclusive). */
+  listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;
+  countMessages(sessionId: string): Promise<number>;
+
+  /** Appends an event; with a key, a second call with the same key writes nothing. */
+  appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
+  listEvents(sessionId: string, afterId?: number): Promise<EventRow[]>;
+
+  /** Writes a full tool output to the spool under a key (the tool-call id); idempotent. */
+  writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;
+  /** Reads `limit` bytes from `offset` of a spooled output of this session; null when there is none. */
+  readSpool(sessionId: string, spoolId: number, offset: number, limit: number): Promise<SpoolPage | null>;
+
+  saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void>;
+  latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;
+
+  close(): Promise<void>;
+}
