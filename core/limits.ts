@@ -34,3 +34,36 @@ export const PROGRESS_SAVE_INTERVAL_MS = 2_000;
 export const INLINE_ARGS_MAX_BYTES = 2_048;
 /** How many recent actions the workflow keeps for `watch` and the Web UI. */
 export const RECENT_ACTIONS_KEPT = 20;
+
+/** A model step whose worker stops heartbeating for this long is retried elsewhere. */
+export const MODEL_HEARTBEAT_TIMEOUT_MS = 15_000;
+/** How often a model step heartbeats while it waits for the provider. */
+export const MODEL_HEARTBEAT_INTERVAL_MS = 3_000;
+/** Upper bound on one model call, streaming included. */
+export const MODEL_STEP_TIMEOUT_MS = 15 * 60_000;
+/** A tool whose worker stops heartbeating for this long is retried elsewhere. */
+export const TOOL_HEARTBEAT_TIMEOUT_MS = 15_000;
+/** Upper bound on one tool call; bash bounds its own commands below this. */
+export const TOOL_STEP_TIMEOUT_MS = BASH_MAX_TIMEOUT_MS + 60_000;
+/** Retries of a model step before the goal fails (provider outages longer than this end the goal). */
+export const MODEL_STEP_MAX_ATTEMPTS = 12;
+/** Retries of a tool call after an infrastructure fault (a tool's own error is a result, not a retry). */
+export const TOOL_STEP_MAX_ATTEMPTS = 5;
+
+/** Grace between SIGTERM and SIGKILL when a bash command's process group is killed. */
+export const BASH_KILL_GRACE_MS = 2_000;
+/** How often a running bash command heartbeats. */
+export const BASH_HEARTBEAT_INTERVAL_MS = 1_000;
+/** Default number of lines file-read returns. */
+export const FILE_READ_DEFAULT_LIMIT = 2_000;
+/** Longer lines are clipped by file-read (minified files would otherwise flood the context). */
+export const FILE_READ_MAX_LINE_CHARS = 2_000;
+/** Most paths one glob call lists. */
+export const GLOB_MAX_RESULTS = 1_000;
+/** Default and maximum number of matching lines one grep call lists. */
+export const GREP_DEFAULT_MAX_RESULTS = 200;
+export const GREP_MAX_RESULTS = 2_000;
+/** Matching lines longer than this are clipped around the match by grep. */
+export const GREP_MAX_LINE_CHARS = 300;
+/** grep skips files larger than this (logs, dumps); bash with rg or grep can still search them. */
+export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;

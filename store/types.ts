@@ -1,7 +1,7 @@
+import type { GoalStatus } from '../core/goal';
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
 
-/** Status of a goal, in the store, in search attributes and in the CLI. */
-export type GoalStatus = 'running' | 'completed' | 'blocked' | 'failed' | 'cancelled' | 'limit_reached';
+export type { GoalStatus };
 
 /** One row of the session catalog. */
 export interface SessionRow {

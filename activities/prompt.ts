@@ -1,0 +1,59 @@
+/** The headless system prompt and the environment snapshot of a goal's first message. */
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** How much of `git status` the snapshot keeps: enough to orient, not a transcript-filler. */
+const GIT_STATUS_MAX_LINES = 40;
+
+/** The system prompt of every model step of a goal. */
+export function systemPrompt(goal: { objective: string; workspace: string }): string {
+  return [
+    'You are goalrun, an autonomous software agent working on a goal without a human watching.',
+    `Your workspace is ${goal.workspace}. Tools run there; relative paths are resolved against it.`,
+    `The objective:\n${goal.objective}`,
+    [
+      'How to work:',
+      '- Work in small verified steps: inspect, change, then check the result with a tool (run the tests, read the file back).',
+      '- Every answer should either call tools or, when the turn is done, briefly say what you did.',
+      '- Nobody will answer questions. Decide sensibly yourself and note the decision.',
+      '- Large tool outputs are truncated with a footer; read the rest with tool-output if you need it.',
+      '- When the objective is fully done and verified, call `finish` with status "complete" and a summary.',
+      '- If you cannot make progress without help (missing access, contradictory requirements), call `finish` with status "blocked" and say exactly what is missing.',
+    ].join('\n'),
+  ].join('\n\n');
+}
+
+/** The first message of a goal: the objective and a snapshot of the environment (spec: first message). */
+export async function firstMessageText(goal: { objective: string; workspace: string }, now: Date): Promise<string> {
+  const git = await gitStatus(goal.workspace);
+  return [
+    `Objective: ${goal.objective}`,
+    [
+      'Environment:',
+      `- working directory: ${goal.workspace}`,
+      `- OS: ${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
+      `- date: ${now.toISOString()}`,
+      `- git: ${git}`,
+    ].join('\n'),
+  ].join('\n\n');
+}
+
+/** A short `git status` of the workspace, or why there is none. */
+async function gitStatus(workspace: string): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync('git', ['status', '--short', '--branch'], {
+      cwd: workspace,
+      timeout: 5_000,
+      maxBuffer: 1024 * 1024,
+    });
+    const lines = stdout.trimEnd().split('\n');
+    const shown = lines.slice(0, GIT_STATUS_MAX_LINES).join('\n  ');
+    const more = lines.length > GIT_STATUS_MAX_LINES ? `\n  … ${lines.length - GIT_STATUS_MAX_LINES} more` : '';
+    return `\n  ${shown}${more}`;
+  } catch {
+    return 'not a git repository';
+  }
+}

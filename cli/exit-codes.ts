@@ -1,0 +1,26 @@
+import type { GoalStatus } from '../core/goal';
+
+/** Exit codes of `run`, `watch` and `resume` (a contract scripts rely on). */
+export const ExitCode = {
+  completed: 0,
+  failedOrBlocked: 1,
+  usage: 2,
+  cancelled: 3,
+  limitReached: 4,
+  /** Ctrl-C while following: the goal goes on without us. */
+  interrupted: 130,
+} as const;
+
+/** The exit code for a goal that ended with this status. */
+export function exitCodeOf(status: GoalStatus): number {
+  switch (status) {
+    case 'completed':
+      return ExitCode.completed;
+    case 'cancelled':
+      return ExitCode.cancelled;
+    case 'limit_reached':
+      return ExitCode.limitReached;
+    default:
+      return ExitCode.failedOrBlocked;
+  }
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+/** The `goalrun` command. */
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError } from '../core/errors';
+import { CliContext } from './context';
+import { demoCommand } from './commands/demo-command';
+import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
+import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
+import { devCommand, workerCommand } from './commands/service-commands';
+import { ExitCode } from './exit-codes';
+import { goalOptionList, limitOptionList } from './goal-options';
+import { notice } from './output';
+
+const ENVIRONMENT_HELP = `
+Environment:
+  TEMPORAL_ADDRESS     Temporal frontend (default localhost:7233; a local dev server is started if none answers)
+  TEMPORAL_NAMESPACE   Temporal namespace (default "default")
+  GOALRUN_TASK_QUEUE   task queue of goalrun workers (default "goalrun")
+  DATABASE_URL         PostgreSQL session store; without it an embedded PGlite store under GOALRUN_HOME
+  GOALRUN_HOME         data directory (default ~/.goalrun); holds config.json, the embedded store, logs
+  OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY   provider settings, read by the process running the worker
+
+Exit codes of run, watch and resume:
+  0 completed · 1 failed or blocked · 2 usage or configuration error · 3 cancelled · 4 limit reached
+
+Examples:
+  goalrun demo
+  goalrun run "make the tests in ./api pass" --workspace ./api --model openai:gpt-4o
+  goalrun start "upgrade lodash and fix what breaks" --json   # then: goalrun watch <session>
+`;
+
+/** Wraps a command action: settings and resources per invocation, errors as one clear line. */
+function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) => Promise<number>) {
+  return async (...args: A) => {
+    let context: CliContext | undefined;
+    let code: number;
+    try {
+      context = new CliContext();
+      code = await handler(context, ...args);
+    } catch (err) {
+      code = reportError(err);
+    }
+    await context?.close().catch(() => undefined);
+    process.exit(code);
+  };
+}
+
+/** Prints an error as one line; configuration problems exit 2, everything else 1. */
+function reportError(err: unknown): number {
+  if (err instanceof ConfigError) {
+    notice(err.message);
+    return ExitCode.usage;
+  }
+  const message = (err as Error)?.message ?? String(err);
+  notice(`error: ${message}`);
+  if (process.env.GOALRUN_DEBUG) console.error(err);
+  return ExitCode.failedOrBlocked;
+}
+
+function buildProgram(): Command {
+  const program = new Command('goalrun')
+    .description('Durable, unattended LLM goal runs on Temporal, with a Postgres session store.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', ENVIRONMENT_HELP)
+    .exitOverride();
+
+  const run = program
+    .command('run')
+    .description('start a goal, run a worker in this process, and follow it until it ends')
+    .argument('<objective>', 'what the goal should achieve');
+  for (const option of goalOptionList()) run.addOption(option);
+  run
+    .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
+    .option('--json', 'print only the final status as JSON (as `status --json`)')
+    .action(action((context, objective: string, options) => runCommand(context, objective, options)));
+
+  const start = program
+    .command('start')
+    .description('start a goal and return at once (a `goalrun worker` must run it)')
+    .argument('<objective>', 'what the goal should achieve');
+  for (const option of goalOptionList()) start.addOption(option);
+  start
+    .option('--json', 'print {"sessionId","workflowId","runId"}')
+    .action(action((context, objective: string, options) => startCommand(context, objective, options)));
+
+  program
+    .command('status')
+    .description('show a goal: status, counters, usage, last tool')
+    .argument('<id>', 'session id or workflow id')
+    .option('--json', 'print as JSON')
+    .action(action((context, id: string, options) => statusCommand(context, id, options)));
+
+  program
+    .command('list')
+    .description('list goals, newest first')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print as JSON')
+    .action(action((context, options) => listCommand(context, options)));
+
+  program
+    .command('watch')
+    .description('follow a goal until it ends (exit code as for run)')
+    .argument('<id>', 'session id or workflow id')
+    .option('--json', 'print only the final status as JSON')
+    .action(action((context, id: string, options) => watchCommand(context, id, options)));
+
+  program
+    .command('cancel')
+    .description('cancel a goal: running tools are stopped, a checkpoint and kept-progress summary saved')
+    .argument('<id>', 'session id or workflow id')
+    .option('--wait', 'wait until the goal has stopped and show its final status')
+    .action(action((context, id: string, options) => cancelCommand(context, id, options)));
+
+  const resume = program
+    .command('resume')
+    .description('attach to a running goal, or continue a stopped one from its checkpoint')
+    .argument('<id>', 'session id or workflow id');
+  for (const option of limitOptionList()) resume.addOption(option);
+  resume
+    .option('--no-worker', 'do not host a worker here')
+    .option('--json', 'print only the final status as JSON')
+    .action(action((context, id: string, options) => resumeCommand(context, id, options)));
+
+  program
+    .command('worker')
+    .description('run goals and their tools (graceful shutdown on Ctrl-C / SIGTERM)')
+    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn']).default('info'))
+    .action(action((context, options) => workerCommand(context, options)));
+
+  program
+    .command('dev')
+    .description('run a local Temporal dev server in the foreground (Web UI on :8233, state in GOALRUN_HOME)')
+    .action(action((context) => devCommand(context)));
+
+  program
+    .command('demo')
+    .description('run a scripted goal on the embedded defaults: no API key, no Postgres, no Temporal needed')
+    .option('-w, --workspace <dir>', 'where the demo works (default: a new folder under GOALRUN_HOME/demo)')
+    .option('--json', 'print only the final status as JSON')
+    .action(action((context, options) => demoCommand(context, options)));
+
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const helpOrVersion = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
+      process.exit(helpOrVersion ? 0 : ExitCode.usage);
+    }
+    process.exit(reportError(err));
+  }
+}
+
+void main();

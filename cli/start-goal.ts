@@ -1,0 +1,54 @@
+/** Starts a goal workflow with its Web UI metadata and search attributes. */
+import type { GoalDefinition, GoalLimits } from '../core/goal';
+import {
+  GoalIterationKey,
+  GoalModelKey,
+  GoalSessionKey,
+  GoalStatusKey,
+  workflowIdOf,
+} from '../workflows/definitions';
+import type { GoalWorkflowInput } from '../workflows/goal-workflow';
+import type { CliContext } from './context';
+
+/** The Web UI's one-line summary is capped at 200 bytes. */
+const STATIC_SUMMARY_MAX_BYTES = 200;
+
+/** Ids of a started goal, as `start --json` prints them. */
+export interface StartedGoal {
+  sessionId: string;
+  workflowId: string;
+  runId: string;
+}
+
+/** Starts a new execution of a goal (a new goal, or a resumed one with `resume`). */
+export async function startGoal(
+  context: CliContext,
+  goal: GoalDefinition,
+  options: { resume?: boolean; limitsOverride?: Partial<GoalLimits> } = {},
+): Promise<StartedGoal> {
+  const client = await context.temporal();
+  const workflowId = workflowIdOf(goal.sessionId);
+  const input: GoalWorkflowInput = { goal, resume: options.resume, limitsOverride: options.limitsOverride };
+  const handle = await client.workflow.start('goalWorkflow', {
+    workflowId,
+    taskQueue: context.settings.taskQueue,
+    args: [input],
+    staticSummary: clipBytes(goal.objective.replace(/\s+/g, ' '), STATIC_SUMMARY_MAX_BYTES),
+    staticDetails: `**Workspace:** \`${goal.workspace}\`\n\n**Model:** \`${goal.model}\`\n\n**Objective:**\n\n${goal.objective}`,
+    typedSearchAttributes: [
+      { key: GoalStatusKey, value: 'running' },
+      { key: GoalSessionKey, value: goal.sessionId },
+      { key: GoalModelKey, value: goal.model.slice(0, 200) },
+      { key: GoalIterationKey, value: 0 },
+    ],
+  });
+  return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId };
+}
+
+/** Cuts a string to at most `max` UTF-8 bytes without splitting a character. */
+function clipBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let clipped = text;
+  while (Buffer.byteLength(`${clipped}…`) > max) clipped = clipped.slice(0, -1);
+  return `${clipped}…`;
+}

@@ -1,0 +1,113 @@
+/**
+ * goalrun's settings: environment variables, then `$GOALRUN_HOME/config.json`, then defaults.
+ * Provider keys are read here for the worker's own use and never leave the process.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors';
+import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
+import type { ProviderEnv } from '../activities/providers/types';
+
+/** The model a goal uses when neither a flag nor the config names one. */
+export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
+export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_TASK_QUEUE = 'goalrun';
+
+const positiveInt = z.number().int().positive();
+
+/** The config file's schema. Unknown keys are errors, so a typo never silently does nothing. */
+export const configSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    base_url: z.string().url().optional(),
+    max_iterations: positiveInt.optional(),
+    max_steps: positiveInt.optional(),
+    max_minutes: positiveInt.optional(),
+    no_progress_limit: positiveInt.optional(),
+    temporal_address: z.string().min(1).optional(),
+    temporal_namespace: z.string().min(1).optional(),
+    task_queue: z.string().min(1).optional(),
+    database_url: z.string().min(1).optional(),
+    auto_compact_enabled: z.boolean().optional(),
+    auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
+    auto_compact_max_failures: positiveInt.optional(),
+  })
+  .strict();
+
+export type GoalrunConfig = z.infer<typeof configSchema>;
+
+/** Everything a goalrun process needs to know about where things are. */
+export interface Settings {
+  home: string;
+  configPath: string;
+  config: GoalrunConfig;
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  databaseUrl?: string;
+  defaultModel: string;
+  defaultLimits: GoalLimits;
+  providerEnv: ProviderEnv;
+}
+
+/** The data directory: `GOALRUN_HOME` or `~/.goalrun`. */
+export function goalrunHome(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.GOALRUN_HOME || path.join(os.homedir(), '.goalrun'));
+}
+
+/** Reads and validates the config file; a missing file is an empty config. */
+export function loadConfigFile(configPath: string): GoalrunConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(configPath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`cannot read config file ${configPath}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${configPath} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`)
+      .join('; ');
+    throw new ConfigError(`config file ${configPath} is invalid: ${problems}`);
+  }
+  return parsed.data;
+}
+
+/** Settings from the environment and the config file. Throws ConfigError on a bad config file. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const home = goalrunHome(env);
+  const configPath = path.join(home, 'config.json');
+  const config = loadConfigFile(configPath);
+  return {
+    home,
+    configPath,
+    config,
+    temporalAddress: env.TEMPORAL_ADDRESS || config.temporal_address || DEFAULT_TEMPORAL_ADDRESS,
+    namespace: env.TEMPORAL_NAMESPACE || config.temporal_namespace || DEFAULT_NAMESPACE,
+    taskQueue: env.GOALRUN_TASK_QUEUE || config.task_queue || DEFAULT_TASK_QUEUE,
+    databaseUrl: env.DATABASE_URL || config.database_url || undefined,
+    defaultModel: env.GOALRUN_MODEL || config.model || DEFAULT_MODEL,
+    defaultLimits: {
+      maxIterations: config.max_iterations ?? DEFAULT_LIMITS.maxIterations,
+      maxSteps: config.max_steps ?? DEFAULT_LIMITS.maxSteps,
+      maxMinutes: config.max_minutes ?? DEFAULT_LIMITS.maxMinutes,
+      noProgressLimit: config.no_progress_limit ?? DEFAULT_LIMITS.noProgressLimit,
+    },
+    providerEnv: {
+      OPENAI_API_KEY: env.OPENAI_API_KEY,
+      OPENAI_BASE_URL: env.OPENAI_BASE_URL || config.base_url,
+      ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY,
+      OLLAMA_BASE_URL: env.OLLAMA_BASE_URL,
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/** The goal workflow's view of its activities, with the options each kind of work needs. */
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { GoalActivities } from '../activities/workflow-activities';
+import { NON_RETRYABLE_FAILURES } from '../core/errors';
+import {
+  MODEL_HEARTBEAT_TIMEOUT_MS,
+  MODEL_STEP_MAX_ATTEMPTS,
+  MODEL_STEP_TIMEOUT_MS,
+  TOOL_HEARTBEAT_TIMEOUT_MS,
+  TOOL_STEP_MAX_ATTEMPTS,
+  TOOL_STEP_TIMEOUT_MS,
+} from '../core/limits';
+
+/** Store reads and writes: short, idempotent, retried until the database is back. */
+export const storeActivities = proxyActivities<GoalActivities>({
+  startToCloseTimeout: '30s',
+  scheduleToCloseTimeout: '30m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+/** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
+export function modelActivities(summary: string) {
+  return proxyActivities<GoalActivities>({
+    startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
+    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '60s',
+      maximumAttempts: MODEL_STEP_MAX_ATTEMPTS,
+      nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
+    },
+    // Wait for the activity to acknowledge, so a cancelled stream is closed before cleanup runs.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary,
+  });
+}
+
+/** Tool calls: on the workspace's task queue; cancellation waits until the process group is gone. */
+export function toolActivities(summary: string, taskQueue: string | undefined) {
+  return proxyActivities<GoalActivities>({
+    startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
+    heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '30s',
+      maximumAttempts: TOOL_STEP_MAX_ATTEMPTS,
+    },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    taskQueue,
+    summary,
+  });
+}

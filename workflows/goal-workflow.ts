@@ -1,0 +1,346 @@
+/**
+ * The goal workflow: drives the agent loop of one session until the goal finishes, a limit is
+ * hit, or someone cancels it. Model steps and tool calls are activities; the control state
+ * (counters, ledger, limits) lives here; message bodies live in the session store.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  log,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+  allHandlersFinished,
+} from '@temporalio/workflow';
+import type { ToolCallRef } from '../activities/types';
+import { FailureType } from '../core/errors';
+import { parseFinishArgs } from '../core/finish';
+import {
+  FINAL_STATUSES,
+  type GoalDefinition,
+  type GoalLimits,
+  type GoalSnapshot,
+  type GoalState,
+  type GoalStatus,
+  checkStopRules,
+  continuationMessage,
+  detailsMarkdown,
+  endIteration,
+  initialGoalState,
+  keptProgressSummary,
+  noteAction,
+  recordToolOutcome,
+  resumeMessage,
+  snapshotOf,
+} from '../core/goal';
+import { appendLedger, lastSeqOf } from '../core/ledger';
+import type { StoredMessage } from '../core/messages';
+import { GOAL_TOOL_NAMES } from '../core/tool-names';
+import { addRequestUsage } from '../core/usage';
+import { modelActivities, storeActivities, toolActivities } from './activities-proxy';
+import { GOAL_FAILED_TYPE, GoalIterationKey, GoalStatusKey, stateQuery } from './definitions';
+
+/** Input of the goal workflow. */
+export interface GoalWorkflowInput {
+  goal: GoalDefinition;
+  /** Start from the session's saved checkpoint (a `goalrun resume` of a finished execution). */
+  resume?: boolean;
+  /** Limits that replace the saved ones on resume (e.g. a higher --max-iterations). */
+  limitsOverride?: Partial<GoalLimits>;
+  /** Control state carried over continue-as-new. */
+  state?: GoalState;
+}
+
+/** Raised inside a step when the goal's time limit cancels it. */
+class TimeLimitReached extends Error {}
+
+/** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
+export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
+  const executionStart = Date.now();
+  const workflowId = workflowInfo().workflowId;
+  let state: GoalState = input.state ?? initialGoalState(input.goal);
+  /** Tool calls of the running step that have no stored result yet. */
+  let unanswered: ToolCallRef[] = [];
+  let keptProgress: string | null = null;
+
+  const elapsedMs = () => state.elapsedMsBefore + (Date.now() - executionStart);
+  const snapshot = () => snapshotOf(state, workflowId, elapsedMs());
+  setHandler(stateQuery, snapshot);
+
+  // Search attributes are upserted only when they change: each upsert is a history event.
+  let published = { status: '', iteration: -1 };
+  const publish = () => {
+    if (published.status !== state.status || published.iteration !== state.iteration) {
+      upsertSearchAttributes([
+        { key: GoalStatusKey, value: state.status },
+        { key: GoalIterationKey, value: state.iteration },
+      ]);
+      published = { status: state.status, iteration: state.iteration };
+    }
+    setCurrentDetails(detailsMarkdown(snapshot()));
+  };
+
+  /** Saves the control state (without the ledger, which the transcript can rebuild). */
+  const checkpoint = async (event?: { kind: string; data: unknown; key?: string }) => {
+    const { ledger: _ledger, ...rest } = state;
+    await storeActivities.saveCheckpoint({
+      sessionId: state.goal.sessionId,
+      state: { ...rest, elapsedMsBefore: elapsedMs() },
+      tasks: null,
+      keptProgress: keptProgress ?? undefined,
+      event,
+    });
+  };
+
+  const appendMessage = async (key: string, message: StoredMessage, role: 'user' | 'tool', tokens: number) => {
+    const { seq } = await storeActivities.appendMessage({ sessionId: state.goal.sessionId, key, message });
+    state = { ...state, ledger: appendLedger(state.ledger, { seq, role, tokens }) };
+  };
+
+  const answerUnanswered = async (why: string) => {
+    for (const call of unanswered) {
+      const text = `[not run to completion: ${why}]`;
+      await appendMessage(
+        `result:${call.toolCallId}`,
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              output: { type: 'error-text', value: text },
+            },
+          ],
+        },
+        'tool',
+        Math.ceil(text.length / 4),
+      );
+    }
+    unanswered = [];
+  };
+
+  const finish = async (status: GoalStatus, reason: string | null) => {
+    state = noteAction({ ...state, status, reason }, `goal ${status}${reason ? `: ${reason}` : ''}`);
+    publish();
+    await checkpoint({ kind: 'goal-ended', data: { status, reason }, key: `end:${state.executions}` });
+  };
+
+  try {
+    if (input.state) {
+      log.info('continued as new', { steps: state.steps, iteration: state.iteration });
+    } else if (input.resume) {
+      const saved = await storeActivities.loadCheckpoint(input.goal.sessionId);
+      keptProgress = saved.keptProgress;
+      state = {
+        ...saved.state,
+        goal: { ...saved.state.goal, limits: { ...saved.state.goal.limits, ...input.limitsOverride } },
+        executions: saved.state.executions + 1,
+        status: 'running',
+        reason: null,
+      };
+      unanswered = saved.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
+      await answerUnanswered('the goal was interrupted while this tool was running');
+      const text = resumeMessage(saved.state, keptProgress);
+      await appendMessage(`resume:${state.executions}`, userMessage(text), 'user', Math.ceil(text.length / 4));
+      keptProgress = null;
+      state = noteAction(state, `resumed (execution ${state.executions})`);
+    } else {
+      const opened = await storeActivities.openSession({ goal: input.goal, workflowId });
+      state = { ...state, ledger: appendLedger(state.ledger, opened.first) };
+    }
+    publish();
+
+    // The time limit is a durable timer: it fires even if the goal is stuck in one long step.
+    let timeUp = false;
+    let stepScope: CancellationScope | null = null;
+    const remaining = Math.max(0, state.goal.limits.maxMinutes * 60_000 - elapsedMs());
+    CancellationScope.cancellable(() => sleep(remaining, { summary: 'goal time limit' }))
+      .then(() => {
+        timeUp = true;
+        stepScope?.cancel();
+      })
+      .catch(() => undefined);
+
+    while (!FINAL_STATUSES.includes(state.status)) {
+      const stop = checkStopRules(state, elapsedMs());
+      if (stop) {
+        await finish(stop.status, stop.reason);
+        break;
+      }
+      if (workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
+        return await continueAsNew<typeof goalWorkflow>({
+          goal: state.goal,
+          state: { ...state, elapsedMsBefore: elapsedMs() },
+        });
+      }
+      const scope = new CancellationScope();
+      stepScope = scope;
+      try {
+        await scope.run(() => runStep());
+      } catch (err) {
+        if (timeUp && isCancellation(err)) throw new TimeLimitReached();
+        throw err;
+      } finally {
+        stepScope = null;
+      }
+      publish();
+      await checkpoint();
+    }
+    return snapshot();
+  } catch (err) {
+    if (err instanceof TimeLimitReached) {
+      await answerUnanswered('the goal reached its time limit');
+      await finish('limit_reached', `time limit reached (${state.goal.limits.maxMinutes} minutes)`);
+      return snapshot();
+    }
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(async () => {
+        await answerUnanswered('the goal was cancelled while this tool was running');
+        keptProgress = keptProgressSummary(state, elapsedMs());
+        await finish('cancelled', 'cancelled by request');
+      });
+      throw err;
+    }
+    const reason = rootMessage(err);
+    log.error('goal failed', { reason });
+    await answerUnanswered('the goal failed');
+    await finish('failed', reason);
+    throw ApplicationFailure.create({ message: reason, type: GOAL_FAILED_TYPE, nonRetryable: true });
+  }
+
+  /** One model call and the tool calls it makes. */
+  async function runStep(): Promise<void> {
+    const stepNumber = state.steps + 1;
+    state = { ...state, steps: stepNumber };
+    const { goal } = state;
+    const step = await modelActivities(`model step ${stepNumber} · ${goal.model}`).modelStep({
+      sessionId: goal.sessionId,
+      stepNumber,
+      model: goal.model,
+      baseUrl: goal.baseUrl,
+      upToSeq: lastSeqOf(state.ledger),
+      tools: GOAL_TOOL_NAMES,
+    });
+    state = {
+      ...state,
+      usage: addRequestUsage(state.usage, step.usage),
+      ledger: appendLedger(state.ledger, step.entry),
+    };
+
+    if (step.toolCalls.length === 0) {
+      if (step.textPreview) state = noteAction(state, `step ${stepNumber} · said: ${step.textPreview}`);
+      await endTurn();
+      return;
+    }
+
+    unanswered = [...step.toolCalls];
+    let finished: { status: GoalStatus; reason: string | null } | null = null;
+    for (const call of step.toolCalls) {
+      if (finished) {
+        await answerWorkflowTool(call, 'not run: the goal was already finished by an earlier call', false);
+        continue;
+      }
+      if (call.toolName === 'finish') {
+        const parsed = parseFinishArgs(call.input);
+        if (!parsed.ok) {
+          await answerWorkflowTool(call, parsed.error, false);
+          state = recordToolOutcome(state, {
+            toolName: 'finish',
+            summary: 'finish: invalid arguments',
+            ok: false,
+            changedWorkspace: false,
+          });
+          continue;
+        }
+        await answerWorkflowTool(call, `goal marked ${parsed.args.status}`, true);
+        state = recordToolOutcome(state, {
+          toolName: 'finish',
+          summary: `finish: ${parsed.args.status}`,
+          ok: true,
+          changedWorkspace: false,
+        });
+        state = { ...state, finishSummary: parsed.args.summary };
+        finished =
+          parsed.args.status === 'complete'
+            ? { status: 'completed', reason: null }
+            : { status: 'blocked', reason: parsed.args.summary };
+        continue;
+      }
+      const result = await toolActivities(call.summary, goal.toolTaskQueue).runTool({
+        sessionId: goal.sessionId,
+        stepNumber,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        workspace: goal.workspace,
+      });
+      unanswered = unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
+      state = { ...state, ledger: appendLedger(state.ledger, result.entry) };
+      state = recordToolOutcome(state, {
+        toolName: call.toolName,
+        summary: call.summary,
+        ok: result.ok,
+        changedWorkspace: result.changedWorkspace,
+      });
+    }
+    if (finished) await finish(finished.status, finished.reason);
+  }
+
+  /** Stores the result of a tool handled inside the workflow. */
+  async function answerWorkflowTool(call: ToolCallRef, text: string, ok: boolean): Promise<void> {
+    await appendMessage(
+      `result:${call.toolCallId}`,
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            output: ok ? { type: 'text', value: text } : { type: 'error-text', value: text },
+          },
+        ],
+      },
+      'tool',
+      Math.ceil(text.length / 4),
+    );
+    unanswered = unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
+  }
+
+  /** The model answered without a tool call: the turn is over; go on with a continuation message. */
+  async function endTurn(): Promise<void> {
+    const changes = state.changes;
+    state = endIteration(state);
+    const stop = checkStopRules(state, elapsedMs());
+    if (stop) {
+      await finish(stop.status, stop.reason);
+      return;
+    }
+    const text = continuationMessage(state, changes);
+    await appendMessage(`continue:${state.iteration}`, userMessage(text), 'user', Math.ceil(text.length / 4));
+  }
+}
+
+function userMessage(text: string): StoredMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/** The innermost failure message: what the provider or tool actually said. */
+function rootMessage(err: unknown): string {
+  let current = err as { message?: string; cause?: unknown; type?: string } | undefined;
+  let message = current?.message ?? String(err);
+  while (current?.cause) {
+    current = current.cause as typeof current;
+    if (current?.message) message = current.message;
+  }
+  if ((current as { type?: string })?.type === FailureType.ContextOverflow) {
+    return `context overflow: ${message}`;
+  }
+  return message;
+}

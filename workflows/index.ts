@@ -1,0 +1,2 @@
+/** Every workflow a goalrun worker registers. The worker bundles this file. */
+export { goalWorkflow } from './goal-workflow';
