@@ -27,7 +27,10 @@ export function systemPrompt(goal: { objective: string; workspace: string }): st
 }
 
 /** The first message of a goal: the objective and a snapshot of the environment (spec: first message). */
-export async function firstMessageText(goal: { objective: string; workspace: string }, now: Date): Promise<string> {
+export async function firstMessageText(
+  goal: { objective: string; workspace: string },
+  now: Date,
+): Promise<string> {
   const git = await gitStatus(goal.workspace);
   return [
     `Objective: ${goal.objective}`,
@@ -51,7 +54,8 @@ async function gitStatus(workspace: string): Promise<string> {
     });
     const lines = stdout.trimEnd().split('\n');
     const shown = lines.slice(0, GIT_STATUS_MAX_LINES).join('\n  ');
-    const more = lines.length > GIT_STATUS_MAX_LINES ? `\n  … ${lines.length - GIT_STATUS_MAX_LINES} more` : '';
+    const more =
+      lines.length > GIT_STATUS_MAX_LINES ? `\n  … ${lines.length - GIT_STATUS_MAX_LINES} more` : '';
     return `\n  ${shown}${more}`;
   } catch {
     return 'not a git repository';

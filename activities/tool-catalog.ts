@@ -1,7 +1,7 @@
 /** Every tool that runs as an activity, with argument parsing and the specs the model is shown. */
 import { z } from 'zod';
 import type { ToolSpec } from './providers/types';
-import { WORKSPACE_TOOLS, parseToolArgs } from './tools/registry';
+import { parseToolArgs, WORKSPACE_TOOLS } from './tools/registry';
 import { toolOutputTool } from './tools/tool-output';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './tools/types';
 

@@ -20,8 +20,8 @@ import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_TOOL_NAMES } from '../core/tool-names';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
-import type { SessionStore } from '../store/types';
 import { projectHash } from '../store/session-id';
+import type { SessionStore } from '../store/types';
 import { firstMessageText, systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv, ToolSpec } from './providers/types';
@@ -70,7 +70,11 @@ export function createGoalActivities(deps: ActivityDeps) {
           : createModelClient(spec, { baseUrl, env: deps.env });
       } catch (err) {
         if (err instanceof ConfigError) {
-          throw ApplicationFailure.create({ message: err.message, type: FailureType.ConfigError, nonRetryable: true });
+          throw ApplicationFailure.create({
+            message: err.message,
+            type: FailureType.ConfigError,
+            nonRetryable: true,
+          });
         }
         throw err;
       }
@@ -142,7 +146,10 @@ export function createGoalActivities(deps: ActivityDeps) {
         });
         const message: StoredMessage = {
           role: 'assistant',
-          content: [...(response.text ? [{ type: 'text' as const, text: response.text }] : []), ...response.toolCalls],
+          content: [
+            ...(response.text ? [{ type: 'text' as const, text: response.text }] : []),
+            ...response.toolCalls,
+          ],
         };
         // The usage event goes first: if we crash between the two writes, the retry still finds it.
         await store.appendEvent(
@@ -175,7 +182,9 @@ export function createGoalActivities(deps: ActivityDeps) {
       if (stored) return storedToolResult(store, input, stored);
 
       const assistant = await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber));
-      const call = assistant ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId) : undefined;
+      const call = assistant
+        ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
+        : undefined;
       if (!call) {
         throw ApplicationFailure.create({
           message: `tool call ${input.toolCallId} of step ${input.stepNumber} is not in the store`,
@@ -193,13 +202,21 @@ export function createGoalActivities(deps: ActivityDeps) {
         store,
       });
       // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
-      outcome.output = outcome.output.replace(/\u0000/g, '\uFFFD');
+      outcome.output = outcome.output.replaceAll('\u0000', '\uFFFD');
       const bytes = Buffer.byteLength(outcome.output, 'utf8');
       let spoolId: number | undefined;
       if (estimateTokens(outcome.output) > SPOOL_MIN_TOKENS) {
-        ({ spoolId } = await store.writeSpool(input.sessionId, input.toolCallId, call.toolName, outcome.output));
+        ({ spoolId } = await store.writeSpool(
+          input.sessionId,
+          input.toolCallId,
+          call.toolName,
+          outcome.output,
+        ));
       }
-      const shown = spoolId === undefined ? outcome.output : truncateForModel(outcome.output, spoolId, TOOL_RESULT_MAX_CHARS);
+      const shown =
+        spoolId === undefined
+          ? outcome.output
+          : truncateForModel(outcome.output, spoolId, TOOL_RESULT_MAX_CHARS);
       const message: StoredMessage = {
         role: 'tool',
         content: [
@@ -225,7 +242,15 @@ export function createGoalActivities(deps: ActivityDeps) {
       await store.appendEvent(input.sessionId, 'tool', summary, keys.toolEvent(input.toolCallId));
       const { seq } = await store.appendMessage(input.sessionId, resultKey, message);
       return {
-        entry: { seq, role: 'tool', tokens: tokensOf(message), toolName: call.toolName, spoolId, bytes, ok: outcome.ok },
+        entry: {
+          seq,
+          role: 'tool',
+          tokens: tokensOf(message),
+          toolName: call.toolName,
+          spoolId,
+          bytes,
+          ok: outcome.ok,
+        },
         ok: outcome.ok,
         changedWorkspace: outcome.changedWorkspace,
         firstLine: edges.first,
@@ -248,7 +273,8 @@ export function createGoalActivities(deps: ActivityDeps) {
         reason: input.state.reason,
         goalState,
       });
-      if (input.event) await store.appendEvent(input.sessionId, input.event.kind, input.event.data, input.event.key);
+      if (input.event)
+        await store.appendEvent(input.sessionId, input.event.kind, input.event.data, input.event.key);
       if (input.keptProgress) {
         await store.appendEvent(input.sessionId, 'kept-progress', { summary: input.keptProgress });
       }
@@ -269,7 +295,8 @@ export function createGoalActivities(deps: ActivityDeps) {
       const transcript = await store.listMessages(sessionId);
       const answered = new Set<string>();
       for (const entry of transcript) {
-        if (entry.message.role === 'tool') for (const part of entry.message.content) answered.add(part.toolCallId);
+        if (entry.message.role === 'tool')
+          for (const part of entry.message.content) answered.add(part.toolCallId);
       }
       const unansweredToolCalls = transcript
         .flatMap((entry) => toolCallsOf(entry.message))
@@ -317,7 +344,12 @@ async function executeTool(
 function toolSpecs(names: string[]): ToolSpec[] {
   return names.flatMap((name): ToolSpec[] => {
     if (name === FINISH_TOOL_SPEC.name) {
-      return [{ ...FINISH_TOOL_SPEC, inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown> }];
+      return [
+        {
+          ...FINISH_TOOL_SPEC,
+          inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
+        },
+      ];
     }
     const spec = toolSpecOf(name);
     return spec ? [spec] : [];
@@ -358,7 +390,9 @@ function modelStepResult(
     const workflowTool = WORKFLOW_TOOL_NAMES.includes(call.toolName);
     const tool = findTool(call.toolName);
     const parsed = tool?.parse(call.input);
-    const summary = parsed?.ok ? tool!.summarize(parsed.args) : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
+    const summary = parsed?.ok
+      ? tool!.summarize(parsed.args)
+      : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
     const inline = workflowTool || JSON.stringify(call.input ?? null).length <= INLINE_ARGS_MAX_BYTES;
     return {
       toolCallId: call.toolCallId,
@@ -377,11 +411,16 @@ function modelStepResult(
   };
 }
 
-async function storedToolResult(store: SessionStore, input: RunToolInput, stored: TranscriptEntry): Promise<RunToolResult> {
+async function storedToolResult(
+  store: SessionStore,
+  input: RunToolInput,
+  stored: TranscriptEntry,
+): Promise<RunToolResult> {
   const events = await store.listEvents(input.sessionId);
   const event = events.find(
     (candidate) =>
-      candidate.kind === 'tool' && (candidate.data as { toolCallId?: string }).toolCallId === input.toolCallId,
+      candidate.kind === 'tool' &&
+      (candidate.data as { toolCallId?: string }).toolCallId === input.toolCallId,
   );
   const data = (event?.data ?? {}) as Partial<{
     ok: boolean;

@@ -2,15 +2,16 @@
  * What every command shares: settings, the Temporal client (starting a local dev server when none
  * answers), the session store, and a worker hosted in the CLI process for `run`, `resume`, `demo`.
  */
+
+import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { openStore, describeStore } from '../store/open';
+import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
-import { type Settings, loadSettings } from '../worker/settings';
+import { loadSettings, type Settings } from '../worker/settings';
 import { connectWorker, createGoalWorker, installWorkerLogging } from '../worker/worker';
 import { ensureTemporalServer, isTemporalReachable } from './dev-server';
 import { notice } from './output';
-import path from 'node:path';
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;

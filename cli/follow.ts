@@ -3,7 +3,7 @@ import type { GoalStatus } from '../core/goal';
 import { workflowIdOf } from '../workflows/definitions';
 import type { CliContext } from './context';
 import { ExitCode, exitCodeOf } from './exit-codes';
-import { type StatusView, loadStatus, queryState } from './goal-status';
+import { loadStatus, queryState, type StatusView } from './goal-status';
 import { formatDuration, notice, printJson, say } from './output';
 
 /** How often the CLI asks a running goal for news. */
@@ -26,7 +26,11 @@ const CLOSED_STATUS: Record<string, GoalStatus> = {
 };
 
 /** Follows the goal of a session until it ends or the user interrupts; returns the exit code. */
-export async function followGoal(context: CliContext, sessionId: string, options: FollowOptions = {}): Promise<number> {
+export async function followGoal(
+  context: CliContext,
+  sessionId: string,
+  options: FollowOptions = {},
+): Promise<number> {
   const client = await context.temporal();
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
   let interrupted = false;
@@ -66,7 +70,11 @@ export async function followGoal(context: CliContext, sessionId: string, options
 }
 
 /** The final status of a closed goal; Temporal's closed state wins over a stale checkpoint. */
-async function finalStatus(context: CliContext, sessionId: string, temporalStatus: string): Promise<StatusView> {
+async function finalStatus(
+  context: CliContext,
+  sessionId: string,
+  temporalStatus: string,
+): Promise<StatusView> {
   const view = await loadStatus(context, sessionId);
   if (view.status === 'running') {
     const status = CLOSED_STATUS[temporalStatus] ?? 'failed';

@@ -23,7 +23,10 @@ export interface GoalOptions {
 export function goalOptionList(): Option[] {
   return [
     new Option('-w, --workspace <dir>', 'directory the agent works in (default: the current directory)'),
-    new Option('-m, --model <spec>', 'model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file>'),
+    new Option(
+      '-m, --model <spec>',
+      'model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file>',
+    ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
     ...limitOptionList(),
   ];
@@ -83,7 +86,8 @@ export function goalFromOptions(
   sessionId: string,
   hostsWorker: boolean,
 ): GoalDefinition {
-  if (objective.trim() === '') throw new ConfigError('the objective is empty; say what the goal should achieve');
+  if (objective.trim() === '')
+    throw new ConfigError('the objective is empty; say what the goal should achieve');
   const workspace = resolveWorkspace(options.workspace);
   const model = normalizeModelSpec(options.model ?? settings.defaultModel);
   const baseUrl = options.baseUrl ?? settings.config.base_url;

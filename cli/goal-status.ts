@@ -19,7 +19,10 @@ export type StatusView = GoalSnapshot & { keptProgress?: string | null };
 export function snapshotFromRow(row: SessionRow): StatusView | null {
   const saved = row.goalState as (Omit<GoalState, 'ledger'> & { keptProgress?: string | null }) | null;
   if (!saved?.goal) return null;
-  return { ...snapshotOf(saved, row.workflowId, saved.elapsedMsBefore), keptProgress: saved.keptProgress ?? null };
+  return {
+    ...snapshotOf(saved, row.workflowId, saved.elapsedMsBefore),
+    keptProgress: saved.keptProgress ?? null,
+  };
 }
 
 /** Asks a running workflow for its state, giving up after a few seconds. */
@@ -70,7 +73,15 @@ export async function loadStatus(context: CliContext, id: string): Promise<Statu
     steps: 0,
     noProgress: 0,
     elapsedMs: 0,
-    usage: { contextTokens: 0, totalTokens: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requests: 0 },
+    usage: {
+      contextTokens: 0,
+      totalTokens: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      requests: 0,
+    },
     lastTool: null,
     finishSummary: null,
     recent: [],

@@ -2,11 +2,11 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
-import { CliContext } from './context';
 import { demoCommand } from './commands/demo-command';
 import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
 import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
 import { devCommand, workerCommand } from './commands/service-commands';
+import { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
@@ -125,7 +125,9 @@ function buildProgram(): Command {
   program
     .command('worker')
     .description('run goals and their tools (graceful shutdown on Ctrl-C / SIGTERM)')
-    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn']).default('info'))
+    .addOption(
+      new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn']).default('info'),
+    )
     .action(action((context, options) => workerCommand(context, options)));
 
   program
@@ -149,7 +151,9 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      const helpOrVersion = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
+      const helpOrVersion = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(
+        err.code,
+      );
       process.exit(helpOrVersion ? 0 : ExitCode.usage);
     }
     process.exit(reportError(err));

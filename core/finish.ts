@@ -9,7 +9,10 @@ export const FINISH_TOOL_SPEC = {
     type: 'object',
     properties: {
       status: { type: 'string', enum: ['complete', 'blocked'], description: 'complete or blocked' },
-      summary: { type: 'string', description: 'What was done and how it was verified, or why you are blocked.' },
+      summary: {
+        type: 'string',
+        description: 'What was done and how it was verified, or why you are blocked.',
+      },
     },
     required: ['status', 'summary'],
     additionalProperties: false,
@@ -23,7 +26,9 @@ export interface FinishArgs {
 }
 
 /** Validates the model's arguments to `finish`, with an error text the model can act on. */
-export function parseFinishArgs(input: unknown): { ok: true; args: FinishArgs } | { ok: false; error: string } {
+export function parseFinishArgs(
+  input: unknown,
+): { ok: true; args: FinishArgs } | { ok: false; error: string } {
   let value = input;
   if (typeof value === 'string') {
     try {
@@ -43,6 +48,10 @@ export function parseFinishArgs(input: unknown): { ok: true; args: FinishArgs } 
   if (typeof record.summary !== 'string' || record.summary.trim() === '') {
     problems.push('summary: expected a non-empty string');
   }
-  if (problems.length > 0) return { ok: false, error: `invalid arguments for finish: ${problems.join('; ')}` };
-  return { ok: true, args: { status: record.status as FinishArgs['status'], summary: record.summary as string } };
+  if (problems.length > 0)
+    return { ok: false, error: `invalid arguments for finish: ${problems.join('; ')}` };
+  return {
+    ok: true,
+    args: { status: record.status as FinishArgs['status'], summary: record.summary as string },
+  };
 }

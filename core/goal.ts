@@ -3,8 +3,13 @@
  * GoalState; everything here is deterministic so it runs inside workflow code and in unit tests.
  */
 import type { LedgerEntry } from './ledger';
-import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_MINUTES, DEFAULT_MAX_STEPS, DEFAULT_NO_PROGRESS_LIMIT } from './limits';
-import { RECENT_ACTIONS_KEPT } from './limits';
+import {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_MINUTES,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_NO_PROGRESS_LIMIT,
+  RECENT_ACTIONS_KEPT,
+} from './limits';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
 /** Status of a goal, in the store, in search attributes and in the CLI. */
@@ -158,7 +163,10 @@ export function checkStopRules(
     return { status: 'limit_reached', reason: `step limit reached (${limits.maxSteps} steps)` };
   }
   if (state.iteration > limits.maxIterations) {
-    return { status: 'limit_reached', reason: `iteration limit reached (${limits.maxIterations} iterations)` };
+    return {
+      status: 'limit_reached',
+      reason: `iteration limit reached (${limits.maxIterations} iterations)`,
+    };
   }
   if (elapsedMs >= limits.maxMinutes * 60_000) {
     return { status: 'limit_reached', reason: `time limit reached (${limits.maxMinutes} minutes)` };
@@ -224,7 +232,11 @@ export interface GoalSnapshot {
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
-export function snapshotOf(state: Omit<GoalState, 'ledger'>, workflowId: string, elapsedMs: number): GoalSnapshot {
+export function snapshotOf(
+  state: Omit<GoalState, 'ledger'>,
+  workflowId: string,
+  elapsedMs: number,
+): GoalSnapshot {
   return {
     sessionId: state.goal.sessionId,
     workflowId,

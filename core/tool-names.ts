@@ -1,5 +1,13 @@
 /** Tools that run as activities on the workspace's host. */
-export const WORKSPACE_TOOL_NAMES = ['bash', 'file-read', 'file-write', 'file-edit', 'glob', 'grep', 'tool-output'];
+export const WORKSPACE_TOOL_NAMES = [
+  'bash',
+  'file-read',
+  'file-write',
+  'file-edit',
+  'glob',
+  'grep',
+  'tool-output',
+];
 
 /** Tools handled inside the workflow on its durable state. */
 export const WORKFLOW_TOOL_NAMES = ['finish'];

@@ -11,7 +11,12 @@ export function utf8Length(text: string): number {
 }
 
 /** The footer that replaces the omitted part of an oversized output. */
-export function truncationFooter(omittedLines: number, totalLines: number, spoolId: number, offset: number): string {
+export function truncationFooter(
+  omittedLines: number,
+  totalLines: number,
+  spoolId: number,
+  offset: number,
+): string {
   return `[truncated: ${omittedLines} of ${totalLines} lines omitted; use tool-output {"id":"spool:${spoolId}","offset":${offset}} to read more]`;
 }
 

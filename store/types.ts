@@ -77,7 +77,11 @@ export interface SessionStore {
   deleteSession(id: string): Promise<void>;
 
   /** Appends a message under an idempotency key; when the key exists, returns the stored row untouched. */
-  appendMessage(sessionId: string, key: string, message: StoredMessage): Promise<{ seq: number; created: boolean }>;
+  appendMessage(
+    sessionId: string,
+    key: string,
+    message: StoredMessage,
+  ): Promise<{ seq: number; created: boolean }>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;

@@ -11,7 +11,10 @@ export const BUNDLE_FILE = 'workflow-bundle.js';
 
 /** The prebuilt bundle's path, if one was built. */
 export function findWorkflowBundle(): string | undefined {
-  const candidates = [path.resolve(__dirname, '..', BUNDLE_FILE), path.resolve(__dirname, '..', 'dist', BUNDLE_FILE)];
+  const candidates = [
+    path.resolve(__dirname, '..', BUNDLE_FILE),
+    path.resolve(__dirname, '..', 'dist', BUNDLE_FILE),
+  ];
   return candidates.find((candidate) => fs.existsSync(candidate));
 }
 

@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
-import type { ProviderEnv } from '../activities/providers/types';
 
 /** The model a goal uses when neither a flag nor the config names one. */
 export const DEFAULT_MODEL = 'openai:gpt-4o-mini';

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, type LogEntry, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createGoalActivities } from '../activities/workflow-activities';
 import type { ProviderEnv } from '../activities/providers/types';
+import { createGoalActivities } from '../activities/workflow-activities';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
 
@@ -33,7 +33,9 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Work
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: require.resolve('../workflows') }),
+    ...(bundlePath
+      ? { workflowBundle: { codePath: bundlePath } }
+      : { workflowsPath: require.resolve('../workflows') }),
     activities: createGoalActivities({ store: options.store, env: options.providerEnv }),
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,

@@ -2,7 +2,7 @@
  * Names shared by the workflow and its clients: queries, search attributes, the workflow type.
  * Durable contracts: renaming one breaks running goals and saved CLI scripts.
  */
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import type { GoalSnapshot } from '../core/goal';
 
@@ -26,7 +26,6 @@ export function workflowIdOf(sessionId: string): string {
 export function sessionIdOf(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id.slice(WORKFLOW_ID_PREFIX.length) : id;
 }
-
 
 /** Failure type of a goal that ended as failed (the workflow fails with it). */
 export const GOAL_FAILED_TYPE = 'GoalFailed';

@@ -5,6 +5,7 @@
  */
 import {
   ApplicationFailure,
+  allHandlersFinished,
   CancellationScope,
   condition,
   continueAsNew,
@@ -15,22 +16,21 @@ import {
   sleep,
   upsertSearchAttributes,
   workflowInfo,
-  allHandlersFinished,
 } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { FailureType } from '../core/errors';
 import { parseFinishArgs } from '../core/finish';
 import {
+  checkStopRules,
+  continuationMessage,
+  detailsMarkdown,
+  endIteration,
   FINAL_STATUSES,
   type GoalDefinition,
   type GoalLimits,
   type GoalSnapshot,
   type GoalState,
   type GoalStatus,
-  checkStopRules,
-  continuationMessage,
-  detailsMarkdown,
-  endIteration,
   initialGoalState,
   keptProgressSummary,
   noteAction,
@@ -97,7 +97,12 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     });
   };
 
-  const appendMessage = async (key: string, message: StoredMessage, role: 'user' | 'tool', tokens: number) => {
+  const appendMessage = async (
+    key: string,
+    message: StoredMessage,
+    role: 'user' | 'tool',
+    tokens: number,
+  ) => {
     const { seq } = await storeActivities.appendMessage({ sessionId: state.goal.sessionId, key, message });
     state = { ...state, ledger: appendLedger(state.ledger, { seq, role, tokens }) };
   };
@@ -147,7 +152,12 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       unanswered = saved.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
       await answerUnanswered('the goal was interrupted while this tool was running');
       const text = resumeMessage(saved.state, keptProgress);
-      await appendMessage(`resume:${state.executions}`, userMessage(text), 'user', Math.ceil(text.length / 4));
+      await appendMessage(
+        `resume:${state.executions}`,
+        userMessage(text),
+        'user',
+        Math.ceil(text.length / 4),
+      );
       keptProgress = null;
       state = noteAction(state, `resumed (execution ${state.executions})`);
     } else {

@@ -39,9 +39,14 @@ export const toolOutputTool: ToolDefinition<ToolOutputArgs> = {
       args.limit ?? TOOL_OUTPUT_DEFAULT_LIMIT,
     );
     if (!page) {
-      return { ok: false, output: `no spooled output spool:${spoolId} in this session`, changedWorkspace: false };
+      return {
+        ok: false,
+        output: `no spooled output spool:${spoolId} in this session`,
+        changedWorkspace: false,
+      };
     }
-    const more = page.nextOffset === null ? '(end of output)' : `next_offset=${page.nextOffset} (more available)`;
+    const more =
+      page.nextOffset === null ? '(end of output)' : `next_offset=${page.nextOffset} (more available)`;
     return {
       ok: true,
       output: `output=spool:${spoolId} size=${page.size} offset=${page.offset} ${more}\n${page.content}`,

@@ -23,6 +23,7 @@ function demoTurns() {
             name: 'file-write',
             args: {
               path: 'greet.js',
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the JavaScript the demo writes
               content: "const name = process.argv[2] ?? 'world';\nconsole.log(`hello, ${name}`);\n",
             },
           },
@@ -30,7 +31,9 @@ function demoTurns() {
         usage: usage(900, 60),
       },
       {
-        toolCalls: [{ name: 'bash', args: { command: 'node greet.js goalrun > greeting.txt && echo exit=$?' } }],
+        toolCalls: [
+          { name: 'bash', args: { command: 'node greet.js goalrun > greeting.txt && echo exit=$?' } },
+        ],
         usage: usage(1000, 30),
       },
       { toolCalls: [{ name: 'file-read', args: { path: 'greeting.txt' } }], usage: usage(1100, 20) },
@@ -62,7 +65,10 @@ function demoTurns() {
 }
 
 /** Runs the demo goal in a fresh workspace under the data directory. */
-export async function demoCommand(context: CliContext, options: { workspace?: string; json?: boolean }): Promise<number> {
+export async function demoCommand(
+  context: CliContext,
+  options: { workspace?: string; json?: boolean },
+): Promise<number> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const workspace = path.resolve(options.workspace ?? path.join(context.settings.home, 'demo', stamp));
   fs.mkdirSync(workspace, { recursive: true });

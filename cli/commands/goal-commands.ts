@@ -1,8 +1,9 @@
 /** `run`, `start` and `resume`: commands that start a goal execution. */
+
+import { ConfigError } from '../../core/errors';
 import { newSessionId } from '../../store/session-id';
 import { sessionIdOf, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
-import { ConfigError } from '../../core/errors';
 import { followGoal } from '../follow';
 import { type GoalOptions, goalFromOptions, limitsFromFlags } from '../goal-options';
 import { snapshotFromRow, workflowStatus } from '../goal-status';
@@ -24,7 +25,11 @@ export function onInterrupt(): Promise<void> {
 }
 
 /** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
-export async function runCommand(context: CliContext, objective: string, options: GoalOptions): Promise<number> {
+export async function runCommand(
+  context: CliContext,
+  objective: string,
+  options: GoalOptions,
+): Promise<number> {
   const hostsWorker = options.worker !== false;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
@@ -35,7 +40,11 @@ export async function runCommand(context: CliContext, objective: string, options
 }
 
 /** `goalrun start`: start a goal and return at once. */
-export async function startCommand(context: CliContext, objective: string, options: GoalOptions): Promise<number> {
+export async function startCommand(
+  context: CliContext,
+  objective: string,
+  options: GoalOptions,
+): Promise<number> {
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
   const started = await startGoal(context, goal);
@@ -53,11 +62,7 @@ export async function startCommand(context: CliContext, objective: string, optio
  * `goalrun resume`: attach to a running goal, or start a new execution of a stopped one from its
  * checkpoint, with counters and the structured history carried over.
  */
-export async function resumeCommand(
-  context: CliContext,
-  id: string,
-  options: GoalOptions,
-): Promise<number> {
+export async function resumeCommand(context: CliContext, id: string, options: GoalOptions): Promise<number> {
   const sessionId = sessionIdOf(id.trim());
   const client = await context.temporal();
   const hostsWorker = options.worker !== false;
@@ -77,13 +82,21 @@ export async function resumeCommand(
   const goal = (row.goalState as { goal: import('../../core/goal').GoalDefinition }).goal;
   if (hostsWorker) {
     // The same checks as `run`: this process will make the model calls.
-    goalFromOptions(goal.objective, { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl }, context.settings, row.id, true);
+    goalFromOptions(
+      goal.objective,
+      { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl },
+      context.settings,
+      row.id,
+      true,
+    );
     await context.hostWorker();
   }
   const limitsOverride = limitsFromFlags(options);
   await startGoal(context, goal, { resume: true, limitsOverride });
   if (!options.json) {
-    say(`resuming goal ${row.id} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})`);
+    say(
+      `resuming goal ${row.id} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})`,
+    );
   }
   return followGoal(context, row.id, { json: options.json, interrupted: onInterrupt() });
 }

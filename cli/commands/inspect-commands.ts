@@ -9,7 +9,11 @@ import { formatDuration, formatSnapshot, printJson, say } from '../output';
 import { onInterrupt } from './goal-commands';
 
 /** `goalrun status <id>`. */
-export async function statusCommand(context: CliContext, id: string, options: { json?: boolean }): Promise<number> {
+export async function statusCommand(
+  context: CliContext,
+  id: string,
+  options: { json?: boolean },
+): Promise<number> {
   const view = await loadStatus(context, id);
   if (options.json) printJson(view);
   else say(formatSnapshot(view));
@@ -17,9 +21,13 @@ export async function statusCommand(context: CliContext, id: string, options: { 
 }
 
 /** `goalrun list`: the newest sessions first. */
-export async function listCommand(context: CliContext, options: { json?: boolean; limit?: string }): Promise<number> {
+export async function listCommand(
+  context: CliContext,
+  options: { json?: boolean; limit?: string },
+): Promise<number> {
   const limit = options.limit ? Number(options.limit) : 20;
-  if (!Number.isInteger(limit) || limit <= 0) throw new ConfigError(`--limit must be a positive whole number, got "${options.limit}"`);
+  if (!Number.isInteger(limit) || limit <= 0)
+    throw new ConfigError(`--limit must be a positive whole number, got "${options.limit}"`);
   const store = await context.sessionStore();
   const rows = await store.listSessions(limit);
   const views = rows.map((row) => ({
@@ -54,7 +62,11 @@ export async function listCommand(context: CliContext, options: { json?: boolean
 }
 
 /** `goalrun watch <id>`: follow until the end; exit code as for `run`. */
-export async function watchCommand(context: CliContext, id: string, options: { json?: boolean }): Promise<number> {
+export async function watchCommand(
+  context: CliContext,
+  id: string,
+  options: { json?: boolean },
+): Promise<number> {
   const sessionId = sessionIdOf(id.trim());
   const client = await context.temporal();
   const status = await workflowStatus(client, sessionId);
@@ -68,7 +80,11 @@ export async function watchCommand(context: CliContext, id: string, options: { j
 }
 
 /** `goalrun cancel <id>`: the goal saves a checkpoint and a kept-progress summary, then stops. */
-export async function cancelCommand(context: CliContext, id: string, options: { wait?: boolean }): Promise<number> {
+export async function cancelCommand(
+  context: CliContext,
+  id: string,
+  options: { wait?: boolean },
+): Promise<number> {
   const sessionId = sessionIdOf(id.trim());
   const client = await context.temporal();
   const status = await workflowStatus(client, sessionId);

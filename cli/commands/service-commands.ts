@@ -1,6 +1,6 @@
 /** `worker` and `dev`: the long-running processes. */
 import { Runtime } from '@temporalio/worker';
-import { createGoalWorker, connectWorker, installWorkerLogging } from '../../worker/worker';
+import { connectWorker, createGoalWorker, installWorkerLogging } from '../../worker/worker';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { say } from '../output';
@@ -23,7 +23,9 @@ export async function workerCommand(context: CliContext, options: { logLevel?: s
   log.info(
     `goalrun worker: task queue "${settings.taskQueue}", namespace "${settings.namespace}", Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
-  log.info('press Ctrl-C to stop; running tools get 30 s to finish before they are cancelled and retried elsewhere');
+  log.info(
+    'press Ctrl-C to stop; running tools get 30 s to finish before they are cancelled and retried elsewhere',
+  );
   await worker.run();
   log.info('goalrun worker stopped');
   return 0;
@@ -31,6 +33,8 @@ export async function workerCommand(context: CliContext, options: { logLevel?: s
 
 /** `goalrun dev`: a local Temporal dev server in the foreground, state kept in the data directory. */
 export async function devCommand(context: CliContext): Promise<number> {
-  say(`starting the Temporal dev server at ${context.settings.temporalAddress} (state in ${context.settings.home})`);
+  say(
+    `starting the Temporal dev server at ${context.settings.temporalAddress} (state in ${context.settings.home})`,
+  );
   return runDevServerForeground({ home: context.settings.home, address: context.settings.temporalAddress });
 }

@@ -1,0 +1,64 @@
+import { createAiSdkClient } from './ai-sdk-client';
+import { createLanguageModel } from './language-model';
+import { createScriptedClient } from './scripted';
+import { parseModelSpec, resolveProviderSettings } from './spec';
+import type { ModelClient, ProviderEnv } from './types';
+
+export { createAiSdkClient, toRequestUsage } from './ai-sdk-client';
+export {
+  abortErrorFrom,
+  type FailureContext,
+  isAbortError,
+  MAX_RETRY_AFTER_MS,
+  redactSecrets,
+  toActivityFailure,
+} from './errors';
+export { createLanguageModel } from './language-model';
+export { buildPrompt, toFunctionTools } from './prompt';
+export { parseRetryAfter, parseRetryAfterValue } from './retry-after';
+export { createScriptedClient, SCRIPTED_PROGRESS_INTERVAL_MS } from './scripted';
+export {
+  loadScriptFile,
+  loadScriptFileSync,
+  parseScriptFile,
+  type ScriptedTurn,
+  type ScriptFile,
+  scriptFileSchema,
+} from './scripted-file';
+export {
+  checkProviderConfig,
+  DEFAULT_OLLAMA_BASE_URL,
+  formatModelSpec,
+  type ModelSpec,
+  normalizeModelSpec,
+  PROVIDER_NAMES,
+  type ProviderName,
+  type ProviderSettings,
+  parseModelSpec,
+  resolveProviderSettings,
+} from './spec';
+export { parseToolCallInput, toPromptToolInput } from './tool-input';
+export type { ModelClient, ModelRequest, ModelResponse, ProviderEnv, ToolSpec } from './types';
+
+/** Options of createModelClient. */
+export interface ModelClientOptions {
+  /** The `--base-url` flag; wins over OPENAI_BASE_URL / OLLAMA_BASE_URL. */
+  baseUrl?: string;
+  env: ProviderEnv;
+}
+
+/**
+ * Builds the client for a model specifier. Throws ConfigError for a bad specifier, a missing key or
+ * base URL; a scripted file is read (and validated) on each request, not here.
+ */
+export function createModelClient(spec: string, options: ModelClientOptions): ModelClient {
+  const parsed = parseModelSpec(spec);
+  if (parsed.provider === 'scripted') return createScriptedClient(spec, parsed.model);
+  const settings = resolveProviderSettings(parsed, options.env, options.baseUrl);
+  const context = {
+    provider: parsed.provider,
+    model: parsed.model,
+    secrets: settings.apiKey !== undefined ? [settings.apiKey] : [],
+  };
+  return createAiSdkClient(spec, createLanguageModel(parsed, settings), context);
+}

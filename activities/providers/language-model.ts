@@ -1,0 +1,38 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { ModelSpec, ProviderSettings } from './spec';
+
+/**
+ * The AI SDK model object for a parsed specifier. The caller resolves and checks the settings first
+ * (resolveProviderSettings): every value is passed explicitly, so that the SDK never falls back to
+ * reading process.env on its own.
+ */
+export function createLanguageModel(spec: ModelSpec, settings: ProviderSettings): LanguageModelV3 {
+  switch (spec.provider) {
+    case 'openai':
+      // `.chat` selects the Chat Completions API, which every OpenAI-compatible proxy also speaks.
+      return createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl }).chat(spec.model);
+    case 'anthropic':
+      return createAnthropic({ apiKey: settings.apiKey, baseURL: settings.baseUrl }).languageModel(
+        spec.model,
+      );
+    case 'ollama':
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        name: spec.provider,
+        baseURL: requireBaseUrl(spec, settings),
+        apiKey: settings.apiKey,
+        // Without it, OpenAI-style servers send no usage in a stream and token accounting reads 0.
+        includeUsage: true,
+      }).chatModel(spec.model);
+    case 'scripted':
+      throw new Error('scripted models do not use the AI SDK; use createScriptedClient');
+  }
+}
+
+function requireBaseUrl(spec: ModelSpec, settings: ProviderSettings): string {
+  if (settings.baseUrl === undefined) throw new Error(`no base URL resolved for ${spec.provider}`);
+  return settings.baseUrl;
+}

@@ -1,0 +1,488 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { constants as osConstants } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { requireTemporalBinary } from './temporal-binary';
+
+/** goalrun's custom search attributes, in the type names `temporal server start-dev` accepts. */
+export const SEARCH_ATTRIBUTES = {
+  GoalStatus: 'Keyword',
+  GoalSession: 'Keyword',
+  GoalModel: 'Keyword',
+  GoalIteration: 'Int',
+} as const satisfies Record<
+  string,
+  'Keyword' | 'Int' | 'Text' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList'
+>;
+
+/** Address goalrun uses when TEMPORAL_ADDRESS is unset. */
+export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+
+/** Temporal's default frontend gRPC port. */
+export const DEFAULT_TEMPORAL_PORT = 7233;
+
+/** Files the local dev server keeps under goalrun's data directory. */
+export const DEV_SERVER_FILES = {
+  db: 'temporal.db',
+  log: 'temporal-dev.log',
+  pid: 'temporal-dev.pid',
+  lock: 'temporal-dev.lock',
+} as const;
+
+// The dev server puts its Web UI at frontend port + 1000 (8233 for 7233); we keep that convention.
+const UI_PORT_OFFSET = 1000;
+const MAX_PORT = 65_535;
+const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+const POLL_INTERVAL_MS = 200;
+const STOP_TIMEOUT_MS = 10_000;
+// A lock older than this belongs to a process that died mid-start (startup itself is bounded by 30 s).
+const STALE_LOCK_MS = 2 * DEFAULT_STARTUP_TIMEOUT_MS;
+const LOG_TAIL_LINES = 25;
+const LOG_TAIL_BYTES = 16 * 1024;
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
+
+/** Options for {@link devServerArgs}. */
+export interface DevServerArgsOptions {
+  port: number;
+  /** Web UI port; the server's own default (port + 1000) when omitted. Ignored when headless. */
+  uiPort?: number;
+  /** SQLite file for persistent state; omitted means in-memory state, lost on exit. */
+  dbFile?: string;
+  /** IP the frontend (and UI) bind to; loopback by default so the dev server is never exposed. */
+  ip?: string;
+  headless?: boolean;
+  /** `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }`. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  extraArgs?: readonly string[];
+}
+
+/** Arguments for `temporal server start-dev` with goalrun's search attributes registered. */
+export function devServerArgs(options: DevServerArgsOptions): string[] {
+  const args = ['server', 'start-dev', '--ip', options.ip ?? '127.0.0.1', '--port', String(options.port)];
+  if (options.headless) args.push('--headless');
+  else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
+  // The CLI parses each value as JSON, so strings need quotes while numbers and booleans stay bare.
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  // start-dev already defaults to warn; being explicit keeps goalrun's log quiet if that default changes.
+  args.push('--log-level', 'warn');
+  args.push(...(options.extraArgs ?? []));
+  return args;
+}
+
+/** Host and port of a `host:port` / `[v6]:port` Temporal address (port defaults to 7233). */
+export function parseTemporalAddress(address: string): { host: string; port: number } {
+  const trimmed = address.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(trimmed);
+  if (bracketed) return { host: bracketed[1], port: parsePort(bracketed[2], address) };
+  const colons = trimmed.split(':').length - 1;
+  if (colons === 0) return { host: trimmed, port: DEFAULT_TEMPORAL_PORT };
+  // A bare IPv6 address has several colons and no port.
+  if (colons > 1) return { host: trimmed, port: DEFAULT_TEMPORAL_PORT };
+  const [host, port] = trimmed.split(':');
+  return { host, port: parsePort(port, address) };
+}
+
+function parsePort(raw: string | undefined, address: string): number {
+  if (raw === undefined) return DEFAULT_TEMPORAL_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > MAX_PORT) {
+    throw new Error(`invalid Temporal address ${JSON.stringify(address)}: bad port ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
+/** True when the host names this machine's loopback interface, so goalrun may start a server there. */
+export function isLocalHost(host: string): boolean {
+  return LOCAL_HOSTS.has(host.toLowerCase());
+}
+
+/** Web UI port goalrun uses for a given frontend port (8233 for 7233). */
+export function uiPortFor(port: number): number {
+  return port + UI_PORT_OFFSET <= MAX_PORT ? port + UI_PORT_OFFSET : port - UI_PORT_OFFSET;
+}
+
+function bindIpFor(host: string): string {
+  return host === '::1' ? '::1' : '127.0.0.1';
+}
+
+function formatAddress(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function tcpProbe(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host, port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+/** True if a Temporal frontend answers GetSystemInfo at `address` within `timeoutMs`. */
+export async function isTemporalReachable(
+  address: string,
+  timeoutMs: number = DEFAULT_PROBE_TIMEOUT_MS,
+): Promise<boolean> {
+  const started = Date.now();
+  const { host, port } = parseTemporalAddress(address);
+  // A plain TCP connect fails fast on a closed port; gRPC alone would retry until its deadline.
+  if (!(await tcpProbe(host, port, timeoutMs))) return false;
+  const remaining = Math.max(timeoutMs - (Date.now() - started), 1);
+  const connection = Connection.lazy({ address: formatAddress(host, port), connectTimeout: remaining });
+  try {
+    // ensureConnected calls WorkflowService.GetSystemInfo, so anything but a Temporal frontend fails here.
+    await connection.ensureConnected();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+/** Options for {@link runDevServerForeground}. */
+export interface ForegroundDevServerOptions {
+  /** goalrun data directory; state goes to `${home}/temporal.db`. */
+  home: string;
+  address: string;
+  /** Override the binary lookup (defaults to {@link requireTemporalBinary}). */
+  binary?: string;
+  extraArgs?: readonly string[];
+}
+
+/** Runs the dev server attached to the terminal (`goalrun dev`); resolves with its exit code. */
+export function runDevServerForeground(options: ForegroundDevServerOptions): Promise<number> {
+  const { host, port } = parseTemporalAddress(options.address);
+  if (!isLocalHost(host)) {
+    return Promise.reject(
+      new Error(
+        `goalrun dev runs a server on this machine, but the Temporal address ${options.address} is not local`,
+      ),
+    );
+  }
+  const binary = options.binary ?? requireTemporalBinary();
+  mkdirSync(options.home, { recursive: true });
+  const args = devServerArgs({
+    port,
+    uiPort: uiPortFor(port),
+    ip: bindIpFor(host),
+    dbFile: join(options.home, DEV_SERVER_FILES.db),
+    extraArgs: options.extraArgs,
+  });
+  const child = spawn(binary, args, { stdio: 'inherit' });
+  // A terminal Ctrl-C reaches the child too (same process group); a repeat is harmless, and forwarding
+  // covers SIGTERM from a supervisor, which only reaches us.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve, reject) => {
+    const detach = () => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+    };
+    child.once('error', (error) => {
+      detach();
+      reject(error);
+    });
+    child.once('exit', (code, signal) => {
+      detach();
+      resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
+    });
+  });
+}
+
+/** Options for {@link ensureTemporalServer}. */
+export interface EnsureTemporalServerOptions {
+  address: string;
+  /** goalrun data directory: db, log, pid and lock files of the background server live here. */
+  home: string;
+  log?: (message: string) => void;
+  /** Override the binary lookup (defaults to {@link requireTemporalBinary}). */
+  binary?: string;
+  /** Web UI port of a server started here (defaults to {@link uiPortFor}). */
+  uiPort?: number;
+  startupTimeoutMs?: number;
+}
+
+/** Outcome of {@link ensureTemporalServer}: `started` is false when a server already answered. */
+export interface EnsureTemporalServerResult {
+  started: boolean;
+  pid?: number;
+  uiUrl?: string;
+}
+
+/**
+ * Makes sure a Temporal server answers at `address`: if none does and the address is local, starts a
+ * persistent dev server in the background (it outlives this process) and waits until it answers.
+ */
+export async function ensureTemporalServer(
+  options: EnsureTemporalServerOptions,
+): Promise<EnsureTemporalServerResult> {
+  const { address, home } = options;
+  if (await isTemporalReachable(address)) return { started: false };
+  const { host, port } = parseTemporalAddress(address);
+  if (!isLocalHost(host)) {
+    throw new Error(
+      `No Temporal server answers at ${address}. Start it, or fix TEMPORAL_ADDRESS ` +
+        `(goalrun only starts a dev server by itself for localhost addresses).`,
+    );
+  }
+  mkdirSync(home, { recursive: true });
+  const timeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  const lockPath = join(home, DEV_SERVER_FILES.lock);
+  const deadline = Date.now() + timeoutMs + STALE_LOCK_MS;
+
+  // Only one process may start the server; the others wait for the winner's server to answer.
+  while (!tryAcquireLock(lockPath)) {
+    if (await isTemporalReachable(address)) return { started: false };
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for another goalrun process to start Temporal (lock ${lockPath})`);
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+  try {
+    // Whoever held the lock before us may have started it in the meantime.
+    if (await isTemporalReachable(address)) return { started: false };
+    await waitForPreviousServer(options, timeoutMs);
+    return await startBackgroundServer(options, host, port, timeoutMs);
+  } finally {
+    releaseLock(lockPath);
+  }
+}
+
+function tryAcquireLock(lockPath: string): boolean {
+  try {
+    writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // Break the lock only if its holder is gone or it is far older than any startup can take.
+  try {
+    const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+    const ageMs = Date.now() - statSync(lockPath).mtimeMs;
+    if (!isProcessAlive(holder) || ageMs > STALE_LOCK_MS) unlinkSync(lockPath);
+  } catch {
+    // The holder released it between our checks; the next attempt will tell.
+  }
+  return false;
+}
+
+function releaseLock(lockPath: string): void {
+  try {
+    if (Number.parseInt(readFileSync(lockPath, 'utf8'), 10) === process.pid) unlinkSync(lockPath);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * A server from an earlier run that is alive but not answering may still be starting (its starter
+ * died mid-wait); a second server on the same SQLite file would corrupt goalrun's view, so wait for it
+ * and fail clearly if it never answers.
+ */
+async function waitForPreviousServer(options: EnsureTemporalServerOptions, timeoutMs: number): Promise<void> {
+  const pidPath = join(options.home, DEV_SERVER_FILES.pid);
+  const pid = readPidFile(pidPath);
+  if (pid === null) return;
+  if (!isProcessAlive(pid) || !looksLikeDevServer(pid)) {
+    unlinkQuietly(pidPath);
+    return;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && isProcessAlive(pid)) {
+    if (await isTemporalReachable(options.address)) return;
+    await sleep(POLL_INTERVAL_MS);
+  }
+  if (!isProcessAlive(pid)) {
+    unlinkQuietly(pidPath);
+    return;
+  }
+  throw new Error(
+    `A Temporal dev server started by goalrun (pid ${pid}) is running but does not answer at ` +
+      `${options.address}. Stop it (kill ${pid}) and retry; its log is ${join(options.home, DEV_SERVER_FILES.log)}.`,
+  );
+}
+
+async function startBackgroundServer(
+  options: EnsureTemporalServerOptions,
+  host: string,
+  port: number,
+  timeoutMs: number,
+): Promise<EnsureTemporalServerResult> {
+  const { address, home } = options;
+  const binary = options.binary ?? requireTemporalBinary();
+  const uiPort = options.uiPort ?? uiPortFor(port);
+  const logPath = join(home, DEV_SERVER_FILES.log);
+  const pidPath = join(home, DEV_SERVER_FILES.pid);
+  const args = devServerArgs({
+    port,
+    uiPort,
+    ip: bindIpFor(host),
+    dbFile: join(home, DEV_SERVER_FILES.db),
+  });
+
+  appendFileSync(logPath, `\n--- goalrun: ${new Date().toISOString()} ${binary} ${args.join(' ')}\n`);
+  const logStart = statSync(logPath).size;
+  const logFd = openSync(logPath, 'a');
+  let child: ChildProcess;
+  try {
+    // detached + its own log file lets the server outlive this CLI invocation, like a daemon.
+    child = spawn(binary, args, { cwd: home, detached: true, stdio: ['ignore', logFd, logFd] });
+  } finally {
+    closeSync(logFd);
+  }
+  const exited: { how?: string } = {};
+  child.once('exit', (code, signal) => {
+    exited.how = signal ? `signal ${signal}` : `exit code ${code}`;
+  });
+  const pid = await spawnedPid(child);
+  child.unref();
+  writeFileSync(pidPath, `${pid}\n`);
+
+  const uiUrl = `http://localhost:${uiPort}`;
+  (options.log ?? defaultLog)(
+    `no Temporal server answered at ${address}; started a local dev server ` +
+      `(pid ${pid}, Web UI ${uiUrl}, log ${logPath})`,
+  );
+
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited.how) {
+      unlinkQuietly(pidPath);
+      throw new Error(
+        `the Temporal dev server exited during startup (${exited.how}). Last lines of ${logPath}:\n` +
+          readLogTail(logPath, logStart),
+      );
+    }
+    if (await isTemporalReachable(address)) return { started: true, pid, uiUrl };
+    await sleep(POLL_INTERVAL_MS);
+  }
+  // Do not leave a half-started server holding the SQLite file and the ports.
+  child.kill('SIGKILL');
+  unlinkQuietly(pidPath);
+  throw new Error(
+    `the Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s. ` +
+      `Last lines of ${logPath}:\n${readLogTail(logPath, logStart)}`,
+  );
+}
+
+function spawnedPid(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve(child.pid!));
+    child.once('error', (error) =>
+      reject(new Error(`could not start the temporal binary: ${error.message}`)),
+    );
+  });
+}
+
+/** Stops the background dev server whose pid is in `${home}/temporal-dev.pid`; false if none ran. */
+export async function stopBackgroundDevServer(
+  home: string,
+  timeoutMs: number = STOP_TIMEOUT_MS,
+): Promise<boolean> {
+  const pidPath = join(home, DEV_SERVER_FILES.pid);
+  const pid = readPidFile(pidPath);
+  // The pid may have been reused by an unrelated process since the server died: never signal that.
+  if (pid === null || !isProcessAlive(pid) || !looksLikeDevServer(pid)) {
+    unlinkQuietly(pidPath);
+    return false;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid) && Date.now() < deadline) await sleep(POLL_INTERVAL_MS);
+  if (isProcessAlive(pid)) {
+    process.kill(pid, 'SIGKILL');
+    while (isProcessAlive(pid)) await sleep(POLL_INTERVAL_MS);
+  }
+  unlinkQuietly(pidPath);
+  return true;
+}
+
+function readPidFile(pidPath: string): number | null {
+  if (!existsSync(pidPath)) return null;
+  const pid = Number.parseInt(readFileSync(pidPath, 'utf8'), 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie (exited, not yet reaped) still answers signal 0 but is dead for our purposes.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+function looksLikeDevServer(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start-dev');
+  } catch {
+    // No /proc (macOS): trust the pid file.
+    return true;
+  }
+}
+
+function readLogTail(logPath: string, fromByte: number): string {
+  try {
+    const size = statSync(logPath).size;
+    const start = Math.max(fromByte, size - LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    const fd = openSync(logPath, 'r');
+    try {
+      readSync(fd, buffer, 0, buffer.length, start);
+    } finally {
+      closeSync(fd);
+    }
+    const lines = buffer.toString('utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES);
+    return lines.length > 0 && lines[0] !== ''
+      ? lines.map((line) => `  ${line}`).join('\n')
+      : '  (log is empty)';
+  } catch {
+    return '  (log unreadable)';
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+function defaultLog(message: string): void {
+  process.stderr.write(`goalrun: ${message}\n`);
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds goalrun, makes sure the `temporal` binary exists, and runs `goalrun demo` on the embedded
+# defaults (PGlite store under ~/.goalrun, a local Temporal dev server started in the background).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm run build --silent
+TEMPORAL_CLI_PATH="$(bash scripts/ensure-temporal.sh)"
+export TEMPORAL_CLI_PATH
+exec node dist/cli/main.js demo "$@"

@@ -1,0 +1,133 @@
+import type { SqlClient, SqlExecutor } from './sql';
+
+/** One schema change. Ids only grow; an applied migration is never edited, a new one is added. */
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Key of the advisory lock that serializes migrations. Any fixed bigint works; this one spells "goal" in
+ * ASCII, so it is unlikely to collide with another application's lock on a shared database.
+ */
+export const MIGRATION_LOCK_KEY = 0x676f616c;
+
+/** The schema, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'session store',
+    sql: `
+CREATE TABLE sessions (
+  id text PRIMARY KEY,
+  project_dir text NOT NULL,
+  project_hash text NOT NULL,
+  objective text NOT NULL,
+  status text NOT NULL DEFAULT 'running',
+  reason text,
+  model text NOT NULL,
+  workflow_id text NOT NULL,
+  goal_state jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX sessions_workflow_id_idx ON sessions (workflow_id);
+CREATE INDEX sessions_created_at_idx ON sessions (created_at DESC, id DESC);
+CREATE INDEX sessions_project_hash_idx ON sessions (project_hash, created_at DESC);
+
+-- seq is one global sequence: gaps between sessions do not matter, only the order within one.
+CREATE TABLE messages (
+  seq bigserial PRIMARY KEY,
+  session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  key text NOT NULL,
+  role text NOT NULL,
+  content jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT messages_session_key_unique UNIQUE (session_id, key)
+);
+CREATE INDEX messages_session_seq_idx ON messages (session_id, seq);
+
+-- key is nullable: NULLs never conflict, so unkeyed events can repeat.
+CREATE TABLE events (
+  id bigserial PRIMARY KEY,
+  session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  kind text NOT NULL,
+  key text,
+  data jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT events_session_key_unique UNIQUE (session_id, key)
+);
+CREATE INDEX events_session_id_idx ON events (session_id, id);
+
+CREATE TABLE spool (
+  id bigserial PRIMARY KEY,
+  session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  key text NOT NULL,
+  tool_name text NOT NULL,
+  content text NOT NULL,
+  size_bytes bigint NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT spool_session_key_unique UNIQUE (session_id, key)
+);
+
+CREATE TABLE checkpoints (
+  id bigserial PRIMARY KEY,
+  session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  goal_state jsonb,
+  tasks jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX checkpoints_session_id_idx ON checkpoints (session_id, id DESC);
+`,
+  },
+];
+
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS goalrun_migrations (
+  id integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`;
+
+/**
+ * Applies the pending migrations, each in its own transaction. Every transaction first takes a
+ * transaction-scoped advisory lock, so processes that start at once queue up, and the one that gets
+ * the lock second sees the first one's work and skips it. Returns the ids it applied.
+ */
+export async function migrate(
+  client: SqlClient,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  const applied = await client.transaction(async (tx) => {
+    await lockMigrations(tx);
+    // Created under the lock: two concurrent CREATE TABLE IF NOT EXISTS can still collide in PostgreSQL.
+    await tx.exec(CREATE_MIGRATIONS_TABLE);
+    return appliedIds(tx);
+  });
+  const done: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.id - b.id)) {
+    if (applied.has(migration.id)) continue;
+    const ran = await client.transaction(async (tx) => {
+      await lockMigrations(tx);
+      if ((await appliedIds(tx)).has(migration.id)) return false;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO goalrun_migrations (id, name) VALUES ($1, $2)', [
+        migration.id,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (ran) done.push(migration.id);
+  }
+  return done;
+}
+
+async function lockMigrations(tx: SqlExecutor): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+}
+
+async function appliedIds(tx: SqlExecutor): Promise<Set<number>> {
+  const { rows } = await tx.query<{ id: number }>('SELECT id FROM goalrun_migrations');
+  return new Set(rows.map((row) => Number(row.id)));
+}

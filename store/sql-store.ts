@@ -1,0 +1,358 @@
+import type { StoredMessage, TranscriptEntry } from '../core/messages';
+import type { SqlClient } from './sql';
+import type {
+  CheckpointRow,
+  EventRow,
+  GoalStatus,
+  NewSession,
+  SessionRow,
+  SessionStore,
+  SpoolPage,
+} from './types';
+
+/** Sessions that `listSessions` returns when the caller names no limit. */
+export const DEFAULT_SESSION_LIST_LIMIT = 100;
+
+/** A UTF-8 character is at most 4 bytes, so a character boundary is at most 3 bytes before any position. */
+const MAX_UTF8_CONTINUATION_BYTES = 3;
+
+const SESSION_COLUMNS =
+  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, created_at, updated_at';
+
+interface SessionRecord {
+  id: string;
+  project_dir: string;
+  project_hash: string;
+  objective: string;
+  status: GoalStatus;
+  reason: string | null;
+  model: string;
+  workflow_id: string;
+  goal_state: unknown;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface MessageRecord {
+  // bigint columns come back as strings from pg and as numbers from PGlite.
+  seq: string | number;
+  key: string;
+  role: StoredMessage['role'];
+  content: StoredMessage['content'];
+}
+
+interface EventRecord {
+  id: string | number;
+  session_id: string;
+  kind: string;
+  data: unknown;
+  created_at: Date;
+}
+
+interface CheckpointRecord {
+  id: string | number;
+  session_id: string;
+  goal_state: unknown;
+  tasks: unknown;
+  created_at: Date;
+}
+
+interface SpoolSliceRecord {
+  id: string | number;
+  tool_name: string;
+  size_bytes: string | number;
+  // bytea: a Buffer from pg, a Uint8Array from PGlite.
+  chunk: Uint8Array | null;
+}
+
+/** The session store over PostgreSQL or PGlite: the same SQL on both. */
+export class SqlSessionStore implements SessionStore {
+  constructor(private readonly client: SqlClient) {}
+
+  async createSession(session: NewSession): Promise<void> {
+    await this.client.query(
+      `INSERT INTO sessions (id, project_dir, project_hash, objective, model, workflow_id)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        session.id,
+        session.projectDir,
+        session.projectHash,
+        session.objective,
+        session.model,
+        session.workflowId,
+      ],
+    );
+  }
+
+  async getSession(id: string): Promise<SessionRow | null> {
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`,
+      [id],
+    );
+    return rows.length > 0 ? toSession(rows[0]) : null;
+  }
+
+  async findSession(idOrWorkflowId: string): Promise<SessionRow | null> {
+    // A session id wins over a workflow id that happens to be spelled the same.
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions
+       WHERE id = $1 OR workflow_id = $1
+       ORDER BY (id = $1) DESC, created_at DESC
+       LIMIT 1`,
+      [idOrWorkflowId],
+    );
+    return rows.length > 0 ? toSession(rows[0]) : null;
+  }
+
+  async listSessions(limit = DEFAULT_SESSION_LIST_LIMIT): Promise<SessionRow[]> {
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at DESC, id DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map(toSession);
+  }
+
+  async updateSession(
+    id: string,
+    patch: { status?: GoalStatus; reason?: string | null; goalState?: unknown; model?: string },
+  ): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    const set = (column: string, value: unknown, cast = '') => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}${cast}`);
+    };
+    if (patch.status !== undefined) set('status', patch.status);
+    if (patch.reason !== undefined) set('reason', patch.reason);
+    if (patch.model !== undefined) set('model', patch.model);
+    if (patch.goalState !== undefined) set('goal_state', toJson(patch.goalState), '::jsonb');
+    sets.push('updated_at = now()');
+    await this.client.query(`UPDATE sessions SET ${sets.join(', ')} WHERE id = $1`, params);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    // Every child table references sessions with ON DELETE CASCADE.
+    await this.client.query('DELETE FROM sessions WHERE id = $1', [id]);
+  }
+
+  async appendMessage(
+    sessionId: string,
+    key: string,
+    message: StoredMessage,
+  ): Promise<{ seq: number; created: boolean }> {
+    // Two statements, not one: a racing insert of the same key that commits while our INSERT waits is
+    // invisible to that statement's snapshot but visible to the next statement's.
+    const inserted = await this.client.query<{ seq: string | number }>(
+      `INSERT INTO messages (session_id, key, role, content)
+       VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (session_id, key) DO NOTHING
+       RETURNING seq`,
+      [sessionId, key, message.role, JSON.stringify(message.content)],
+    );
+    if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
+    const existing = await this.client.query<{ seq: string | number }>(
+      'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
+      [sessionId, key],
+    );
+    if (existing.rows.length === 0) {
+      throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
+    }
+    return { seq: Number(existing.rows[0].seq), created: false };
+  }
+
+  async getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null> {
+    const { rows } = await this.client.query<MessageRecord>(
+      'SELECT seq, key, role, content FROM messages WHERE session_id = $1 AND key = $2',
+      [sessionId, key],
+    );
+    return rows.length > 0 ? toEntry(rows[0]) : null;
+  }
+
+  async listMessages(
+    sessionId: string,
+    range?: { fromSeq?: number; toSeq?: number },
+  ): Promise<TranscriptEntry[]> {
+    const { rows } = await this.client.query<MessageRecord>(
+      `SELECT seq, key, role, content FROM messages
+       WHERE session_id = $1
+         AND ($2::bigint IS NULL OR seq >= $2::bigint)
+         AND ($3::bigint IS NULL OR seq <= $3::bigint)
+       ORDER BY seq`,
+      [sessionId, range?.fromSeq ?? null, range?.toSeq ?? null],
+    );
+    return rows.map(toEntry);
+  }
+
+  async countMessages(sessionId: string): Promise<number> {
+    const { rows } = await this.client.query<{ count: string | number }>(
+      'SELECT count(*) AS count FROM messages WHERE session_id = $1',
+      [sessionId],
+    );
+    return Number(rows[0].count);
+  }
+
+  async appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void> {
+    await this.client.query(
+      `INSERT INTO events (session_id, kind, key, data)
+       VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (session_id, key) DO NOTHING`,
+      [sessionId, kind, key ?? null, toJson(data)],
+    );
+  }
+
+  async listEvents(sessionId: string, afterId?: number): Promise<EventRow[]> {
+    const { rows } = await this.client.query<EventRecord>(
+      `SELECT id, session_id, kind, data, created_at FROM events
+       WHERE session_id = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
+       ORDER BY id`,
+      [sessionId, afterId ?? null],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      sessionId: row.session_id,
+      kind: row.kind,
+      data: row.data,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async writeSpool(
+    sessionId: string,
+    key: string,
+    toolName: string,
+    content: string,
+  ): Promise<{ spoolId: number }> {
+    // Same two-step shape as appendMessage, for the same reason.
+    const inserted = await this.client.query<{ id: string | number }>(
+      `INSERT INTO spool (session_id, key, tool_name, content, size_bytes)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (session_id, key) DO NOTHING
+       RETURNING id`,
+      [sessionId, key, toolName, content, Buffer.byteLength(content, 'utf8')],
+    );
+    if (inserted.rows.length > 0) return { spoolId: Number(inserted.rows[0].id) };
+    const existing = await this.client.query<{ id: string | number }>(
+      'SELECT id FROM spool WHERE session_id = $1 AND key = $2',
+      [sessionId, key],
+    );
+    if (existing.rows.length === 0) {
+      throw new Error(`Spool entry ${key} of session ${sessionId} was neither inserted nor found.`);
+    }
+    return { spoolId: Number(existing.rows[0].id) };
+  }
+
+  /**
+   * Pages are cut at UTF-8 character boundaries: a start inside a character moves back to its first
+   * byte, an end inside one moves back before it, so following `nextOffset` from 0 yields pages that
+   * concatenate to the exact original. When `limit` is smaller than the character at the start, the
+   * page holds that one character (up to 4 bytes) so that paging always advances.
+   */
+  async readSpool(
+    sessionId: string,
+    spoolId: number,
+    offset: number,
+    limit: number,
+  ): Promise<SpoolPage | null> {
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new RangeError(`Spool offset must be >= 0, got ${offset}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`Spool limit must be >= 1, got ${limit}`);
+    // Fetch only the bytes around the page, plus margins to find character boundaries on both sides.
+    const windowStart = Math.max(0, offset - MAX_UTF8_CONTINUATION_BYTES);
+    const windowEnd = offset + Math.max(limit, MAX_UTF8_CONTINUATION_BYTES + 1) + 1;
+    const { rows } = await this.client.query<SpoolSliceRecord>(
+      `SELECT id, tool_name, size_bytes,
+              substring(convert_to(content, 'UTF8') FROM $3::integer FOR $4::integer) AS chunk
+       FROM spool WHERE id = $1 AND session_id = $2`,
+      [spoolId, sessionId, windowStart + 1, windowEnd - windowStart],
+    );
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    const size = Number(row.size_bytes);
+    const bytes = Buffer.from(row.chunk ?? new Uint8Array());
+    const page = { spoolId: Number(row.id), toolName: row.tool_name, size };
+    if (offset >= size) return { ...page, offset: size, content: '', nextOffset: null };
+
+    const byteAt = (position: number) => bytes[position - windowStart];
+    let start = offset;
+    while (start > 0 && isContinuationByte(byteAt(start))) start--;
+    let end = Math.min(size, start + limit);
+    while (end > start && end < size && isContinuationByte(byteAt(end))) end--;
+    if (end === start) {
+      end = start + 1;
+      while (end < size && isContinuationByte(byteAt(end))) end++;
+    }
+    return {
+      ...page,
+      offset: start,
+      content: bytes.subarray(start - windowStart, end - windowStart).toString('utf8'),
+      nextOffset: end < size ? end : null,
+    };
+  }
+
+  async saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void> {
+    await this.client.query(
+      'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
+      [sessionId, toJson(goalState), toJson(tasks)],
+    );
+  }
+
+  async latestCheckpoint(sessionId: string): Promise<CheckpointRow | null> {
+    const { rows } = await this.client.query<CheckpointRecord>(
+      `SELECT id, session_id, goal_state, tasks, created_at FROM checkpoints
+       WHERE session_id = $1 ORDER BY id DESC LIMIT 1`,
+      [sessionId],
+    );
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    return {
+      id: Number(row.id),
+      sessionId: row.session_id,
+      goalState: row.goal_state,
+      tasks: row.tasks,
+      createdAt: row.created_at,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * JSON text for a jsonb parameter. Serialized here, not by the driver, because pg turns a JS array
+ * into a PostgreSQL array literal. undefined and null become SQL NULL, which reads back as null.
+ */
+function toJson(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function isContinuationByte(byte: number | undefined): boolean {
+  // UTF-8 continuation bytes are 10xxxxxx.
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+function toSession(row: SessionRecord): SessionRow {
+  return {
+    id: row.id,
+    projectDir: row.project_dir,
+    projectHash: row.project_hash,
+    objective: row.objective,
+    status: row.status,
+    reason: row.reason,
+    model: row.model,
+    workflowId: row.workflow_id,
+    goalState: row.goal_state ?? null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toEntry(row: MessageRecord): TranscriptEntry {
+  return {
+    seq: Number(row.seq),
+    key: row.key,
+    message: { role: row.role, content: row.content } as StoredMessage,
+  };
+}

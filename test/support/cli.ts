@@ -1,0 +1,120 @@
+/** Runs the built `goalrun` CLI as a subprocess, the way a user does. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The compiled CLI; `npm test` builds it first. */
+export const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
+
+/** Result of a finished CLI run. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** A clean environment for the CLI: no provider keys, no database, unless the test adds them. */
+export function cliEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of [
+    'DATABASE_URL',
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'OPENAI_BASE_URL',
+    'GOALRUN_MODEL',
+  ]) {
+    delete env[name];
+  }
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** Runs the CLI to completion. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `goalrun ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Starts a long-running CLI command (e.g. `worker`); the caller kills it. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  return Object.assign(child, { output: () => output });
+}
+
+/** Kills a child and waits for it to exit. */
+export async function killAndWait(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  await exited;
+}
+
+/** A new empty directory under the OS temp dir. */
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `goalrun-${prefix}-`));
+}
+
+/** Writes a scripted model file and returns its `scripted:` specifier. */
+export function scriptedModel(dir: string, turns: unknown[]): string {
+  const file = path.join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify({ turns }, null, 2));
+  return `scripted:${file}`;
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 60_000,
+  intervalMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(
+    `timed out waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
+  );
+}

@@ -1,0 +1,38 @@
+/** The environment of one CLI test: its own data dir and task queue, the shared server and database. */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { openStore } from '../../store/open';
+import type { SessionStore } from '../../store/types';
+import { cliEnv, tempDir } from './cli';
+
+/** Everything a CLI test needs to run goals in isolation from other test files. */
+export interface GoalTestEnv {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  workspace: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+}
+
+/** A fresh data dir, workspace and task queue, against the suite's Temporal server and database. */
+export function goalTestEnv(name: string, extra: Record<string, string | undefined> = {}): GoalTestEnv {
+  const home = tempDir(`${name}-home`);
+  const workspace = tempDir(`${name}-ws`);
+  const databaseUrl = inject('databaseUrl');
+  const temporalAddress = inject('temporalAddress');
+  const taskQueue = `test-${name}-${randomUUID().slice(0, 8)}`;
+  const env = cliEnv({
+    GOALRUN_HOME: home,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    GOALRUN_TASK_QUEUE: taskQueue,
+    ...extra,
+  });
+  return { env, home, workspace, databaseUrl, temporalAddress, taskQueue };
+}
+
+/** Opens the suite's PostgreSQL store for assertions. */
+export function testStore(databaseUrl: string): Promise<SessionStore> {
+  return openStore({ databaseUrl, home: tempDir('store-home') });
+}

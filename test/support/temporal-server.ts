@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { devServerArgs, isTemporalReachable } from '../../cli/dev-server';
+import { findTemporalBinary } from '../../cli/temporal-binary';
+
+/** Options for {@link startTestTemporalServer}. */
+export interface TestTemporalServerOptions {
+  /** `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }`. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** SQLite file for state; in-memory when omitted (fastest, and nothing to clean up). */
+  dbFile?: string;
+  startupTimeoutMs?: number;
+}
+
+/** A running throwaway Temporal dev server. */
+export interface TestTemporalServer {
+  address: string;
+  namespace: 'default';
+  port: number;
+  pid: number;
+  /** Kills the server and waits for it to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Environment variable that carries the shared test server's address to tests and their subprocesses. */
+export const TEST_TEMPORAL_ADDRESS_ENV = 'GOALRUN_TEST_TEMPORAL_ADDRESS';
+
+const LOOPBACK = '127.0.0.1';
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+const POLL_INTERVAL_MS = 100;
+const STOP_GRACE_MS = 5_000;
+// Another process can grab the free port between our probe and the server's bind; retry with a new one.
+const START_ATTEMPTS = 3;
+const OUTPUT_TAIL_LINES = 30;
+
+/** A TCP port that was free on the loopback interface a moment ago. */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not determine a free port'));
+      });
+    });
+  });
+}
+
+/**
+ * Starts `temporal server start-dev` headless on a free loopback port with goalrun's search attributes
+ * and waits until it answers. Needs the `temporal` binary (see scripts/ensure-temporal.sh).
+ */
+export async function startTestTemporalServer(
+  options: TestTemporalServerOptions = {},
+): Promise<TestTemporalServer> {
+  const binary = findTemporalBinary();
+  if (!binary) {
+    throw new Error(
+      'Tests need the Temporal CLI binary and none was found (TEMPORAL_CLI_PATH, PATH, goalrun cache). ' +
+        'Run `npm run temporal` (bash scripts/ensure-temporal.sh) once, or set TEMPORAL_CLI_PATH.',
+    );
+  }
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    try {
+      return await startOnce(binary, options);
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(binary: string, options: TestTemporalServerOptions): Promise<TestTemporalServer> {
+  const port = await findFreePort();
+  const address = `${LOOPBACK}:${port}`;
+  const args = devServerArgs({
+    port,
+    ip: LOOPBACK,
+    headless: true,
+    dbFile: options.dbFile,
+    dynamicConfig: options.dynamicConfig,
+  });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The pipes must be drained or the server blocks once they fill; keep a tail for error messages.
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    output.splice(0, Math.max(0, output.length - OUTPUT_TAIL_LINES));
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = waitForExit(child);
+  // If the test process dies without teardown, do not leave a server behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
+  const deadline = Date.now() + (options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
+  while (Date.now() < deadline) {
+    if (spawnError) throw new Error(`could not run ${binary}: ${spawnError.message}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `temporal dev server exited during startup (${binary} ${args.join(' ')}):\n${output.join('\n')}`,
+      );
+    }
+    if (await isTemporalReachable(address, 1_000)) {
+      return { address, namespace: 'default', port, pid: child.pid!, stop };
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+  }
+  await stop();
+  throw new Error(`temporal dev server did not answer at ${address} in time:\n${output.join('\n')}`);
+}
+
+function waitForExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Forks, not threads: the Temporal worker's native bridge and PGlite's WASM are happier per process.
+    pool: 'forks',
+    // Two cores: two test files at a time, each running goals with its own worker.
+    maxWorkers: 2,
+    globalSetup: ['./test/support/global-setup.ts', './test/support/database-setup.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
+    reporters: ['default'],
+  },
+});
