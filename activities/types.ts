@@ -50,6 +50,8 @@ export interface ModelStepResult {
   finishReason: string;
   /** The first line of the model's text, for the log. */
   textPreview: string;
+  /** Set when the step needed more than one attempt: how many, and the last error. */
+  retried?: { attempts: number; lastError: string };
 }
 
 /** Input of `runTool`. */

@@ -164,12 +164,29 @@ export function createGoalActivities(deps: ActivityDeps) {
           key: keys.assistant(input.stepNumber),
           message,
         };
-        return modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        if (context.info.attempt > 1) {
+          result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
+        }
+        return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        if (err instanceof ApplicationFailure) throw err;
         const [provider, ...rest] = input.model.split(':');
-        throw toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+        const failure =
+          err instanceof ApplicationFailure
+            ? err
+            : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+        // Recorded so that `status` and the step's log line can say why the step was retried.
+        await store
+          .appendEvent(input.sessionId, 'model-error', {
+            step: input.stepNumber,
+            attempt: context.info.attempt,
+            type: failure.type,
+            message: failure.message,
+            retryable: !failure.nonRetryable,
+          })
+          .catch(() => undefined);
+        throw failure;
       } finally {
         clearInterval(heartbeat);
       }
@@ -364,6 +381,15 @@ function tokensOf(message: StoredMessage): number {
 function ledgerEntryOf(entry: TranscriptEntry): LedgerEntry {
   const toolName = entry.message.role === 'tool' ? entry.message.content[0]?.toolName : undefined;
   return { seq: entry.seq, role: entry.message.role, tokens: tokensOf(entry.message), toolName };
+}
+
+/** The message of the latest failed attempt of a model step. */
+async function lastModelError(store: SessionStore, input: ModelStepInput): Promise<string> {
+  const events = await store.listEvents(input.sessionId);
+  const failures = events.filter(
+    (event) => event.kind === 'model-error' && (event.data as { step?: number }).step === input.stepNumber,
+  );
+  return (failures.at(-1)?.data as { message?: string } | undefined)?.message ?? 'unknown error';
 }
 
 async function storedUsage(

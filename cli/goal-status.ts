@@ -12,8 +12,15 @@ import type { CliContext } from './context';
 /** How long a `state` query may take before the CLI falls back to the store (no worker is polling). */
 const QUERY_TIMEOUT_MS = 5_000;
 
-/** A snapshot plus what only the store knows. */
-export type StatusView = GoalSnapshot & { keptProgress?: string | null };
+/** An activity that failed and waits for its next attempt: why a running goal is not moving. */
+export interface RetryingActivity {
+  activity: string;
+  attempt: number;
+  lastFailure: string;
+}
+
+/** A snapshot plus what only the store or Temporal's pending-activity list knows. */
+export type StatusView = GoalSnapshot & { keptProgress?: string | null; retrying?: RetryingActivity | null };
 
 /** The snapshot of a goal state saved on a session row, or null before its first checkpoint. */
 export function snapshotFromRow(row: SessionRow): StatusView | null {
@@ -38,6 +45,24 @@ export async function queryState(handle: WorkflowHandle): Promise<GoalSnapshot |
   }
 }
 
+/** The first pending activity that has failed at least once, from Temporal's description. */
+async function retryingActivity(handle: WorkflowHandle): Promise<RetryingActivity | null> {
+  try {
+    const { raw } = await handle.describe();
+    const pending = (raw.pendingActivities ?? []).find(
+      (activity) => (activity.attempt ?? 0) > 1 && activity.lastFailure,
+    );
+    if (!pending) return null;
+    return {
+      activity: pending.activityType?.name ?? 'activity',
+      attempt: pending.attempt ?? 0,
+      lastFailure: pending.lastFailure?.message ?? '',
+    };
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the workflow of a session is running, or null when Temporal does not know it. */
 export async function workflowStatus(client: Client, sessionId: string): Promise<string | null> {
   try {
@@ -53,8 +78,9 @@ export async function loadStatus(context: CliContext, id: string): Promise<Statu
   const sessionId = sessionIdOf(id.trim());
   const client = await context.temporalIfRunning();
   if (client && (await workflowStatus(client, sessionId)) === 'RUNNING') {
-    const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
-    if (live) return live;
+    const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+    const live = await queryState(handle);
+    if (live) return { ...live, retrying: await retryingActivity(handle) };
   }
   const store = await context.sessionStore();
   const row = await store.findSession(id.trim());

@@ -27,7 +27,12 @@ export function formatDuration(ms: number): string {
 }
 
 /** The multi-line human view of a goal's status. */
-export function formatSnapshot(snapshot: GoalSnapshot & { keptProgress?: string | null }): string {
+export function formatSnapshot(
+  snapshot: GoalSnapshot & {
+    keptProgress?: string | null;
+    retrying?: { activity: string; attempt: number; lastFailure: string } | null;
+  },
+): string {
   const lines = [
     `session    ${snapshot.sessionId}`,
     `workflow   ${snapshot.workflowId}`,
@@ -39,7 +44,21 @@ export function formatSnapshot(snapshot: GoalSnapshot & { keptProgress?: string 
     `usage      context ${snapshot.usage.contextTokens} tokens, total ${snapshot.usage.totalTokens} tokens, ${snapshot.usage.requests} requests`,
   ];
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);
+  if (snapshot.retrying) {
+    const { activity, attempt, lastFailure } = snapshot.retrying;
+    lines.push(`retrying   ${activity}, attempt ${attempt}, after: ${lastFailure}`);
+  }
   if (snapshot.finishSummary) lines.push(`summary    ${snapshot.finishSummary}`);
+  if (snapshot.recent.length > 0) {
+    lines.push(
+      `recent:\n${indent(
+        snapshot.recent
+          .slice(-6)
+          .map((action) => action.text)
+          .join('\n'),
+      )}`,
+    );
+  }
   if (snapshot.keptProgress) lines.push(`kept progress:\n${indent(snapshot.keptProgress)}`);
   return lines.join('\n');
 }

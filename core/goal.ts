@@ -229,6 +229,8 @@ export interface GoalSnapshot {
   lastTool: string | null;
   finishSummary: string | null;
   recent: RecentAction[];
+  /** The kept-progress summary of an interrupted goal (spec S-SAVE). */
+  keptProgress?: string | null;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */

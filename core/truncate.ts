@@ -36,15 +36,25 @@ export function truncateForModel(output: string, spoolId: number, maxChars: numb
     head = next;
     kept += 1;
   }
-  if (kept === 0) head = output.slice(0, maxChars);
+  if (kept === 0) head = clipChars(output, maxChars);
   const headBytes = utf8Length(kept === 0 ? head : `${head}\n`);
   const omitted = lines.length - kept;
   return `${head}\n${truncationFooter(omitted, lines.length, spoolId, headBytes)}`;
 }
 
+/**
+ * The first `maxChars` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair:
+ * PostgreSQL's jsonb rejects a lone surrogate, so a clipped emoji would make the row unstorable.
+ */
+export function clipChars(text: string, maxChars: number): string {
+  const last = text.charCodeAt(maxChars - 1);
+  const splitsPair = text.length > maxChars && last >= 0xd800 && last <= 0xdbff;
+  return text.slice(0, splitsPair ? maxChars - 1 : maxChars);
+}
+
 /** First and last non-empty lines of an output, clipped, for stubs and logs. */
 export function edgeLines(output: string, maxChars = 120): { first: string; last: string } {
   const lines = output.split('\n').filter((line) => line.trim() !== '');
-  const clip = (line: string | undefined) => (line ?? '').slice(0, maxChars);
+  const clip = (line: string | undefined) => clipChars(line ?? '', maxChars);
   return { first: clip(lines[0]), last: clip(lines[lines.length - 1]) };
 }

@@ -69,7 +69,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   let keptProgress: string | null = null;
 
   const elapsedMs = () => state.elapsedMsBefore + (Date.now() - executionStart);
-  const snapshot = () => snapshotOf(state, workflowId, elapsedMs());
+  const snapshot = (): GoalSnapshot => ({ ...snapshotOf(state, workflowId, elapsedMs()), keptProgress });
   setHandler(stateQuery, snapshot);
 
   // Search attributes are upserted only when they change: each upsert is a history event.
@@ -243,6 +243,12 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       usage: addRequestUsage(state.usage, step.usage),
       ledger: appendLedger(state.ledger, step.entry),
     };
+    if (step.retried) {
+      state = noteAction(
+        state,
+        `step ${stepNumber} · model call succeeded on attempt ${step.retried.attempts} after: ${step.retried.lastError}`,
+      );
+    }
 
     if (step.toolCalls.length === 0) {
       if (step.textPreview) state = noteAction(state, `step ${stepNumber} · said: ${step.textPreview}`);

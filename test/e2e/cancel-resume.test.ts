@@ -1,0 +1,112 @@
+/**
+ * Acceptance 3: cancel during a long bash command kills its process group and saves a checkpoint
+ * with a kept-progress summary; resume finishes the goal with the step count and history carried over.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+}
+
+describe('cancel and resume', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => server?.close());
+
+  it('kills the running command, saves progress, and resumes with the history', async () => {
+    const t = goalTestEnv('cancel');
+    const model = 'openai-compatible:test-model';
+    server.enqueue(
+      {
+        text: 'First a marker file.',
+        toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'kept\n' } }],
+      },
+      { toolCalls: [{ name: 'bash', args: { command: 'echo $$ > pgid.txt; sleep 300 & sleep 300' } }] },
+    );
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const started = await runCli(
+        [
+          'start',
+          'write a.txt then wait',
+          '--workspace',
+          t.workspace,
+          '--model',
+          model,
+          '--base-url',
+          server.url,
+          '--json',
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId, workflowId } = JSON.parse(started.stdout);
+      expect(workflowId).toContain(sessionId);
+      const pgidFile = path.join(t.workspace, 'pgid.txt');
+      const pgid = await waitFor('the long command to start', () =>
+        fs.existsSync(pgidFile) ? Number(fs.readFileSync(pgidFile, 'utf8').trim()) || undefined : undefined,
+      );
+      expect(groupAlive(pgid)).toBe(true);
+
+      const cancelled = await runCli(['cancel', sessionId], t.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      const view = await waitFor('the goal to be cancelled', async () => {
+        const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
+        return shown.status === 'cancelled' ? shown : undefined;
+      });
+      expect(groupAlive(pgid)).toBe(false);
+      expect(view.steps).toBe(2);
+      expect(view.keptProgress).toMatch(/Interrupted after 2 steps/);
+      expect(view.keptProgress).toContain('file-write: a.txt');
+
+      const store = await testStore(t.databaseUrl);
+      const checkpoint = await store.latestCheckpoint(sessionId);
+      expect(checkpoint?.goalState).toMatchObject({ status: 'cancelled', steps: 2 });
+      const events = await store.listEvents(sessionId);
+      expect(events.some((event) => event.kind === 'kept-progress')).toBe(true);
+
+      server.enqueue(
+        { toolCalls: [{ name: 'file-read', args: { path: 'a.txt' } }] },
+        { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'resumed and finished' } }] },
+      );
+      const before = server.requests.length;
+      const resumed = await runCli(['resume', sessionId, '--no-worker', '--json'], t.env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const final = JSON.parse(resumed.stdout);
+      expect(final).toMatchObject({ status: 'completed', steps: 4, sessionId });
+
+      // The first request after resume holds the earlier structured history.
+      const context = JSON.stringify(server.requests[before].body);
+      expect(context).toContain('First a marker file.');
+      expect(context).toContain('file-write');
+      expect(context).toContain('not run to completion');
+      expect(context).toContain('has now been resumed');
+
+      const messages = await store.listMessages(sessionId);
+      expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
+      const calls = messages
+        .flatMap((m) => (m.message.role === 'assistant' ? m.message.content : []))
+        .filter((p) => p.type === 'tool-call');
+      const results = messages.flatMap((m) => (m.message.role === 'tool' ? m.message.content : []));
+      expect(results.map((r) => r.toolCallId).sort()).toEqual(
+        calls.map((c) => (c as { toolCallId: string }).toolCallId).sort(),
+      );
+      await store.close();
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+});

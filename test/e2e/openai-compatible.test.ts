@@ -1,0 +1,150 @@
+/**
+ * Acceptance 2 and 5: a goal driven over HTTP by a local OpenAI-compatible server (streamed
+ * responses with tool calls); 429 with Retry-After is retried no sooner than it says; 401 fails at once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+
+const SECRET = 'sk-test-secret-do-not-store-1234567890';
+
+const goalTurns = () => [
+  {
+    text: 'Writing it.',
+    toolCalls: [{ name: 'file-write', args: { path: 'out.txt', content: 'over http\n' } }],
+  },
+  { toolCalls: [{ name: 'bash', args: { command: 'cat out.txt' } }] },
+  { toolCalls: [{ name: 'file-read', args: { path: 'out.txt' } }] },
+  { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done over http' } }] },
+];
+
+describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => server?.close());
+
+  const model = 'openai-compatible:test-model';
+
+  it('completes with streamed tool calls', async () => {
+    const t = goalTestEnv('http', { OPENAI_API_KEY: SECRET });
+    const before = server.requests.length;
+    server.enqueue(...goalTurns());
+    const result = await runCli(
+      [
+        'run',
+        'write out.txt and check it',
+        '--workspace',
+        t.workspace,
+        '--model',
+        model,
+        '--base-url',
+        server.url,
+        '--json',
+      ],
+      t.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout);
+    expect(status).toMatchObject({ status: 'completed', steps: 4 });
+    const requests = server.requests.slice(before);
+    expect(requests).toHaveLength(4);
+    expect(requests.every((request) => (request.body as { stream?: boolean }).stream === true)).toBe(true);
+    // The second request carries the first tool call and its result: the structured history.
+    const second = JSON.stringify(requests[1].body);
+    expect(second).toContain('file-write');
+    expect(second).toContain('wrote');
+    // The key reaches the provider, and nothing else.
+    expect(requests[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+    const store = await testStore(t.databaseUrl);
+    const everything = JSON.stringify([
+      await store.listMessages(status.sessionId),
+      await store.listEvents(status.sessionId),
+      await store.getSession(status.sessionId),
+    ]);
+    await store.close();
+    expect(everything).not.toContain(SECRET);
+  });
+
+  it('retries a 429 no sooner than Retry-After, visible in status while it waits and afterwards', async () => {
+    const t = goalTestEnv('http429', { OPENAI_API_KEY: SECRET });
+    const before = server.requests.length;
+    server.enqueue(
+      {
+        status: 429,
+        headers: { 'Retry-After': '4' },
+        body: { error: { message: 'Rate limit reached', type: 'rate_limit' } },
+      },
+      ...goalTurns(),
+    );
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const started = await runCli(
+        [
+          'start',
+          'write out.txt and check it',
+          '--workspace',
+          t.workspace,
+          '--model',
+          model,
+          '--base-url',
+          server.url,
+          '--json',
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      const retrying = await waitFor(
+        'status to show the retry',
+        async () => {
+          const shown = await runCli(['status', sessionId, '--json'], t.env);
+          const view = JSON.parse(shown.stdout);
+          return view.retrying ? view.retrying : undefined;
+        },
+        30_000,
+        300,
+      );
+      expect(retrying.lastFailure).toContain('429');
+      expect(retrying.attempt).toBe(2);
+      const watched = await runCli(['watch', sessionId, '--json'], t.env);
+      expect(watched.code, watched.stderr).toBe(0);
+      const final = JSON.parse(watched.stdout);
+      expect(final.status).toBe('completed');
+      expect(final.recent.map((action: { text: string }) => action.text).join('\n')).toMatch(
+        /step 1 · model call succeeded on attempt 2 after: .*429/,
+      );
+      const requests = server.requests.slice(before);
+      expect(requests.length).toBe(5);
+      expect(requests[1].time - requests[0].time).toBeGreaterThanOrEqual(4_000);
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+
+  it('fails the goal at once on 401 with a message naming provider, model and status', async () => {
+    const t = goalTestEnv('http401', { OPENAI_API_KEY: SECRET });
+    const before = server.requests.length;
+    server.enqueue({
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+    });
+    const result = await runCli(
+      ['run', 'anything', '--workspace', t.workspace, '--model', model, '--base-url', server.url, '--json'],
+      t.env,
+    );
+    expect(result.code).toBe(1);
+    const status = JSON.parse(result.stdout);
+    expect(status.status).toBe('failed');
+    expect(status.reason).toMatch(/openai-compatible/);
+    expect(status.reason).toMatch(/test-model/);
+    expect(status.reason).toMatch(/401/);
+    expect(status.reason).not.toContain(SECRET);
+    expect(server.requests.length - before).toBe(1);
+    expect(result.ms).toBeLessThan(30_000);
+    const shown = await runCli(['status', status.sessionId], t.env);
+    expect(shown.stdout).toMatch(/status\s+failed \(.*401/);
+  });
+});
