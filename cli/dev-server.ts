@@ -175,13 +175,19 @@ export interface ForegroundDevServerOptions {
 }
 
 /** Runs the dev server attached to the terminal (`goalrun dev`); resolves with its exit code. */
-export function runDevServerForeground(options: ForegroundDevServerOptions): Promise<number> {
+export async function runDevServerForeground(options: ForegroundDevServerOptions): Promise<number> {
   const { host, port } = parseTemporalAddress(options.address);
   if (!isLocalHost(host)) {
-    return Promise.reject(
-      new Error(
-        `goalrun dev runs a server on this machine, but the Temporal address ${options.address} is not local`,
-      ),
+    throw new Error(
+      `goalrun dev runs a server on this machine, but the Temporal address ${options.address} is not local`,
+    );
+  }
+  // A second server would fail on the busy port anyway; say which one holds it and how to stop it.
+  if (await isTemporalReachable(options.address)) {
+    const pid = readPidFile(join(options.home, DEV_SERVER_FILES.pid));
+    const owner = pid !== null && isProcessAlive(pid) ? ` (goalrun's background dev server, pid ${pid})` : '';
+    throw new Error(
+      `a Temporal server already answers at ${options.address}${owner}; stop it first or use it as is`,
     );
   }
   const binary = options.binary ?? requireTemporalBinary();
@@ -199,7 +205,7 @@ export function runDevServerForeground(options: ForegroundDevServerOptions): Pro
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
-  return new Promise((resolve, reject) => {
+  return await new Promise<number>((resolve, reject) => {
     const detach = () => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
@@ -267,7 +273,7 @@ export async function ensureTemporalServer(
   try {
     // Whoever held the lock before us may have started it in the meantime.
     if (await isTemporalReachable(address)) return { started: false };
-    await waitForPreviousServer(options, timeoutMs);
+    if (await waitForPreviousServer(options, timeoutMs)) return { started: false };
     return await startBackgroundServer(options, host, port, timeoutMs);
   } finally {
     releaseLock(lockPath);
@@ -285,7 +291,9 @@ function tryAcquireLock(lockPath: string): boolean {
   try {
     const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
     const ageMs = Date.now() - statSync(lockPath).mtimeMs;
-    if (!isProcessAlive(holder) || ageMs > STALE_LOCK_MS) unlinkSync(lockPath);
+    // An empty file is a lock whose holder has created it but not yet written its pid.
+    const holderGone = !Number.isNaN(holder) && !isProcessAlive(holder);
+    if (holderGone || ageMs > STALE_LOCK_MS) unlinkSync(lockPath);
   } catch {
     // The holder released it between our checks; the next attempt will tell.
   }
@@ -303,24 +311,27 @@ function releaseLock(lockPath: string): void {
 /**
  * A server from an earlier run that is alive but not answering may still be starting (its starter
  * died mid-wait); a second server on the same SQLite file would corrupt goalrun's view, so wait for it
- * and fail clearly if it never answers.
+ * and fail clearly if it never answers. True when it came up.
  */
-async function waitForPreviousServer(options: EnsureTemporalServerOptions, timeoutMs: number): Promise<void> {
+async function waitForPreviousServer(
+  options: EnsureTemporalServerOptions,
+  timeoutMs: number,
+): Promise<boolean> {
   const pidPath = join(options.home, DEV_SERVER_FILES.pid);
   const pid = readPidFile(pidPath);
-  if (pid === null) return;
+  if (pid === null) return false;
   if (!isProcessAlive(pid) || !looksLikeDevServer(pid)) {
     unlinkQuietly(pidPath);
-    return;
+    return false;
   }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && isProcessAlive(pid)) {
-    if (await isTemporalReachable(options.address)) return;
+    if (await isTemporalReachable(options.address)) return true;
     await sleep(POLL_INTERVAL_MS);
   }
   if (!isProcessAlive(pid)) {
     unlinkQuietly(pidPath);
-    return;
+    return false;
   }
   throw new Error(
     `A Temporal dev server started by goalrun (pid ${pid}) is running but does not answer at ` +

@@ -10,6 +10,7 @@ import {
   ensureTemporalServer,
   isTemporalReachable,
   parseTemporalAddress,
+  runDevServerForeground,
   SEARCH_ATTRIBUTES,
   stopBackgroundDevServer,
   uiPortFor,
@@ -157,6 +158,15 @@ describe('ensureTemporalServer', { timeout: SERVER_TEST_TIMEOUT_MS }, () => {
   it('reuses a server that already answers', async () => {
     expect(await ensureTemporalServer({ address, home, log, uiPort })).toEqual({ started: false });
     expect(logs).toHaveLength(1);
+  });
+
+  it('will not start a foreground server where one already answers', async () => {
+    await expect(runDevServerForeground({ home, address })).rejects.toThrow(
+      /already answers at .*goalrun's background dev server, pid \d+/,
+    );
+    await expect(runDevServerForeground({ home, address: 'temporal.example:7233' })).rejects.toThrow(
+      /not local/,
+    );
   });
 
   it('stops the background server', async () => {
