@@ -86,8 +86,11 @@ export function goalFromOptions(
   sessionId: string,
   hostsWorker: boolean,
 ): GoalDefinition {
-  if (objective.trim() === '')
+  if (objective.trim() === '') {
     throw new ConfigError('the objective is empty; say what the goal should achieve');
+  }
+  // Flags first: a typo in a number is the cheapest thing to report.
+  const limits = { ...settings.defaultLimits, ...limitsFromFlags(options) };
   const workspace = resolveWorkspace(options.workspace);
   const model = normalizeModelSpec(options.model ?? settings.defaultModel);
   const baseUrl = options.baseUrl ?? settings.config.base_url;
@@ -101,6 +104,6 @@ export function goalFromOptions(
     workspace,
     model,
     baseUrl,
-    limits: { ...settings.defaultLimits, ...limitsFromFlags(options) },
+    limits,
   };
 }

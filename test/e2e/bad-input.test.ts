@@ -1,0 +1,86 @@
+/** Acceptance 9: bad input gets exit code 2 and one clear line; malformed tool arguments reach the model. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, scriptedModel } from '../support/cli';
+import { goalTestEnv, testStore } from '../support/goal-env';
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0];
+}
+
+describe('bad input', () => {
+  // No Temporal server is needed for any of these: the checks run before anything starts.
+  const t = goalTestEnv('badinput', { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+
+  it('rejects an unknown provider', async () => {
+    const result = await runCli(['run', 'x', '--workspace', t.workspace, '--model', 'gpt:4o'], t.env);
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toMatch(/invalid model "gpt:4o": unknown provider "gpt"/);
+  });
+
+  it('rejects a missing API key', async () => {
+    const result = await runCli(['run', 'x', '--workspace', t.workspace, '--model', 'openai:gpt-4o'], t.env);
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toMatch(/OPENAI_API_KEY is not set/);
+  });
+
+  it('rejects a missing workspace', async () => {
+    const missing = path.join(t.workspace, 'nope');
+    const result = await runCli(['run', 'x', '--workspace', missing, '--model', 'openai:gpt-4o'], t.env);
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toBe(`goalrun: workspace ${missing} does not exist`);
+  });
+
+  it('rejects a malformed config file, naming it', async () => {
+    const home = path.join(t.home, 'bad-config');
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(home, 'config.json'), '{"max_steps": 10,');
+    const result = await runCli(['run', 'x', '--workspace', t.workspace], { ...t.env, GOALRUN_HOME: home });
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toMatch(/config file .*config\.json is not valid JSON/);
+    fs.writeFileSync(path.join(home, 'config.json'), '{"max_step": 10}');
+    const typo = await runCli(['status', 'x'], { ...t.env, GOALRUN_HOME: home });
+    expect(typo.code).toBe(2);
+    expect(oneLine(typo.stderr)).toMatch(/config file .*config\.json is invalid: .*max_step/);
+  });
+
+  it('rejects bad flags with exit code 2', async () => {
+    const result = await runCli(['run', 'x', '--max-steps', 'many'], t.env);
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toBe('goalrun: --max-steps must be a positive whole number, got "many"');
+    const unknown = await runCli(['run', 'x', '--frobnicate'], t.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option '--frobnicate'/);
+  });
+
+  it('shows malformed tool-call arguments to the model as an error, and the run goes on', async () => {
+    const g = goalTestEnv('badargs');
+    const model = scriptedModel(g.home, [
+      { toolCalls: [{ name: 'bash', argsRaw: '{"command": "echo hi"' }] },
+      { toolCalls: [{ name: 'file-write', args: { path: 42 } }] },
+      { toolCalls: [{ name: 'no-such-tool', args: {} }] },
+      { toolCalls: [{ name: 'finish', args: { status: 'done' } }] },
+      { toolCalls: [{ name: 'bash', args: { command: 'echo recovered' } }] },
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered from bad calls' } }] },
+    ]);
+    const result = await runCli(['run', 'survive bad calls', '--workspace', g.workspace, '--model', model, '--json'], g.env);
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout);
+    expect(status).toMatchObject({ status: 'completed', steps: 6 });
+    const store = await testStore(g.databaseUrl);
+    const results = (await store.listMessages(status.sessionId))
+      .filter((m) => m.message.role === 'tool')
+      .map((m) => (m.message.content[0] as { output: { type: string; value: string } }).output);
+    await store.close();
+    expect(results[0].type).toBe('error-text');
+    expect(results[0].value).toMatch(/^invalid arguments for bash: not valid JSON/);
+    expect(results[1].value).toMatch(/^invalid arguments for file-write: .*path.*content/s);
+    expect(results[2].value).toBe('unknown tool "no-such-tool"');
+    expect(results[3].value).toMatch(/^invalid arguments for finish: status: expected "complete" or "blocked"/);
+    expect(results[4]).toMatchObject({ type: 'text' });
+    expect(results[4].value).toContain('recovered');
+  });
+});
