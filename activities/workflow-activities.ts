@@ -18,7 +18,7 @@ import {
 import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf, userText } from '../core/messages';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_TOOL_NAMES } from '../core/tool-names';
-import { edgeLines, truncateForModel } from '../core/truncate';
+import { clipChars, edgeLines, truncateForModel } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
@@ -424,7 +424,7 @@ function modelStepResult(
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       input: inline && workflowTool ? call.input : undefined,
-      summary: summary.slice(0, 120),
+      summary: clipChars(summary, 120),
     };
   });
   const text = textOf(entry.message).trim();
@@ -433,7 +433,7 @@ function modelStepResult(
     toolCalls,
     usage: meta.usage,
     finishReason: meta.finishReason,
-    textPreview: (text.split('\n')[0] ?? '').slice(0, 120),
+    textPreview: clipChars(text.split('\n')[0] ?? '', 120),
   };
 }
 

@@ -30,7 +30,9 @@ export function incompleteDependencies(task: Task, byId: Map<string, Task>): str
  */
 export function dependencyOrder(graph: TaskGraph): Task[] {
   const position = new Map<string, number>();
-  graph.forEach((task, index) => position.set(task.id, index));
+  graph.forEach((task, index) => {
+    position.set(task.id, index);
+  });
   const waitingOn = graph.map(
     (task) => new Set(task.dependencies.filter((dep) => dep !== task.id && position.has(dep))).size,
   );

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   CancellationScope,
+  ContinueAsNew,
   condition,
   continueAsNew,
   isCancellation,
@@ -205,6 +206,8 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     }
     return snapshot();
   } catch (err) {
+    // continueAsNew works by throwing; it is how this run ends, not a failure.
+    if (err instanceof ContinueAsNew) throw err;
     if (err instanceof TimeLimitReached) {
       await answerUnanswered('the goal reached its time limit');
       await finish('limit_reached', `time limit reached (${state.goal.limits.maxMinutes} minutes)`);

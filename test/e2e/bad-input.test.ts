@@ -66,7 +66,10 @@ describe('bad input', () => {
       { toolCalls: [{ name: 'bash', args: { command: 'echo recovered' } }] },
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered from bad calls' } }] },
     ]);
-    const result = await runCli(['run', 'survive bad calls', '--workspace', g.workspace, '--model', model, '--json'], g.env);
+    const result = await runCli(
+      ['run', 'survive bad calls', '--workspace', g.workspace, '--model', model, '--json'],
+      g.env,
+    );
     expect(result.code, result.stderr).toBe(0);
     const status = JSON.parse(result.stdout);
     expect(status).toMatchObject({ status: 'completed', steps: 6 });
@@ -79,7 +82,9 @@ describe('bad input', () => {
     expect(results[0].value).toMatch(/^invalid arguments for bash: not valid JSON/);
     expect(results[1].value).toMatch(/^invalid arguments for file-write: .*path.*content/s);
     expect(results[2].value).toBe('unknown tool "no-such-tool"');
-    expect(results[3].value).toMatch(/^invalid arguments for finish: status: expected "complete" or "blocked"/);
+    expect(results[3].value).toMatch(
+      /^invalid arguments for finish: status: expected "complete" or "blocked"/,
+    );
     expect(results[4]).toMatchObject({ type: 'text' });
     expect(results[4].value).toContain('recovered');
   });

@@ -23,7 +23,10 @@ describe('a worker killed mid-goal', () => {
   it('is replaced by a new worker that finishes the goal exactly once', async () => {
     const t = goalTestEnv('crash');
     const model = scriptedModel(t.home, turns);
-    const started = await runCli(['start', 'survive crashes', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    const started = await runCli(
+      ['start', 'survive crashes', '--workspace', t.workspace, '--model', model, '--json'],
+      t.env,
+    );
     expect(started.code, started.stderr).toBe(0);
     const { sessionId } = JSON.parse(started.stdout);
     const status = async () => JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
@@ -56,6 +59,9 @@ describe('a worker killed mid-goal', () => {
     expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
     expect(messages.filter((m) => m.message.role === 'assistant')).toHaveLength(turns.length);
     expect(messages.filter((m) => m.message.role === 'tool')).toHaveLength(turns.length);
-    expect(messages.map((m) => m.message.role)).toEqual(['user', ...turns.flatMap(() => ['assistant', 'tool'])]);
+    expect(messages.map((m) => m.message.role)).toEqual([
+      'user',
+      ...turns.flatMap(() => ['assistant', 'tool']),
+    ]);
   });
 });

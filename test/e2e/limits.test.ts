@@ -3,16 +3,28 @@ import { describe, expect, it } from 'vitest';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
-const busyTurn = (n: number) => ({ toolCalls: [{ name: 'bash', args: { command: `echo step ${n} >> log.txt` } }] });
+const busyTurn = (n: number) => ({
+  toolCalls: [{ name: 'bash', args: { command: `echo step ${n} >> log.txt` } }],
+});
 const talkTurn = (text: string) => ({ text });
 
 describe('goal limits', () => {
   it('stops at the step limit with limit_reached and exit code 4', async () => {
     const t = goalTestEnv('steps');
-    const model = scriptedModel(t.home, Array.from({ length: 10 }, (_, i) => busyTurn(i + 1)));
-    const result = await runCli(['run', 'keep busy', '--workspace', t.workspace, '--model', model, '--max-steps', '3', '--json'], t.env);
+    const model = scriptedModel(
+      t.home,
+      Array.from({ length: 10 }, (_, i) => busyTurn(i + 1)),
+    );
+    const result = await runCli(
+      ['run', 'keep busy', '--workspace', t.workspace, '--model', model, '--max-steps', '3', '--json'],
+      t.env,
+    );
     expect(result.code, result.stderr).toBe(4);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'limit_reached', steps: 3, reason: 'step limit reached (3 steps)' });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'limit_reached',
+      steps: 3,
+      reason: 'step limit reached (3 steps)',
+    });
   });
 
   it('stops at the iteration limit with limit_reached and exit code 4', async () => {
@@ -20,17 +32,44 @@ describe('goal limits', () => {
     // Each iteration: one tool step (progress), then an answer without a tool call ends the turn.
     const turns = Array.from({ length: 5 }, (_, i) => [busyTurn(i), talkTurn(`turn ${i} done`)]).flat();
     const model = scriptedModel(t.home, turns);
-    const result = await runCli(['run', 'keep talking', '--workspace', t.workspace, '--model', model, '--max-iterations', '2', '--json'], t.env);
+    const result = await runCli(
+      [
+        'run',
+        'keep talking',
+        '--workspace',
+        t.workspace,
+        '--model',
+        model,
+        '--max-iterations',
+        '2',
+        '--json',
+      ],
+      t.env,
+    );
     expect(result.code, result.stderr).toBe(4);
     const status = JSON.parse(result.stdout);
-    expect(status).toMatchObject({ status: 'limit_reached', steps: 4, reason: 'iteration limit reached (2 iterations)' });
+    expect(status).toMatchObject({
+      status: 'limit_reached',
+      steps: 4,
+      reason: 'iteration limit reached (2 iterations)',
+    });
     expect(status.noProgress).toBe(0);
   });
 
   it('blocks after three iterations without progress, saying why', async () => {
     const t = goalTestEnv('noprogress');
-    const model = scriptedModel(t.home, [busyTurn(0), talkTurn('did a thing'), talkTurn('thinking'), talkTurn('still thinking'), talkTurn('hmm'), busyTurn(9)]);
-    const result = await runCli(['run', 'idle', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    const model = scriptedModel(t.home, [
+      busyTurn(0),
+      talkTurn('did a thing'),
+      talkTurn('thinking'),
+      talkTurn('still thinking'),
+      talkTurn('hmm'),
+      busyTurn(9),
+    ]);
+    const result = await runCli(
+      ['run', 'idle', '--workspace', t.workspace, '--model', model, '--json'],
+      t.env,
+    );
     expect(result.code, result.stderr).toBe(1);
     const status = JSON.parse(result.stdout);
     expect(status).toMatchObject({ status: 'blocked', steps: 5, noProgress: 3 });
@@ -40,10 +79,23 @@ describe('goal limits', () => {
   it('ends as blocked when the model calls finish with status blocked', async () => {
     const t = goalTestEnv('finishblocked');
     const model = scriptedModel(t.home, [
-      { toolCalls: [{ name: 'finish', args: { status: 'blocked', summary: 'the API key for the staging server is missing' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'finish',
+            args: { status: 'blocked', summary: 'the API key for the staging server is missing' },
+          },
+        ],
+      },
     ]);
-    const result = await runCli(['run', 'deploy', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    const result = await runCli(
+      ['run', 'deploy', '--workspace', t.workspace, '--model', model, '--json'],
+      t.env,
+    );
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'blocked', reason: 'the API key for the staging server is missing' });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'blocked',
+      reason: 'the API key for the staging server is missing',
+    });
   });
 });

@@ -1,0 +1,48 @@
+/** Measures a workflow's history the way Temporal stores it: encoded protobuf bytes. */
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Every event of a workflow's current run, with its encoded size. */
+export async function fetchHistory(
+  address: string,
+  workflowId: string,
+  runId?: string,
+): Promise<Array<{ event: HistoryEvent; bytes: number }>> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    return (history.events ?? []).map((event) => ({
+      event,
+      bytes: temporal.api.history.v1.HistoryEvent.encode(event).finish().length,
+    }));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The sizes of every payload anywhere in an event (inputs, results, memo, details). */
+export function payloadSizes(value: unknown, sizes: number[] = []): number[] {
+  if (value === null || typeof value !== 'object') return sizes;
+  if (value instanceof Uint8Array) return sizes;
+  const record = value as Record<string, unknown>;
+  if (record.data instanceof Uint8Array && 'metadata' in record) {
+    sizes.push(record.data.length);
+    return sizes;
+  }
+  for (const child of Object.values(record)) payloadSizes(child, sizes);
+  return sizes;
+}
+
+/** The activity summary of an ActivityTaskScheduled event, if any (decoded JSON string). */
+export function activitySummary(event: HistoryEvent): string | undefined {
+  const summary = event.userMetadata?.summary;
+  if (!summary?.data) return undefined;
+  try {
+    return JSON.parse(Buffer.from(summary.data).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
