@@ -9,8 +9,8 @@ const execFileAsync = promisify(execFile);
 const GIT_STATUS_MAX_LINES = 40;
 
 /** The system prompt of every model step of a goal. */
-export function systemPrompt(goal: { objective: string; workspace: string }): string {
-  return [
+export function systemPrompt(goal: { objective: string; workspace: string; tasks?: string | null }): string {
+  const sections = [
     'You are goalrun, an autonomous software agent working on a goal without a human watching.',
     `Your workspace is ${goal.workspace}. Tools run there; relative paths are resolved against it.`,
     `The objective:\n${goal.objective}`,
@@ -23,7 +23,9 @@ export function systemPrompt(goal: { objective: string; workspace: string }): st
       '- When the objective is fully done and verified, call `finish` with status "complete" and a summary.',
       '- If you cannot make progress without help (missing access, contradictory requirements), call `finish` with status "blocked" and say exactly what is missing.',
     ].join('\n'),
-  ].join('\n\n');
+  ];
+  if (goal.tasks) sections.push(`Your current task list (todo-write):\n${goal.tasks}`);
+  return sections.join('\n\n');
 }
 
 /** The first message of a goal: the objective and a snapshot of the environment (spec: first message). */

@@ -9,15 +9,18 @@ import { FINISH_TOOL_SPEC } from '../core/finish';
 import type { GoalState } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import {
-  INLINE_ARGS_MAX_BYTES,
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
   SPOOL_MIN_TOKENS,
   TOOL_RESULT_MAX_CHARS,
+  WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
 import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf, userText } from '../core/messages';
+import { renderTaskList, taskView } from '../core/task-graph';
+import type { TaskGraph } from '../core/task-graph-types';
+import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
 import { estimateTokens } from '../core/tokens';
-import { WORKFLOW_TOOL_NAMES } from '../core/tool-names';
+import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars, edgeLines, truncateForModel } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
@@ -117,6 +120,9 @@ export function createGoalActivities(deps: ActivityDeps) {
       }
       const client = clientFor(input.model, input.baseUrl);
       const transcript = await store.listMessages(input.sessionId, { toSeq: input.upToSeq });
+      // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
+      const checkpoint = await store.latestCheckpoint(input.sessionId);
+      const tasks = (checkpoint?.tasks as TaskGraph | null) ?? [];
       const context = Context.current();
       let received = 0;
       let lastSaved = 0;
@@ -126,7 +132,11 @@ export function createGoalActivities(deps: ActivityDeps) {
       );
       try {
         const response = await client.stream({
-          system: systemPrompt({ objective: session.objective, workspace: session.projectDir }),
+          system: systemPrompt({
+            objective: session.objective,
+            workspace: session.projectDir,
+            tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+          }),
           messages: transcript.map((entry) => entry.message),
           tools: toolSpecs(input.tools),
           stepNumber: input.stepNumber,
@@ -320,7 +330,11 @@ export function createGoalActivities(deps: ActivityDeps) {
         .filter((call) => !answered.has(call.toolCallId))
         .map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName }));
       return {
-        state: { ...rest, ledger: transcript.map(ledgerEntryOf) },
+        state: {
+          ...rest,
+          tasks: rest.tasks ?? (checkpoint.tasks as TaskGraph | null) ?? [],
+          ledger: transcript.map(ledgerEntryOf),
+        },
         tasks: checkpoint.tasks,
         keptProgress: keptProgress ?? null,
         unansweredToolCalls,
@@ -365,6 +379,14 @@ function toolSpecs(names: string[]): ToolSpec[] {
         {
           ...FINISH_TOOL_SPEC,
           inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
+        },
+      ];
+    }
+    if (name === TODO_WRITE_TOOL_SPEC.name) {
+      return [
+        {
+          ...TODO_WRITE_TOOL_SPEC,
+          inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
         },
       ];
     }
@@ -413,19 +435,20 @@ function modelStepResult(
   meta: { usage: RequestUsage; finishReason: string },
 ): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const workflowTool = WORKFLOW_TOOL_NAMES.includes(call.toolName);
+    const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
     const tool = findTool(call.toolName);
     const parsed = tool?.parse(call.input);
     const summary = parsed?.ok
       ? tool!.summarize(parsed.args)
       : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
-    const inline = workflowTool || JSON.stringify(call.input ?? null).length <= INLINE_ARGS_MAX_BYTES;
-    return {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      input: inline && workflowTool ? call.input : undefined,
-      summary: clipChars(summary, 120),
-    };
+    // Workflow tools need their arguments in the workflow; anything else stays in the store.
+    const inputBytes = JSON.stringify(call.input ?? null).length;
+    const input = !workflowTool
+      ? undefined
+      : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
+        ? call.input
+        : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
+    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary: clipChars(summary, 120) };
   });
   const text = textOf(entry.message).trim();
   return {

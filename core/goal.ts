@@ -10,6 +10,9 @@ import {
   DEFAULT_NO_PROGRESS_LIMIT,
   RECENT_ACTIONS_KEPT,
 } from './limits';
+import { renderTasksMarkdown } from './task-graph-render';
+import type { TaskGraph, TaskView } from './task-graph-types';
+import { LEGACY_TASK_TOOL_NAMES } from './tool-names';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
 /** Status of a goal, in the store, in search attributes and in the CLI. */
@@ -81,6 +84,8 @@ export interface GoalState {
   finishSummary: string | null;
   /** How many executions this session has had (1 for the first run; resume adds one). */
   executions: number;
+  /** The task graph of the todo-write tool (spec S-TASKS). */
+  tasks: TaskGraph;
   ledger: LedgerEntry[];
 }
 
@@ -103,6 +108,7 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
     actions: 0,
     finishSummary: null,
     executions: 1,
+    tasks: [],
     ledger: [],
   };
 }
@@ -115,7 +121,8 @@ export function noteAction(state: GoalState, text: string): GoalState {
 }
 
 /** Tools whose calls change nothing in the workspace, so they never count as progress. */
-const NON_PROGRESS_TOOLS = new Set(['todo-write', 'finish', 'tool-output']);
+// Spec: an iteration with no tool call besides task-list updates made no progress.
+const NON_PROGRESS_TOOLS = new Set(['todo-write', ...LEGACY_TASK_TOOL_NAMES, 'finish']);
 
 /** Records one tool call's outcome: progress, changes for the continuation message, last tool. */
 export function recordToolOutcome(
@@ -259,7 +266,7 @@ export function snapshotOf(
 }
 
 /** The Markdown the Web UI shows as the workflow's current details. */
-export function detailsMarkdown(snapshot: GoalSnapshot): string {
+export function detailsMarkdown(snapshot: GoalSnapshot, tasks: TaskView[] = []): string {
   const lines = [
     `**Status:** ${snapshot.status}${snapshot.reason ? ` — ${snapshot.reason}` : ''}`,
     `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
@@ -267,6 +274,7 @@ export function detailsMarkdown(snapshot: GoalSnapshot): string {
     `**Usage:** context ${snapshot.usage.contextTokens} tokens · total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests`,
     `**Session:** \`${snapshot.sessionId}\` · **model:** \`${snapshot.model}\``,
   ];
+  if (tasks.length > 0) lines.push('', '**Tasks:**', renderTasksMarkdown(tasks));
   if (snapshot.recent.length > 0) {
     lines.push('', '**Recent:**', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
   }

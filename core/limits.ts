@@ -30,8 +30,8 @@ export const BASH_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
 
 /** Progress during a step is persisted at most this often (S-SAVE). */
 export const PROGRESS_SAVE_INTERVAL_MS = 2_000;
-/** Tool-call arguments up to this size travel inline in activity results; larger ones stay in the store. */
-export const INLINE_ARGS_MAX_BYTES = 2_048;
+/** Arguments of a workflow-handled tool (todo-write, finish) travel in the activity result up to this size. */
+export const WORKFLOW_TOOL_ARGS_MAX_BYTES = 64 * 1024;
 /** How many recent actions the workflow keeps for `watch` and the Web UI. */
 export const RECENT_ACTIONS_KEPT = 20;
 

@@ -5,9 +5,13 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import type { GoalSnapshot } from '../core/goal';
+import type { TaskView } from '../core/task-graph-types';
 
 /** The goal's live snapshot (status, counters, usage, recent actions). */
 export const stateQuery = defineQuery<GoalSnapshot>('state');
+
+/** The task graph in dependency order, with derived blocked_by and ready. */
+export const tasksQuery = defineQuery<TaskView[]>('tasks');
 
 export const GoalStatusKey = defineSearchAttributeKey('GoalStatus', SearchAttributeType.KEYWORD);
 export const GoalSessionKey = defineSearchAttributeKey('GoalSession', SearchAttributeType.KEYWORD);

@@ -20,7 +20,6 @@ import {
 } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { FailureType } from '../core/errors';
-import { parseFinishArgs } from '../core/finish';
 import {
   checkStopRules,
   continuationMessage,
@@ -41,10 +40,13 @@ import {
 } from '../core/goal';
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import type { StoredMessage } from '../core/messages';
+import { taskView } from '../core/task-graph';
+import { isTodoWriteCall } from '../core/todo-write-tool';
 import { GOAL_TOOL_NAMES } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
+import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workflow-tools';
 import { modelActivities, storeActivities, toolActivities } from './activities-proxy';
-import { GOAL_FAILED_TYPE, GoalIterationKey, GoalStatusKey, stateQuery } from './definitions';
+import { GOAL_FAILED_TYPE, GoalIterationKey, GoalStatusKey, stateQuery, tasksQuery } from './definitions';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -72,6 +74,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   const elapsedMs = () => state.elapsedMsBefore + (Date.now() - executionStart);
   const snapshot = (): GoalSnapshot => ({ ...snapshotOf(state, workflowId, elapsedMs()), keptProgress });
   setHandler(stateQuery, snapshot);
+  setHandler(tasksQuery, () => taskView(state.tasks));
 
   // Search attributes are upserted only when they change: each upsert is a history event.
   let published = { status: '', iteration: -1 };
@@ -83,7 +86,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       ]);
       published = { status: state.status, iteration: state.iteration };
     }
-    setCurrentDetails(detailsMarkdown(snapshot()));
+    setCurrentDetails(detailsMarkdown(snapshot(), taskView(state.tasks)));
   };
 
   /** Saves the control state (without the ledger, which the transcript can rebuild). */
@@ -92,7 +95,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     await storeActivities.saveCheckpoint({
       sessionId: state.goal.sessionId,
       state: { ...rest, elapsedMsBefore: elapsedMs() },
-      tasks: null,
+      tasks: state.tasks,
       keptProgress: keptProgress ?? undefined,
       event,
     });
@@ -261,35 +264,25 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
 
     unanswered = [...step.toolCalls];
     let finished: { status: GoalStatus; reason: string | null } | null = null;
-    for (const call of step.toolCalls) {
+    const planOnly = step.toolCalls.every((call) => isTodoWriteCall(call.toolName));
+    const handled: Array<{ toolName: string; ok: boolean }> = [];
+    for (const [index, call] of step.toolCalls.entries()) {
       if (finished) {
         await answerWorkflowTool(call, 'not run: the goal was already finished by an earlier call', false);
         continue;
       }
-      if (call.toolName === 'finish') {
-        const parsed = parseFinishArgs(call.input);
-        if (!parsed.ok) {
-          await answerWorkflowTool(call, parsed.error, false);
-          state = recordToolOutcome(state, {
-            toolName: 'finish',
-            summary: 'finish: invalid arguments',
-            ok: false,
-            changedWorkspace: false,
-          });
-          continue;
+      if (isWorkflowTool(call.toolName)) {
+        const outcome = handleWorkflowTool(state, call);
+        state = outcome.state;
+        handled.push({ toolName: call.toolName, ok: outcome.ok });
+        let text = outcome.text;
+        if (planOnly && index === step.toolCalls.length - 1) {
+          const nudged = planOnlyNudge(state, handled);
+          state = nudged.state;
+          if (nudged.nudge) text = `${text}\n\n${nudged.nudge}`;
         }
-        await answerWorkflowTool(call, `goal marked ${parsed.args.status}`, true);
-        state = recordToolOutcome(state, {
-          toolName: 'finish',
-          summary: `finish: ${parsed.args.status}`,
-          ok: true,
-          changedWorkspace: false,
-        });
-        state = { ...state, finishSummary: parsed.args.summary };
-        finished =
-          parsed.args.status === 'complete'
-            ? { status: 'completed', reason: null }
-            : { status: 'blocked', reason: parsed.args.summary };
+        await answerWorkflowTool(call, text, outcome.ok);
+        if (outcome.finished) finished = outcome.finished;
         continue;
       }
       const result = await toolActivities(call.summary, goal.toolTaskQueue).runTool({

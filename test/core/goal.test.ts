@@ -138,7 +138,7 @@ describe('recordToolOutcome', () => {
     expect(state.recent.at(-1)?.text).toBe('step 4 · file-write: a.txt');
   });
 
-  it.each(['todo-write', 'finish', 'tool-output'])('%s never counts as progress', (name) => {
+  it.each(['todo-write', 'task-create', 'task-update', 'finish'])('%s never counts as progress', (name) => {
     const state = recordToolOutcome(stateWith(), tool(name, { changedWorkspace: true }));
     expect(state.iterationProgress).toBe(false);
     // ...but it is still the last tool and still logged.
@@ -237,10 +237,15 @@ describe('no-progress counting', () => {
     let state = stateWith();
     state = iteration(state, [tool('todo-write')]);
     expect(state.noProgress).toBe(1);
-    state = iteration(state, [tool('tool-output')]);
+    state = iteration(state, [tool('task-update')]);
     expect(state.noProgress).toBe(2);
     state = iteration(state, []);
     expect(state.noProgress).toBe(3);
+  });
+
+  it('reading a spooled output with tool-output is a tool call, so it is progress', () => {
+    const state = iteration(stateWith(), [tool('tool-output')]);
+    expect(state.noProgress).toBe(0);
   });
 
   it('an iteration with a workspace tool resets the count', () => {
