@@ -6,6 +6,7 @@ import { demoCommand } from './commands/demo-command';
 import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
 import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
 import { devCommand, workerCommand } from './commands/service-commands';
+import { tasksCommand } from './commands/tasks-command';
 import { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
@@ -90,6 +91,13 @@ function buildProgram(): Command {
     .argument('<id>', 'session id or workflow id')
     .option('--json', 'print as JSON')
     .action(action((context, id: string, options) => statusCommand(context, id, options)));
+
+  program
+    .command('tasks')
+    .description("show a goal's task graph: status, what blocks each task, what is ready")
+    .argument('<id>', 'session id or workflow id')
+    .option('--json', 'print as JSON (tasks in dependency order with blocked_by and ready)')
+    .action(action((context, id: string, options) => tasksCommand(context, id, options)));
 
   program
     .command('list')
