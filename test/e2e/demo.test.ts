@@ -14,11 +14,17 @@ describe('goalrun demo', () => {
 
   it('runs on the embedded defaults, starting its own Temporal dev server', async () => {
     const port = await findFreePort();
-    const env = cliEnv({ GOALRUN_HOME: home, TEMPORAL_ADDRESS: `127.0.0.1:${port}`, GOALRUN_TASK_QUEUE: undefined });
+    const env = cliEnv({
+      GOALRUN_HOME: home,
+      TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+      GOALRUN_TASK_QUEUE: undefined,
+    });
     expect(env.DATABASE_URL).toBeUndefined();
     const result = await runCli(['demo'], env, 150_000);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/no Temporal server answered at 127\.0\.0\.1:\d+; started a local dev server/);
+    expect(result.stderr).toMatch(
+      /no Temporal server answered at 127\.0\.0\.1:\d+; started a local dev server/,
+    );
     expect(result.stdout).toMatch(/store: embedded PGlite at /);
     expect(result.stdout).toMatch(/goal completed — 6 steps/);
     // The demo's workspace holds what the scripted model built.
