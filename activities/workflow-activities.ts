@@ -2,7 +2,7 @@
  * The activities of the goal workflow. Each one is idempotent: its store writes are keyed by step
  * number or tool-call id, so a retry after a crash finds its earlier work instead of redoing it.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { FINISH_TOOL_SPEC } from '../core/finish';
@@ -175,6 +175,13 @@ export function createGoalActivities(deps: ActivityDeps) {
           message,
         };
         const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
+          model: input.model,
+          toolCalls: result.toolCalls.map((call) => call.summary),
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          finishReason: response.finishReason,
+        });
         if (context.info.attempt > 1) {
           result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
         }
@@ -267,6 +274,12 @@ export function createGoalActivities(deps: ActivityDeps) {
         lastLine: edges.last,
       };
       await store.appendEvent(input.sessionId, 'tool', summary, keys.toolEvent(input.toolCallId));
+      log.info(`${call.toolName} of ${input.sessionId} ${outcome.ok ? 'ok' : 'failed'}`, {
+        step: input.stepNumber,
+        bytes,
+        spoolId,
+        lastLine: edges.last,
+      });
       const { seq } = await store.appendMessage(input.sessionId, resultKey, message);
       return {
         entry: {
