@@ -1,10 +1,13 @@
 /** Acceptance 1: a scripted goal of several steps completes and its transcript is stored once, in order. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../store/types';
+import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey } from '../../workflows/definitions';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { activitySummary, fetchHistory } from '../support/history';
 
 const turns = [
   {

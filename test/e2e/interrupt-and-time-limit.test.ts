@@ -1,0 +1,64 @@
+/** Ctrl-C on `run` loses nothing and says what to do next; the time limit is a durable timer. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv } from '../support/goal-env';
+
+describe('interrupting run', () => {
+  it('stops following on Ctrl-C, says how to watch, resume or cancel, and the goal goes on', async () => {
+    const t = goalTestEnv('ctrlc');
+    const model = scriptedModel(t.home, [
+      { toolCalls: [{ name: 'bash', args: { command: 'sleep 3; echo slow' } }] },
+      {
+        toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done after the interruption' } }],
+      },
+    ]);
+    const run = spawnCli(['run', 'be slow', '--workspace', t.workspace, '--model', model], t.env);
+    await waitFor('the goal to start', () => /step 1|goal \S+-\d{8}T/.test(run.output()), 30_000, 100);
+    const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+    run.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const output = run.output();
+    expect(output).toMatch(/nothing is lost/);
+    const sessionId = /goalrun resume (\S+)/.exec(output)?.[1];
+    expect(sessionId).toBeTruthy();
+    expect(output).toContain(`goalrun watch ${sessionId}`);
+    expect(output).toContain(`goalrun cancel ${sessionId}`);
+
+    // Another worker picks the goal up; resume attaches and follows it to the end.
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const resumed = await runCli(['resume', sessionId!, '--no-worker', '--json'], t.env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+});
+
+describe('the time limit', () => {
+  it('ends a goal stuck in a long command as limit_reached, killing the command', async () => {
+    const t = goalTestEnv('timelimit');
+    const model = scriptedModel(t.home, [
+      { toolCalls: [{ name: 'bash', args: { command: 'echo $$ > pgid.txt; sleep 600' } }] },
+    ]);
+    const result = await runCli(
+      ['run', 'wait forever', '--workspace', t.workspace, '--model', model, '--max-minutes', '1', '--json'],
+      t.env,
+      150_000,
+    );
+    expect(result.code, result.stderr).toBe(4);
+    const status = JSON.parse(result.stdout);
+    expect(status).toMatchObject({
+      status: 'limit_reached',
+      reason: 'time limit reached (1 minutes)',
+      steps: 1,
+    });
+    expect(status.elapsedMs).toBeGreaterThanOrEqual(60_000);
+    expect(result.ms).toBeLessThan(100_000);
+    const pgid = Number(fs.readFileSync(path.join(t.workspace, 'pgid.txt'), 'utf8'));
+    expect(() => process.kill(-pgid, 0)).toThrow(/ESRCH/);
+  });
+});
