@@ -80,5 +80,25 @@ describe('a scripted goal', () => {
       steps: 5,
       sessionId: status.sessionId,
     });
+
+    // What the Web UI shows: search attributes, the objective as summary, a summary per activity.
+    const connection = await Connection.connect({ address: t.temporalAddress });
+    try {
+      const handle = new Client({ connection }).workflow.getHandle(status.workflowId);
+      const description = await handle.describe();
+      expect(description.typedSearchAttributes.get(GoalStatusKey)).toBe('completed');
+      expect(description.typedSearchAttributes.get(GoalSessionKey)).toBe(status.sessionId);
+      expect(description.typedSearchAttributes.get(GoalModelKey)).toBe(model);
+      expect(description.typedSearchAttributes.get(GoalIterationKey)).toBe(1);
+      expect(await description.staticSummary()).toBe('write a note, check it, read it back');
+      const summaries = (await fetchHistory(t.temporalAddress, status.workflowId))
+        .map(({ event }) => activitySummary(event))
+        .filter(Boolean);
+      expect(summaries).toContain(`model step 1 · ${model}`);
+      expect(summaries).toContain('bash: wc -c notes/hello.txt && echo ran-bash');
+      expect(summaries).toContain('file-write: notes/hello.txt');
+    } finally {
+      await connection.close();
+    }
   });
 });
