@@ -8,6 +8,7 @@ import { ConfigError, FailureType } from '../core/errors';
 import { FINISH_TOOL_SPEC } from '../core/finish';
 import type { GoalState } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
+import { ledgerEntryFor } from '../core/ledger-entry';
 import {
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
@@ -102,7 +103,7 @@ export function createGoalActivities(deps: ActivityDeps) {
       const message = existing?.message ?? userText(await firstMessageText(goal, new Date()));
       const { seq } = existing ?? (await store.appendMessage(goal.sessionId, 'initial', message));
       await store.appendEvent(goal.sessionId, 'session-opened', { workflowId: input.workflowId }, 'opened');
-      return { first: { seq, role: 'user', tokens: tokensOf(message) } };
+      return { first: ledgerEntryFor(seq, 'initial', message) };
     },
 
     /** One model call: builds the context from the store, streams the answer, stores it once. */
@@ -282,15 +283,7 @@ export function createGoalActivities(deps: ActivityDeps) {
       });
       const { seq } = await store.appendMessage(input.sessionId, resultKey, message);
       return {
-        entry: {
-          seq,
-          role: 'tool',
-          tokens: tokensOf(message),
-          toolName: call.toolName,
-          spoolId,
-          bytes,
-          ok: outcome.ok,
-        },
+        entry: ledgerEntryFor(seq, resultKey, message, { spoolId, bytes, ok: outcome.ok }),
         ok: outcome.ok,
         changedWorkspace: outcome.changedWorkspace,
         firstLine: edges.first,
@@ -299,9 +292,9 @@ export function createGoalActivities(deps: ActivityDeps) {
     },
 
     /** Stores a message the workflow wrote itself; idempotent on its key. */
-    async appendMessage(input: AppendMessageInput): Promise<{ seq: number }> {
+    async appendMessage(input: AppendMessageInput): Promise<{ seq: number; entry: LedgerEntry }> {
       const { seq } = await store.appendMessage(input.sessionId, input.key, input.message);
-      return { seq };
+      return { seq, entry: ledgerEntryFor(seq, input.key, input.message) };
     },
 
     /** Saves a checkpoint of the control state and mirrors status and counters on the session row. */
@@ -408,14 +401,9 @@ function toolSpecs(names: string[]): ToolSpec[] {
   });
 }
 
-function tokensOf(message: StoredMessage): number {
-  return estimateTokens(JSON.stringify(message.content));
-}
-
 /** The ledger entry of a stored message. */
 function ledgerEntryOf(entry: TranscriptEntry): LedgerEntry {
-  const toolName = entry.message.role === 'tool' ? entry.message.content[0]?.toolName : undefined;
-  return { seq: entry.seq, role: entry.message.role, tokens: tokensOf(entry.message), toolName };
+  return ledgerEntryFor(entry.seq, entry.key, entry.message);
 }
 
 /** The message of the latest failed attempt of a model step. */
@@ -465,7 +453,7 @@ function modelStepResult(
   });
   const text = textOf(entry.message).trim();
   return {
-    entry: { seq: entry.seq, role: 'assistant', tokens: tokensOf(entry.message) },
+    entry: ledgerEntryFor(entry.seq, entry.key, entry.message),
     toolCalls,
     usage: meta.usage,
     finishReason: meta.finishReason,
@@ -495,15 +483,11 @@ async function storedToolResult(
   const part = stored.message.role === 'tool' ? stored.message.content[0] : undefined;
   const ok = data.ok ?? part?.output.type === 'text';
   return {
-    entry: {
-      seq: stored.seq,
-      role: 'tool',
-      tokens: tokensOf(stored.message),
-      toolName: part?.toolName,
+    entry: ledgerEntryFor(stored.seq, stored.key, stored.message, {
       spoolId: data.spoolId,
       bytes: data.bytes,
       ok,
-    },
+    }),
     ok,
     changedWorkspace: data.changedWorkspace ?? true,
     firstLine: data.firstLine ?? '',

@@ -39,6 +39,7 @@ import {
   snapshotOf,
 } from '../core/goal';
 import { appendLedger, lastSeqOf } from '../core/ledger';
+import { ledgerEntryFor } from '../core/ledger-entry';
 import type { StoredMessage } from '../core/messages';
 import { taskView } from '../core/task-graph';
 import { isTodoWriteCall } from '../core/todo-write-tool';
@@ -101,35 +102,27 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     });
   };
 
-  const appendMessage = async (
-    key: string,
-    message: StoredMessage,
-    role: 'user' | 'tool',
-    tokens: number,
-  ) => {
-    const { seq } = await storeActivities.appendMessage({ sessionId: state.goal.sessionId, key, message });
-    state = { ...state, ledger: appendLedger(state.ledger, { seq, role, tokens }) };
+  const appendMessage = async (key: string, message: StoredMessage) => {
+    const result = await storeActivities.appendMessage({ sessionId: state.goal.sessionId, key, message });
+    // Results recorded before the activity returned its ledger entry carry only the seq.
+    const entry = result.entry ?? ledgerEntryFor(result.seq, key, message);
+    state = { ...state, ledger: appendLedger(state.ledger, entry) };
   };
 
   const answerUnanswered = async (why: string) => {
     for (const call of unanswered) {
       const text = `[not run to completion: ${why}]`;
-      await appendMessage(
-        `result:${call.toolCallId}`,
-        {
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: call.toolCallId,
-              toolName: call.toolName,
-              output: { type: 'error-text', value: text },
-            },
-          ],
-        },
-        'tool',
-        Math.ceil(text.length / 4),
-      );
+      await appendMessage(`result:${call.toolCallId}`, {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            output: { type: 'error-text', value: text },
+          },
+        ],
+      });
     }
     unanswered = [];
   };
@@ -156,12 +149,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       unanswered = saved.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
       await answerUnanswered('the goal was interrupted while this tool was running');
       const text = resumeMessage(saved.state, keptProgress);
-      await appendMessage(
-        `resume:${state.executions}`,
-        userMessage(text),
-        'user',
-        Math.ceil(text.length / 4),
-      );
+      await appendMessage(`resume:${state.executions}`, userMessage(text));
       keptProgress = null;
       state = noteAction(state, `resumed (execution ${state.executions})`);
     } else {
@@ -306,22 +294,17 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
 
   /** Stores the result of a tool handled inside the workflow. */
   async function answerWorkflowTool(call: ToolCallRef, text: string, ok: boolean): Promise<void> {
-    await appendMessage(
-      `result:${call.toolCallId}`,
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: call.toolCallId,
-            toolName: call.toolName,
-            output: ok ? { type: 'text', value: text } : { type: 'error-text', value: text },
-          },
-        ],
-      },
-      'tool',
-      Math.ceil(text.length / 4),
-    );
+    await appendMessage(`result:${call.toolCallId}`, {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: ok ? { type: 'text', value: text } : { type: 'error-text', value: text },
+        },
+      ],
+    });
     unanswered = unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
   }
 
@@ -335,7 +318,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       return;
     }
     const text = continuationMessage(state, changes);
-    await appendMessage(`continue:${state.iteration}`, userMessage(text), 'user', Math.ceil(text.length / 4));
+    await appendMessage(`continue:${state.iteration}`, userMessage(text));
   }
 }
 
