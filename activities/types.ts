@@ -3,6 +3,7 @@
  * history of running goals): add optional fields, never rename or remove one.
  * Everything here is small: references to store rows, never message bodies or tool outputs.
  */
+import type { ContextPlan } from '../core/context-plan';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import type { StoredMessage } from '../core/messages';
@@ -28,6 +29,8 @@ export interface ModelStepInput {
   baseUrl?: string;
   /** Transcript messages up to and including this sequence number form the context. */
   upToSeq: number;
+  /** Which of those messages the model sees, and how (after compaction); all of them when absent. */
+  plan?: ContextPlan;
   /** Names of the tools offered to the model. */
   tools: string[];
 }
@@ -50,6 +53,8 @@ export interface ModelStepResult {
   finishReason: string;
   /** The first line of the model's text, for the log. */
   textPreview: string;
+  /** Estimated tokens of the system prompt and tool schemas: pressure no compaction relieves. */
+  fixedTokens?: number;
   /** Set when the step needed more than one attempt: how many, and the last error. */
   retried?: { attempts: number; lastError: string };
 }

@@ -26,6 +26,7 @@ import { clipChars, edgeLines, truncateForModel } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
+import { buildContext } from './context-builder';
 import { firstMessageText, systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv, ToolSpec } from './providers/types';
@@ -120,10 +121,18 @@ export function createGoalActivities(deps: ActivityDeps) {
         });
       }
       const client = clientFor(input.model, input.baseUrl);
-      const transcript = await store.listMessages(input.sessionId, { toSeq: input.upToSeq });
+      const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
       const checkpoint = await store.latestCheckpoint(input.sessionId);
       const tasks = (checkpoint?.tasks as TaskGraph | null) ?? [];
+      const system = systemPrompt({
+        objective: session.objective,
+        workspace: session.projectDir,
+        tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+      });
+      const tools = toolSpecs(input.tools);
+      // What every request carries whatever compaction does: the pressure compaction cannot relieve.
+      const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
       let lastSaved = 0;
@@ -133,13 +142,9 @@ export function createGoalActivities(deps: ActivityDeps) {
       );
       try {
         const response = await client.stream({
-          system: systemPrompt({
-            objective: session.objective,
-            workspace: session.projectDir,
-            tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
-          }),
-          messages: transcript.map((entry) => entry.message),
-          tools: toolSpecs(input.tools),
+          system,
+          messages,
+          tools,
           stepNumber: input.stepNumber,
           abortSignal: context.cancellationSignal,
           onProgress: (chars) => {
@@ -183,6 +188,7 @@ export function createGoalActivities(deps: ActivityDeps) {
           outputTokens: response.usage.outputTokens,
           finishReason: response.finishReason,
         });
+        result.fixedTokens = fixedTokens;
         if (context.info.attempt > 1) {
           result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
         }

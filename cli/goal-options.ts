@@ -15,6 +15,7 @@ export interface GoalOptions {
   maxIterations?: string;
   maxSteps?: string;
   maxMinutes?: string;
+  contextWindow?: string;
   worker?: boolean;
   json?: boolean;
 }
@@ -28,6 +29,7 @@ export function goalOptionList(): Option[] {
       'model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file>',
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
+    new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
     ...limitOptionList(),
   ];
 }
@@ -105,5 +107,15 @@ export function goalFromOptions(
     model,
     baseUrl,
     limits,
+    autoCompact: {
+      enabled: settings.config.auto_compact_enabled,
+      thresholdPct: settings.config.auto_compact_threshold_pct,
+      maxFailures: settings.config.auto_compact_max_failures,
+    },
+    contextWindowTokens:
+      positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
+    summarizerModel: settings.config.summarizer_model
+      ? normalizeModelSpec(settings.config.summarizer_model)
+      : undefined,
   };
 }

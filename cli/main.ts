@@ -2,6 +2,7 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
+import { compactCommand, policyCommand, statsCommand } from './commands/context-commands';
 import { demoCommand } from './commands/demo-command';
 import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
 import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
@@ -98,6 +99,30 @@ function buildProgram(): Command {
     .argument('<id>', 'session id or workflow id')
     .option('--json', 'print as JSON (tasks in dependency order with blocked_by and ready)')
     .action(action((context, id: string, options) => tasksCommand(context, id, options)));
+
+  program
+    .command('compact')
+    .description("compact a running goal's context now: prune old tool outputs, then summarize")
+    .argument('<id>', 'session id or workflow id')
+    .argument('[topic...]', 'what the summary should focus on')
+    .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
+    .action(
+      action((context, id: string, topic: string[], options) => compactCommand(context, id, topic, options)),
+    );
+
+  program
+    .command('policy')
+    .description('show the context policy: window, threshold, used, status, auto-compact, failures')
+    .argument('<id>', 'session id or workflow id')
+    .option('--json', 'print as JSON')
+    .action(action((context, id: string, options) => policyCommand(context, id, options)));
+
+  program
+    .command('stats')
+    .description('show token usage and cost per model, summarizer calls included')
+    .argument('<id>', 'session id or workflow id')
+    .option('--json', 'print as JSON')
+    .action(action((context, id: string, options) => statsCommand(context, id, options)));
 
   program
     .command('list')

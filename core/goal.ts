@@ -2,6 +2,8 @@
  * Goal state and the pure rules over it: counters, progress, stop rules. The workflow owns one
  * GoalState; everything here is deterministic so it runs inside workflow code and in unit tests.
  */
+import type { CompactionState } from './compaction/state';
+import type { UsageBreakdown } from './cost';
 import type { LedgerEntry } from './ledger';
 import {
   DEFAULT_MAX_ITERATIONS,
@@ -50,6 +52,12 @@ export interface GoalDefinition {
   limits: GoalLimits;
   /** Task queue of the workers that can reach the workspace; defaults to the workflow's own. */
   toolTaskQueue?: string;
+  /** Auto-compact settings (config auto_compact_*); defaults from the spec when absent. */
+  autoCompact?: { enabled?: boolean; thresholdPct?: number; maxFailures?: number };
+  /** A context window that overrides the model card (config context_window). */
+  contextWindowTokens?: number;
+  /** A cheaper model for the summarizer (config summarizer_model); the goal's model when absent. */
+  summarizerModel?: string;
 }
 
 /** One line of the recent-activity log shown by `watch` and the Web UI. */
@@ -86,6 +94,10 @@ export interface GoalState {
   executions: number;
   /** The task graph of the todo-write tool (spec S-TASKS). */
   tasks: TaskGraph;
+  /** Compaction control state; absent until the first message exists (and in older histories). */
+  compaction?: CompactionState;
+  /** Usage and cost per model, summarizer calls marked (spec S-GAUGE, F-USAGE). */
+  breakdown?: UsageBreakdown;
   ledger: LedgerEntry[];
 }
 

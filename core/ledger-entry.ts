@@ -13,6 +13,8 @@ const USER_KINDS: Array<[prefix: string, kind: UserMessageKind]> = [
   ['resume:', 'resume'],
   ['summary:', 'summary'],
   ['steer:', 'steering'],
+  // goalrun's own notes (compaction notices, failure notes) restate nothing the user asked for.
+  ['notice:', 'continuation'],
 ];
 
 /** Who wrote a user message, from its store key. */

@@ -34,6 +34,8 @@ export const configSchema = z
     auto_compact_enabled: z.boolean().optional(),
     auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
     auto_compact_max_failures: positiveInt.optional(),
+    context_window: positiveInt.optional(),
+    summarizer_model: z.string().min(1).optional(),
   })
   .strict();
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, type LogEntry, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createCompactionActivities } from '../activities/compaction-activities';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createGoalActivities } from '../activities/workflow-activities';
 import type { SessionStore } from '../store/types';
@@ -36,7 +37,10 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Work
     ...(bundlePath
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: createGoalActivities({ store: options.store, env: options.providerEnv }),
+    activities: {
+      ...createGoalActivities({ store: options.store, env: options.providerEnv }),
+      ...createCompactionActivities({ store: options.store, env: options.providerEnv }),
+    },
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
     maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,

@@ -1,6 +1,11 @@
 /** The goal workflow's view of its activities, with the options each kind of work needs. */
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { createCompactionActivities } from '../activities/compaction-activities';
 import type { GoalActivities } from '../activities/workflow-activities';
+
+/** Every activity a goal workflow calls. */
+type AllActivities = GoalActivities & ReturnType<typeof createCompactionActivities>;
+
 import { NON_RETRYABLE_FAILURES } from '../core/errors';
 import {
   MODEL_HEARTBEAT_TIMEOUT_MS,
@@ -12,7 +17,7 @@ import {
 } from '../core/limits';
 
 /** Store reads and writes: short, idempotent, retried until the database is back. */
-export const storeActivities = proxyActivities<GoalActivities>({
+export const storeActivities = proxyActivities<AllActivities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '30m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
@@ -21,7 +26,7 @@ export const storeActivities = proxyActivities<GoalActivities>({
 
 /** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
 export function modelActivities(summary: string) {
-  return proxyActivities<GoalActivities>({
+  return proxyActivities<AllActivities>({
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
     heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
     retry: {
@@ -39,7 +44,7 @@ export function modelActivities(summary: string) {
 
 /** Tool calls: on the workspace's task queue; cancellation waits until the process group is gone. */
 export function toolActivities(summary: string, taskQueue: string | undefined) {
-  return proxyActivities<GoalActivities>({
+  return proxyActivities<AllActivities>({
     startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
     heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
     retry: {
@@ -53,3 +58,15 @@ export function toolActivities(summary: string, taskQueue: string | undefined) {
     summary,
   });
 }
+
+/**
+ * The summarizer: one attempt, because each failure counts against the auto-compact failure
+ * budget, which decides when to try again (spec S-BUDGET).
+ */
+export const summarizerActivities = proxyActivities<AllActivities>({
+  startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
+  heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+  retry: { maximumAttempts: 1 },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  summary: 'summarize (compaction)',
+});

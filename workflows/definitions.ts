@@ -3,12 +3,26 @@
  * Durable contracts: renaming one breaks running goals and saved CLI scripts.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PolicyView } from '../core/budget';
 import type { GoalSnapshot } from '../core/goal';
 import type { TaskView } from '../core/task-graph-types';
+import type { CompactionResult } from './compaction';
 
 /** The goal's live snapshot (status, counters, usage, recent actions). */
 export const stateQuery = defineQuery<GoalSnapshot>('state');
+
+/** Compacts the context now (stage 1, then stage 2); the argument is a focus topic, or '' for none. */
+export const compactUpdate = defineUpdate<CompactionResult, [string]>('compact');
+
+/** Turns auto-compact on or off; returns the policy view. */
+export const setAutoCompactUpdate = defineUpdate<PolicyView | null, [boolean]>('setAutoCompact');
+
+/** The context policy: window, threshold, used, status, auto-compact, failures (spec S-GAUGE). */
+export const policyQuery = defineQuery<PolicyView | null>('policy');
+
+/** The patch id that turns compaction on for goals started after it existed. */
+export const COMPACTION_PATCH = 'context-compaction';
 
 /** The task graph in dependency order, with derived blocked_by and ready. */
 export const tasksQuery = defineQuery<TaskView[]>('tasks');

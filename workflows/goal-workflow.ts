@@ -12,13 +12,18 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   setCurrentDetails,
   setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ToolCallRef } from '../activities/types';
+import type { ModelStepResult, ToolCallRef } from '../activities/types';
+import { setAutoCompact } from '../core/compaction/failure-budget';
+import { initialCompactionState } from '../core/compaction/state';
+import { contextEntries } from '../core/context-plan';
+import { addToBreakdown } from '../core/cost';
 import { FailureType } from '../core/errors';
 import {
   checkStopRules,
@@ -47,7 +52,26 @@ import { GOAL_TOOL_NAMES } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
 import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workflow-tools';
 import { modelActivities, storeActivities, toolActivities } from './activities-proxy';
-import { GOAL_FAILED_TYPE, GoalIterationKey, GoalStatusKey, stateQuery, tasksQuery } from './definitions';
+import {
+  autoCompact,
+  type CompactionHost,
+  type CompactionResult,
+  compact,
+  compactionOf,
+  ensureBudget,
+} from './compaction';
+import {
+  COMPACTION_PATCH,
+  compactUpdate,
+  GOAL_FAILED_TYPE,
+  GoalIterationKey,
+  GoalStatusKey,
+  policyQuery,
+  setAutoCompactUpdate,
+  stateQuery,
+  tasksQuery,
+} from './definitions';
+import { policyOf } from './policy';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -133,14 +157,60 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     await checkpoint({ kind: 'goal-ended', data: { status, reason }, key: `end:${state.executions}` });
   };
 
+  // Goals started before compaction existed replay without it (their histories have no marker).
+  const compactionOn = patched(COMPACTION_PATCH);
+  const host: CompactionHost = {
+    get: () => state,
+    set: (next) => {
+      state = next;
+    },
+    appendMessage,
+  };
+  const manualRequests: Array<{ id: number; topic?: string }> = [];
+  const manualResults = new Map<number, CompactionResult>();
+  let manualCounter = 0;
+  setHandler(
+    compactUpdate,
+    async (topic: string) => {
+      const id = ++manualCounter;
+      manualRequests.push({ id, topic: topic || undefined });
+      await condition(() => manualResults.has(id));
+      const result = manualResults.get(id)!;
+      manualResults.delete(id);
+      return result;
+    },
+    {
+      validator: (_topic: string) => {
+        if (!compactionOn) throw new Error('this goal was started by a goalrun without compaction');
+        if (FINAL_STATUSES.includes(state.status))
+          throw new Error(`the goal is ${state.status}; nothing to compact`);
+      },
+    },
+  );
+  setHandler(setAutoCompactUpdate, (enabled: boolean) => {
+    const compaction = compactionOf(state);
+    state = {
+      ...state,
+      compaction: { ...compaction, autoCompact: setAutoCompact(compaction.autoCompact, enabled) },
+    };
+    state = noteAction(state, `auto-compact turned ${enabled ? 'on' : 'off'}`);
+    return policyOf(state);
+  });
+  setHandler(policyQuery, () => policyOf(state));
+
   try {
     if (input.state) {
       log.info('continued as new', { steps: state.steps, iteration: state.iteration });
     } else if (input.resume) {
       const saved = await storeActivities.loadCheckpoint(input.goal.sessionId);
       keptProgress = saved.keptProgress;
+      const plan = saved.state.compaction?.plan;
       state = {
         ...saved.state,
+        // The transcript holds every message; the ledger is what the context plan shows.
+        ledger: plan
+          ? contextEntries(saved.state.ledger, plan).sort((a, b) => a.seq - b.seq)
+          : saved.state.ledger,
         goal: { ...saved.state.goal, limits: { ...saved.state.goal.limits, ...input.limitsOverride } },
         executions: saved.state.executions + 1,
         status: 'running',
@@ -155,7 +225,10 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     } else {
       const opened = await storeActivities.openSession({ goal: input.goal, workflowId });
       state = { ...state, ledger: appendLedger(state.ledger, opened.first) };
+      if (compactionOn)
+        state = { ...state, compaction: initialCompactionState(opened.first.seq, state.goal.autoCompact) };
     }
+    if (compactionOn) await ensureBudget(host);
     publish();
 
     // The time limit is a durable timer: it fires even if the goal is stuck in one long step.
@@ -181,6 +254,16 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
           goal: state.goal,
           state: { ...state, elapsedMsBefore: elapsedMs() },
         });
+      }
+      if (compactionOn) {
+        while (manualRequests.length > 0) {
+          const request = manualRequests.shift()!;
+          manualResults.set(
+            request.id,
+            await compact(host, state.steps + 1, { manual: true, topic: request.topic }),
+          );
+        }
+        await autoCompact(host, state.steps + 1);
       }
       const scope = new CancellationScope();
       stepScope = scope;
@@ -224,19 +307,47 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     const stepNumber = state.steps + 1;
     state = { ...state, steps: stepNumber };
     const { goal } = state;
-    const step = await modelActivities(`model step ${stepNumber} · ${goal.model}`).modelStep({
-      sessionId: goal.sessionId,
-      stepNumber,
-      model: goal.model,
-      baseUrl: goal.baseUrl,
-      upToSeq: lastSeqOf(state.ledger),
-      tools: GOAL_TOOL_NAMES,
-    });
+    const callModel = () =>
+      modelActivities(`model step ${stepNumber} · ${goal.model}`).modelStep({
+        sessionId: goal.sessionId,
+        stepNumber,
+        model: goal.model,
+        baseUrl: goal.baseUrl,
+        upToSeq: lastSeqOf(state.ledger),
+        plan: state.compaction?.plan,
+        tools: GOAL_TOOL_NAMES,
+      });
+    let step: ModelStepResult;
+    try {
+      step = await callModel();
+    } catch (err) {
+      // A provider context overflow: one forced compaction, then the step is retried exactly once.
+      if (!compactionOn || failureType(err) !== FailureType.ContextOverflow) throw err;
+      state = noteAction(state, `step ${stepNumber} · the request overflowed the context window; compacting`);
+      await compact(host, stepNumber, { forced: true, recovery: true });
+      step = await callModel();
+    }
+    const coveredSeq = lastSeqOf(state.ledger);
     state = {
       ...state,
       usage: addRequestUsage(state.usage, step.usage),
       ledger: appendLedger(state.ledger, step.entry),
     };
+    if (state.compaction) {
+      const { card } = state.compaction;
+      state = {
+        ...state,
+        breakdown: card
+          ? addToBreakdown(state.breakdown ?? {}, goal.model, step.usage, { summarizer: false, card })
+          : state.breakdown,
+        compaction: {
+          ...state.compaction,
+          lastInputTokens: step.usage.inputTokens,
+          lastCoveredSeq: coveredSeq,
+          fixedTokens: step.fixedTokens ?? state.compaction.fixedTokens,
+        },
+      };
+    }
     if (step.retried) {
       state = noteAction(
         state,
@@ -320,6 +431,16 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     const text = continuationMessage(state, changes);
     await appendMessage(`continue:${state.iteration}`, userMessage(text));
   }
+}
+
+/** The failure type at the root of an activity failure, if any. */
+function failureType(err: unknown): string | undefined {
+  let current = err as { type?: string; cause?: unknown } | undefined;
+  while (current) {
+    if (current.type) return current.type;
+    current = current.cause as typeof current;
+  }
+  return undefined;
 }
 
 function userMessage(text: string): StoredMessage {

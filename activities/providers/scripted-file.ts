@@ -31,8 +31,23 @@ const scriptedTurnSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().optional(),
 });
 
-/** The JSON file a `scripted:<file>` model replays: turn N answers step N. */
-export const scriptFileSchema = z.strictObject({ turns: z.array(scriptedTurnSchema) });
+/** A scripted answer to a summarizer call: a summary text, or a failure of the summarizer. */
+const scriptedSummarySchema = z.union([
+  z.strictObject({ text: z.string(), usage: scriptedTurnSchema.shape.usage }),
+  z.strictObject({ fail: z.string().min(1, 'the failure message is empty') }),
+]);
+
+/**
+ * The JSON file a `scripted:<file>` model replays: turn N answers step N; summary K answers the
+ * K-th summarizer call (a built-in summary when there is none).
+ */
+export const scriptFileSchema = z.strictObject({
+  turns: z.array(scriptedTurnSchema),
+  summaries: z.array(scriptedSummarySchema).optional(),
+});
+
+/** One scripted summarizer answer. */
+export type ScriptedSummary = z.infer<typeof scriptedSummarySchema>;
 
 /** A parsed script file. */
 export type ScriptFile = z.infer<typeof scriptFileSchema>;

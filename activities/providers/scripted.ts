@@ -4,7 +4,7 @@ import { CHARS_PER_TOKEN } from '../../core/limits';
 import type { ToolCallPart } from '../../core/messages';
 import type { RequestUsage } from '../../core/usage';
 import { abortErrorFrom } from './errors';
-import { loadScriptFile, type ScriptedTurn } from './scripted-file';
+import { loadScriptFile, type ScriptedSummary, type ScriptedTurn } from './scripted-file';
 import { parseToolCallInput } from './tool-input';
 import type { ModelClient, ModelRequest, ModelResponse } from './types';
 
@@ -25,8 +25,12 @@ export function createScriptedClient(spec: string, file: string): ModelClient {
       let turn: ScriptedTurn | undefined;
       try {
         const script = await loadScriptFile(file);
+        if (request.purpose?.kind === 'summary') {
+          return summaryAnswer(script.summaries?.[request.purpose.compaction - 1], request);
+        }
         turn = script.turns[request.stepNumber - 1];
       } catch (err) {
+        if (err instanceof ApplicationFailure) throw err;
         // loadScriptFile throws only ConfigError, whose message already names the file.
         throw ApplicationFailure.create({
           type: FailureType.ConfigError,
@@ -65,6 +69,37 @@ function replayTurn(turn: ScriptedTurn, request: ModelRequest): ModelResponse {
       }
     : estimateUsage(request, text, toolCalls);
   return { text, toolCalls, usage, finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop' };
+}
+
+/** Sections every summary has (spec: compaction summary). */
+const BUILT_IN_SUMMARY_SECTIONS = [
+  'Goal',
+  'Decisions and findings',
+  'Files modified',
+  'Current state',
+  'Next steps',
+  'References',
+];
+
+/** A scripted summarizer answer: the scripted text, a scripted failure, or a built-in summary. */
+function summaryAnswer(summary: ScriptedSummary | undefined, request: ModelRequest): ModelResponse {
+  if (summary && 'fail' in summary) {
+    throw ApplicationFailure.create({ type: FailureType.ProviderUnavailable, message: summary.fail });
+  }
+  const text =
+    summary?.text ??
+    BUILT_IN_SUMMARY_SECTIONS.map(
+      (section) => `## ${section}\n(scripted summary of the earlier conversation)`,
+    ).join('\n\n');
+  const usage: RequestUsage = summary?.usage
+    ? {
+        inputTokens: summary.usage.input,
+        outputTokens: summary.usage.output,
+        cacheReadTokens: summary.usage.cacheRead ?? 0,
+        cacheWriteTokens: summary.usage.cacheWrite ?? 0,
+      }
+    : estimateUsage(request, text, []);
+  return { text, toolCalls: [], usage, finishReason: 'stop' };
 }
 
 function exhausted(text: string, request: ModelRequest): ModelResponse {

@@ -16,6 +16,8 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** 1-based number of this step in the goal; the scripted provider replays turn N for step N. */
   stepNumber: number;
+  /** What the request is for; a summarizer call carries the 1-based number of the compaction. */
+  purpose?: { kind: 'step' } | { kind: 'summary'; compaction: number };
   /** Aborts the HTTP request (the activity's cancellation signal). */
   abortSignal: AbortSignal;
   /** Called as text or tool-call input streams in, with the number of characters received so far. */

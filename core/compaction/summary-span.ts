@@ -1,0 +1,119 @@
+/**
+ * Stage 2 of compaction (spec S-COMPACT): which messages the summarizer replaces, which stay verbatim,
+ * and how the ledger and the plan look once the summary is stored. The summarizer itself is an activity;
+ * this is the pure planning around it.
+ */
+import { type ContextPlan, contextEntries } from '../context-plan';
+import { type LedgerEntry, lastSeqOf } from '../ledger';
+import { prunedContextTokens } from './prune';
+import { tailExchanges, verbatimTailStart } from './tail';
+import { KEPT_USER_KINDS, KEPT_USER_MESSAGES, SUMMARY_TOKENS_ESTIMATE } from './thresholds';
+
+/** The span a summary replaces. */
+export interface SummarySpan {
+  /** Messages to summarize, in context order, excluding the first message and the earlier summary. */
+  spanSeqs: number[];
+  /** The latest user requests and steering messages of the span, kept verbatim after the summary. */
+  keptSeqs: number[];
+  /** The verbatim tail starts here: the first seq that stays in context after the summary. */
+  tailFromSeq: number;
+  /** The earlier summary, which the new one merges and replaces. */
+  previousSummarySeq?: number;
+}
+
+/** Whether a message is a user request or steering message that compaction keeps verbatim. */
+function isKeptKind(entry: LedgerEntry): boolean {
+  return entry.role === 'user' && entry.kind !== undefined && KEPT_USER_KINDS.includes(entry.kind);
+}
+
+/**
+ * Plans a summary of everything between the first message and the verbatim tail (the last 3 tool
+ * exchanges, 2 when forced, and any later plain messages). Null when nothing would be compacted: the
+ * span is empty or holds only messages that would be kept verbatim again.
+ */
+export function planSummary(
+  ledger: LedgerEntry[],
+  plan: ContextPlan,
+  options: { forced?: boolean },
+): SummarySpan | null {
+  const previous = plan.summarySeq === undefined ? undefined : ledger.find((e) => e.seq === plan.summarySeq);
+  const body = contextEntries(ledger, plan).filter(
+    (entry) => entry.seq !== plan.firstSeq && entry.seq !== previous?.seq,
+  );
+  const start = verbatimTailStart(body, tailExchanges(options.forced ?? false));
+  const span = body.slice(0, start);
+  const keptSeqs = span
+    .filter(isKeptKind)
+    .slice(-KEPT_USER_MESSAGES)
+    .map((entry) => entry.seq);
+  if (span.length === keptSeqs.length) return null;
+  return {
+    spanSeqs: span.map((entry) => entry.seq),
+    keptSeqs,
+    // An empty tail starts after the last message: the stored summary and anything appended later.
+    tailFromSeq: start < body.length ? body[start].seq : lastSeqOf(ledger) + 1,
+    ...(previous ? { previousSummarySeq: previous.seq } : {}),
+  };
+}
+
+/**
+ * The ledger and plan once the summary is stored: the ledger keeps the first message, the new summary,
+ * the kept messages and the tail; stubs and elisions before the tail are gone with their messages.
+ */
+export function applySummary(
+  ledger: LedgerEntry[],
+  plan: ContextPlan,
+  summaryEntry: LedgerEntry,
+  span: SummarySpan,
+): { ledger: LedgerEntry[]; plan: ContextPlan } {
+  const kept = new Set(span.keptSeqs);
+  const summary: LedgerEntry = { ...summaryEntry, kind: 'summary' };
+  const stays = (entry: LedgerEntry) =>
+    entry.seq === plan.firstSeq ||
+    kept.has(entry.seq) ||
+    // Earlier summaries are merged into this one; the span itself is what the summary replaces.
+    (entry.seq >= span.tailFromSeq && entry.kind !== 'summary');
+  const next = [...ledger.filter((entry) => entry.seq !== summary.seq && stays(entry)), summary].sort(
+    (a, b) => a.seq - b.seq,
+  );
+  const present = new Set(next.map((entry) => entry.seq));
+  const inTail = (seq: number) => seq >= span.tailFromSeq && present.has(seq);
+  return {
+    ledger: next,
+    plan: {
+      firstSeq: plan.firstSeq,
+      summarySeq: summary.seq,
+      keptSeqs: span.keptSeqs.filter((seq) => present.has(seq)),
+      fromSeq: span.tailFromSeq,
+      stubSeqs: plan.stubSeqs.filter(inTail),
+      elideArgsSeqs: plan.elideArgsSeqs.filter(inTail),
+    },
+  };
+}
+
+/**
+ * Estimated request size after the fullest summary (fixed tokens, first message, kept messages, the
+ * verbatim tail and a typical summary): if even this is over the threshold, summarizing cannot help.
+ * The current estimate when there is nothing to summarize.
+ */
+export function summaryFloorTokens(
+  ledger: LedgerEntry[],
+  plan: ContextPlan,
+  options: { fixedTokens: number; forced?: boolean },
+): number {
+  const current = options.fixedTokens + prunedContextTokens(ledger, plan);
+  const span = planSummary(ledger, plan, options);
+  if (!span) return current;
+  const kept = new Set(span.keptSeqs);
+  const remaining = ledger.filter(
+    (entry) => entry.seq === plan.firstSeq || kept.has(entry.seq) || entry.seq >= span.tailFromSeq,
+  );
+  const floorPlan: ContextPlan = {
+    ...plan,
+    summarySeq: undefined,
+    keptSeqs: span.keptSeqs,
+    fromSeq: span.tailFromSeq,
+  };
+  const floor = options.fixedTokens + prunedContextTokens(remaining, floorPlan) + SUMMARY_TOKENS_ESTIMATE;
+  return Math.min(current, floor);
+}

@@ -1,0 +1,56 @@
+/**
+ * Model cards (spec F-CARDS): what goalrun knows about a model's context window, output ceiling and
+ * prices. Pure types and defaults; the catalog in activities/models/catalog.ts reads the card files.
+ */
+
+/** USD per million tokens, by kind of token. */
+export interface ModelPrices {
+  inputPerMTok: number;
+  outputPerMTok: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cacheReadPerMTok: number;
+  /** Input tokens written to the prompt cache (providers without a write surcharge: the input price). */
+  cacheWritePerMTok: number;
+}
+
+/** One model's limits and prices. */
+export interface ModelCard {
+  /** Provider name, the part of a model specifier before the first colon (e.g. `openai`). */
+  provider: string;
+  /** Model name as the card file names it; specifiers extending it (dated snapshots, tags) share the card. */
+  model: string;
+  /** The context window (input plus output) the model is advertised with. */
+  advertisedContextTokens: number;
+  /** A smaller window the serving stack guarantees (e.g. Ollama's default num_ctx), when there is one. */
+  guaranteedContextTokens?: number;
+  /** The most output tokens one request may produce. */
+  maxOutputTokens: number;
+  prices: ModelPrices;
+  /** Where the figures come from, so a reader knows how far to trust them. */
+  source?: string;
+  /** Anything else a reader of the card should know. */
+  notes?: string;
+}
+
+/** Window of the generic card: small enough that no current chat model rejects a request that fits it. */
+export const GENERIC_CONTEXT_TOKENS = 32_000;
+/** Output ceiling of the generic card. */
+export const GENERIC_MAX_OUTPUT_TOKENS = 4_000;
+
+/**
+ * The card for a model with no card file: a conservative window and no prices (its cost shows as
+ * unpriced, never as a guess).
+ */
+export const GENERIC_CARD: Readonly<ModelCard> = Object.freeze({
+  provider: 'generic',
+  model: 'generic',
+  advertisedContextTokens: GENERIC_CONTEXT_TOKENS,
+  maxOutputTokens: GENERIC_MAX_OUTPUT_TOKENS,
+  prices: Object.freeze({ inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 }),
+  source: 'goalrun default for models without a card',
+});
+
+/** Whether a card is the generic one (compared by name, so it also holds for a card that went through JSON). */
+export function isGenericCard(card: ModelCard): boolean {
+  return card.provider === GENERIC_CARD.provider && card.model === GENERIC_CARD.model;
+}
