@@ -21,6 +21,7 @@ import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS } from '../core/limits';
 import { textOf, userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
+import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
 import type { SessionStore } from '../store/types';
 import { resolveCard } from './models/catalog';
@@ -201,7 +202,8 @@ async function callSummarizer(
             ? err
             : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
         if (failure.type === FailureType.ContextOverflow && attempt === 1) {
-          maxTokens = Math.floor(maxTokens * SUMMARIZER_SHRINK_FACTOR);
+          // Halve what was actually sent, not the budget: a small request under a big budget must shrink too.
+          maxTokens = Math.floor(Math.min(maxTokens, estimateTokens(prompt)) * SUMMARIZER_SHRINK_FACTOR);
           log.warn(`summarizer request overflowed; retrying with ${maxTokens} input tokens`);
           continue;
         }

@@ -1,0 +1,261 @@
+/**
+ * Issue 4 acceptance over real HTTP: repeated auto-compaction keeps facts, tasks and pairing;
+ * the failure budget pauses and a manual compact resets it; a provider overflow is recovered
+ * by a forced compaction and exactly one retry.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { compactionModel, pairingProblems } from '../support/compaction-model';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import {
+  type OpenAITestServer,
+  openAIErrorResponse,
+  startOpenAITestServer,
+} from '../support/openai-test-server';
+
+const MODEL = 'openai-compatible:test-model';
+const CONSTRAINT = 'CONSTRAINT: keep the public API stable';
+
+/** A bash call that prints about `lines` lines of filler (each ~40 chars). */
+function filler(tag: string, lines: number) {
+  return { name: 'bash', args: { command: `seq 1 ${lines} | sed 's/^/${tag} filler line number /'` } };
+}
+
+describe('compaction', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => server?.close());
+
+  it('keeps facts, tasks and tool pairing through five and more auto-compactions', async () => {
+    const t = goalTestEnv('compact-long');
+    const steps = 125;
+    const model = compactionModel({
+      main: (n) => {
+        if (n === 1) {
+          return {
+            toolCalls: [
+              {
+                name: 'todo-write',
+                args: {
+                  todos: [{ content: 'Build the widget' }, { content: 'Test it', dependencies: ['task-1'] }],
+                },
+              },
+              filler('s1', 30),
+            ],
+          };
+        }
+        if (n === 3) return { text: 'DECISION-3: store widgets in SQLite', toolCalls: [filler('s3', 30)] };
+        if (n === 5) {
+          return {
+            toolCalls: [
+              { name: 'file-write', args: { path: 'src/app.js', content: 'module.exports = 42;\n' } },
+            ],
+          };
+        }
+        if (n === 7)
+          return {
+            toolCalls: [{ name: 'bash', args: { command: 'echo "ERROR E4711: widget exploded"; exit 1' } }],
+          };
+        if (n === steps)
+          return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
+        // Outputs under the spool threshold: pruning cannot help, so the summarizer runs.
+        return { toolCalls: [filler(`s${n}`, 40)] };
+      },
+    });
+    server.setFallback(model.fallback);
+    const result = await runCli(
+      [
+        'run',
+        `build the widget; ${CONSTRAINT}`,
+        '--workspace',
+        t.workspace,
+        '--model',
+        MODEL,
+        '--base-url',
+        server.url,
+        '--context-window',
+        '12000',
+        '--json',
+      ],
+      t.env,
+      240_000,
+    );
+    server.setFallback(undefined);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout);
+    expect(status).toMatchObject({ status: 'completed', steps });
+
+    const mains = model.seen.filter((request) => request.kind === 'main');
+    const summaries = model.seen.filter((request) => request.kind === 'summary');
+    expect(mains).toHaveLength(steps);
+
+    expect(summaries.length).toBeGreaterThanOrEqual(5);
+    for (const request of mains) {
+      expect(pairingProblems(request.body)).toEqual([]);
+      const text = JSON.stringify(request.body.messages);
+      expect(text).toContain(CONSTRAINT);
+    }
+    // The last request, after every compaction: the facts are still in the context.
+    const last = JSON.stringify(mains.at(-1)!.body.messages);
+    expect(last).toContain('DECISION-3: store widgets in SQLite');
+    expect(last).toContain('ERROR E4711: widget exploded');
+    expect(last).toContain('src/app.js');
+    // The task graph is in every request's system prompt after it was written, unchanged by compaction.
+    for (const request of mains.slice(1)) {
+      const system = String(request.body.messages?.[0]?.content ?? '');
+      expect(system).toContain('task-1 Build the widget');
+      expect(system).toContain('task-2 Test it');
+    }
+    // Occupancy is the largest request since the last compaction; the context stayed bounded.
+    const largest = Math.max(...mains.map((request) => request.chars));
+    expect(largest).toBeLessThan(12000 * 4);
+
+    const store = await testStore(t.databaseUrl);
+    const messages = await store.listMessages(status.sessionId);
+    await store.close();
+    const notices = messages
+      .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
+      .filter((text) => text.startsWith('[goalrun] compacted'));
+    expect(notices.length).toBeGreaterThanOrEqual(5);
+    expect(notices[0]).toMatch(/^\[goalrun\] compacted \d+(\.\d)?k? → \d+(\.\d)?k? tokens/);
+    // Files modified in the summary equal those from the tool log.
+    const lastSummary = messages.filter((m) => m.key.startsWith('summary:')).at(-1)!;
+    const summaryText = (lastSummary.message.content[0] as { text: string }).text;
+    expect(summaryText).toContain('## Files modified (from the tool log)');
+    expect(summaryText).toContain('src/app.js');
+    expect(summaryText).toContain('DECISION-3: store widgets in SQLite');
+  });
+
+  it('pauses auto-compact after three summarizer failures; a manual compact works and resets it', async () => {
+    const t = goalTestEnv('compact-budget');
+    let slow = false;
+    let release = false;
+    const model = compactionModel({
+      // Medium outputs: not spooled, not large, so pruning cannot help and the summarizer is needed.
+      main: (n) => {
+        if (release)
+          return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
+        return { delayMs: slow ? 1_500 : 0, toolCalls: [filler(`m${n}`, 25)] };
+      },
+      summary: (n) => (n <= 3 ? openAIErrorResponse(500, 'summarizer is down') : undefined),
+    });
+    server.setFallback(model.fallback);
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const started = await runCli(
+        [
+          'start',
+          'fill the context',
+          '--workspace',
+          t.workspace,
+          '--model',
+          MODEL,
+          '--base-url',
+          server.url,
+          '--context-window',
+          '24000',
+          '--json',
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      const policy = async () => JSON.parse((await runCli(['policy', sessionId, '--json'], t.env)).stdout);
+      await waitFor(
+        'auto-compact to pause',
+        async () => (await policy()).autoCompact === 'paused',
+        150_000,
+        300,
+      );
+      slow = true;
+      const summariesAtPause = model.seen.filter((request) => request.kind === 'summary').length;
+      expect(summariesAtPause).toBe(3);
+      // Several more steps over the threshold: no fourth summarizer call.
+      const mainsAtPause = model.seen.filter((request) => request.kind === 'main').length;
+      await waitFor(
+        'two more steps',
+        () => model.seen.filter((r) => r.kind === 'main').length >= mainsAtPause + 2,
+        60_000,
+      );
+      expect(model.seen.filter((request) => request.kind === 'summary').length).toBe(3);
+
+      const manual = await runCli(['compact', sessionId, 'the', 'widget', '--json'], t.env);
+      expect(manual.code, manual.stderr).toBe(0);
+      expect(JSON.parse(manual.stdout.slice(manual.stdout.indexOf('{')))).toMatchObject({
+        stage: 'summarized',
+      });
+      const after = await policy();
+      expect(after).toMatchObject({ autoCompact: 'on', failures: 0 });
+      release = true;
+      const watched = await runCli(['watch', sessionId, '--json'], t.env);
+      expect(watched.code, watched.stderr).toBe(0);
+
+      const store = await testStore(t.databaseUrl);
+      const texts = (await store.listMessages(sessionId)).map(
+        (m) => (m.message.content[0] as { text?: string }).text ?? '',
+      );
+      await store.close();
+      expect(texts.some((text) => text.includes('failure 1 of 3 before it pauses'))).toBe(true);
+      expect(texts.some((text) => text.includes('failure 2 of 3 before it pauses'))).toBe(true);
+      expect(texts.some((text) => /auto-compact paused after 3 consecutive failures/.test(text))).toBe(true);
+      // The focus topic reached the summarizer.
+      const manualSummary = model.seen.filter((request) => request.kind === 'summary')[3];
+      expect(JSON.stringify(manualSummary.body)).toContain('the widget');
+    } finally {
+      server.setFallback(undefined);
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+
+  it('recovers from a provider overflow: shrinks the summarizer input and retries the step exactly once', async () => {
+    const t = goalTestEnv('compact-overflow');
+    const overflow = () =>
+      openAIErrorResponse(400, "This model's maximum context length is 8192 tokens.", {
+        code: 'context_length_exceeded',
+      });
+    let mainOverflowed = false;
+    const model = compactionModel({
+      main: (n) => {
+        if (n === 6 && !mainOverflowed) {
+          mainOverflowed = true;
+          return overflow();
+        }
+        if (n >= 8) return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
+        return { toolCalls: [filler(`o${n}`, 12)] };
+      },
+      summary: (n) => (n === 1 ? overflow() : undefined),
+    });
+    server.setFallback(model.fallback);
+    try {
+      const result = await runCli(
+        [
+          'run',
+          'overflow once',
+          '--workspace',
+          t.workspace,
+          '--model',
+          MODEL,
+          '--base-url',
+          server.url,
+          '--context-window',
+          '100000',
+          '--json',
+        ],
+        t.env,
+      );
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', steps: 7 });
+      const kinds = model.seen.map((request) => request.kind);
+      // step 6 overflows, the summarizer overflows, the smaller summarizer request works, step 6 again.
+      expect(kinds.slice(5, 9)).toEqual(['main', 'summary', 'summary', 'main']);
+      const [firstSummary, secondSummary] = model.seen.filter((request) => request.kind === 'summary');
+      expect(secondSummary.chars).toBeLessThan(firstSummary.chars);
+      expect(model.seen.filter((request) => request.kind === 'main')).toHaveLength(8);
+      expect(pairingProblems(model.seen[8].body)).toEqual([]);
+    } finally {
+      server.setFallback(undefined);
+    }
+  });
+});
