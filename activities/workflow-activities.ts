@@ -300,6 +300,10 @@ export function createGoalActivities(deps: ActivityDeps) {
     /** Stores a message the workflow wrote itself; idempotent on its key. */
     async appendMessage(input: AppendMessageInput): Promise<{ seq: number; entry: LedgerEntry }> {
       const { seq } = await store.appendMessage(input.sessionId, input.key, input.message);
+      // goalrun's notices (compaction, failure budget) are events too, for `goalrun` and dashboards.
+      if (input.key.startsWith('notice:')) {
+        await store.appendEvent(input.sessionId, 'notice', { text: textOf(input.message) }, input.key);
+      }
       return { seq, entry: ledgerEntryFor(seq, input.key, input.message) };
     },
 

@@ -91,6 +91,8 @@ class TimeLimitReached extends Error {}
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const executionStart = Date.now();
   const workflowId = workflowInfo().workflowId;
+  // Goals started before compaction existed replay without it (their histories have no marker).
+  const compactionOn = patched(COMPACTION_PATCH);
   let state: GoalState = input.state ?? initialGoalState(input.goal);
   /** Tool calls of the running step that have no stored result yet. */
   let unanswered: ToolCallRef[] = [];
@@ -111,7 +113,11 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       ]);
       published = { status: state.status, iteration: state.iteration };
     }
-    setCurrentDetails(detailsMarkdown(snapshot(), taskView(state.tasks)));
+    const policy = compactionOn ? policyOf(state) : null;
+    const context = policy
+      ? `\n\n**Context:** ${policy.usedTokens} of ${policy.thresholdTokens} tokens before auto-compact (${policy.usedPct}%, ${policy.gauge}) · auto-compact ${policy.autoCompact} · failures ${policy.failures}/${policy.maxFailures}`
+      : '';
+    setCurrentDetails(`${detailsMarkdown(snapshot(), taskView(state.tasks))}${context}`);
   };
 
   /** Saves the control state (without the ledger, which the transcript can rebuild). */
@@ -157,8 +163,6 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     await checkpoint({ kind: 'goal-ended', data: { status, reason }, key: `end:${state.executions}` });
   };
 
-  // Goals started before compaction existed replay without it (their histories have no marker).
-  const compactionOn = patched(COMPACTION_PATCH);
   const host: CompactionHost = {
     get: () => state,
     set: (next) => {

@@ -3,6 +3,9 @@
  * the failure budget pauses and a manual compact resets it; a provider overflow is recovered
  * by a forced compaction and exactly one retry.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel, pairingProblems } from '../support/compaction-model';
@@ -14,6 +17,7 @@ import {
 } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
+const OVERFLOW_FIXTURE = path.resolve(__dirname, '../fixtures/histories/compaction-overflow.json');
 const CONSTRAINT = 'CONSTRAINT: keep the public API stable';
 
 /** A bash call that prints about `lines` lines of filler (each ~40 chars). */
@@ -254,8 +258,84 @@ describe('compaction', () => {
       expect(secondSummary.chars).toBeLessThan(firstSummary.chars);
       expect(model.seen.filter((request) => request.kind === 'main')).toHaveLength(8);
       expect(pairingProblems(model.seen[8].body)).toEqual([]);
+      if (process.env.GOALRUN_SAVE_HISTORY_FIXTURE) {
+        const { workflowId } = JSON.parse(result.stdout);
+        const connection = await Connection.connect({ address: t.temporalAddress });
+        const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+        await connection.close();
+        fs.writeFileSync(OVERFLOW_FIXTURE, JSON.stringify([history.toJSON()]));
+      }
     } finally {
       server.setFallback(undefined);
+    }
+  });
+
+  it('recovers to a consistent state when the worker dies during a compaction', async () => {
+    const t = goalTestEnv('compact-crash');
+    let finishFrom = Number.POSITIVE_INFINITY;
+    const model = compactionModel({
+      main: (n) =>
+        n >= finishFrom
+          ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
+          : { toolCalls: [filler(`c${n}`, 40)] },
+      // The first summarizer call is slow: the worker is killed while it waits.
+      summary: (n) => (n === 1 ? { delayMs: 10_000, text: 'never seen' } : undefined),
+    });
+    server.setFallback(model.fallback);
+    let worker = spawnCli(['worker'], t.env);
+    try {
+      const started = await runCli(
+        [
+          'start',
+          'survive a crash mid-compaction',
+          '--workspace',
+          t.workspace,
+          '--model',
+          MODEL,
+          '--base-url',
+          server.url,
+          '--context-window',
+          '12000',
+          '--json',
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      await waitFor(
+        'the summarizer to be called',
+        () => model.seen.some((r) => r.kind === 'summary'),
+        120_000,
+        100,
+      );
+      await killAndWait(worker, 'SIGKILL');
+      worker = spawnCli(['worker'], t.env);
+      await waitFor(
+        'a second summarizer call',
+        () => model.seen.filter((r) => r.kind === 'summary').length >= 2,
+        120_000,
+      );
+      finishFrom = model.seen.filter((r) => r.kind === 'main').length + 3;
+      const watched = await runCli(['watch', sessionId, '--json'], t.env, 120_000);
+      expect(watched.code, watched.stderr).toBe(0);
+      expect(JSON.parse(watched.stdout).status).toBe('completed');
+
+      for (const request of model.seen.filter((r) => r.kind === 'main')) {
+        expect(pairingProblems(request.body)).toEqual([]);
+      }
+      const store = await testStore(t.databaseUrl);
+      const messages = await store.listMessages(sessionId);
+      await store.close();
+      expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
+      const texts = messages.map((m) => (m.message.content[0] as { text?: string }).text ?? '');
+      // The lost summarizer call counts as one failure; the next step's compaction succeeds.
+      expect(texts.some((text) => text.includes('failure 1 of 3 before it pauses'))).toBe(true);
+      expect(texts.filter((text) => text.startsWith('[goalrun] compacted')).length).toBeGreaterThanOrEqual(1);
+      expect(messages.filter((m) => m.key === 'summary:1')).toHaveLength(1);
+      expect(texts.join('\n')).not.toContain('never seen');
+    } finally {
+      server.setFallback(undefined);
+      await killAndWait(worker, 'SIGTERM');
     }
   });
 });
