@@ -114,6 +114,12 @@ function buildProgram(): Command {
     .command('policy')
     .description('show the context policy: window, threshold, used, status, auto-compact, failures')
     .argument('<id>', 'session id or workflow id')
+    .addOption(
+      new Option('--auto-compact <state>', 'turn auto-compact on or off for a running goal').choices([
+        'on',
+        'off',
+      ]),
+    )
     .option('--json', 'print as JSON')
     .action(action((context, id: string, options) => policyCommand(context, id, options)));
 

@@ -5,7 +5,13 @@ import type { CompactionState } from '../../core/compaction/state';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
-import { compactUpdate, policyQuery, sessionIdOf, workflowIdOf } from '../../workflows/definitions';
+import {
+  compactUpdate,
+  policyQuery,
+  sessionIdOf,
+  setAutoCompactUpdate,
+  workflowIdOf,
+} from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { loadStatus, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
@@ -64,12 +70,22 @@ export async function compactCommand(
 export async function policyCommand(
   context: CliContext,
   id: string,
-  options: { json?: boolean },
+  options: { json?: boolean; autoCompact?: string },
 ): Promise<number> {
   const sessionId = sessionIdOf(id.trim());
   let view: PolicyView | null = null;
   const client = await context.temporalIfRunning();
-  if (client && (await workflowStatus(client, sessionId)) === 'RUNNING') {
+  const running = client !== null && (await workflowStatus(client, sessionId)) === 'RUNNING';
+  if (options.autoCompact !== undefined) {
+    if (!running || !client) {
+      throw new ConfigError(
+        `goal ${sessionId} is not running; auto-compact can only be set on a running goal`,
+      );
+    }
+    view = await client.workflow
+      .getHandle(workflowIdOf(sessionId))
+      .executeUpdate(setAutoCompactUpdate, { args: [options.autoCompact === 'on'], updateId: randomUUID() });
+  } else if (running && client) {
     view = await client.workflow.getHandle(workflowIdOf(sessionId)).query(policyQuery);
   } else {
     view = policyFromCheckpoint((await savedState(context, id)).compaction);

@@ -192,6 +192,10 @@ describe('compaction', () => {
       });
       const after = await policy();
       expect(after).toMatchObject({ autoCompact: 'on', failures: 0 });
+      const off = await runCli(['policy', sessionId, '--auto-compact', 'off', '--json'], t.env);
+      expect(off.code, off.stderr).toBe(0);
+      expect(JSON.parse(off.stdout)).toMatchObject({ autoCompact: 'off' });
+      expect(await policy()).toMatchObject({ autoCompact: 'off' });
       release = true;
       const watched = await runCli(['watch', sessionId, '--json'], t.env);
       expect(watched.code, watched.stderr).toBe(0);
