@@ -25,12 +25,14 @@ import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
 import type { SessionStore } from '../store/types';
 import { resolveCard } from './models/catalog';
+import { providerReportedWindow } from './models/provider-window';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv } from './providers/types';
 
 /** Input of `resolveModelBudget`. */
 export interface ResolveBudgetInput {
   model: string;
+  baseUrl?: string;
   /** A window that overrides the card (config `context_window`), e.g. a local server's setting. */
   contextWindowTokens?: number;
   thresholdPct: number;
@@ -81,7 +83,9 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
   return {
     /** Resolves the model's card and computes its context budget (spec F-CARDS, F-BUDGET). */
     async resolveModelBudget(input: ResolveBudgetInput): Promise<ModelBudget> {
-      const resolved = resolveCard(input.model, { providerReportedContextTokens: input.contextWindowTokens });
+      const reported =
+        input.contextWindowTokens ?? (await providerReportedWindow(input.model, deps.env, input.baseUrl));
+      const resolved = resolveCard(input.model, { providerReportedContextTokens: reported });
       const budget = computeBudget(
         { card: resolved.card, providerReportedContextTokens: resolved.providerReportedContextTokens },
         input.thresholdPct,
