@@ -1,0 +1,249 @@
+/**
+ * The model-step activity: builds the context from the store and the plan, streams the
+ * answer, and stores it once under the step's key, so a retry after a crash calls no model twice.
+ */
+import { Context, log } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ConfigError, FailureType } from '../core/errors';
+import { FINISH_TOOL_SPEC } from '../core/finish';
+import { ledgerEntryFor } from '../core/ledger-entry';
+import {
+  MODEL_HEARTBEAT_INTERVAL_MS,
+  PROGRESS_SAVE_INTERVAL_MS,
+  WORKFLOW_TOOL_ARGS_MAX_BYTES,
+} from '../core/limits';
+import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf } from '../core/messages';
+import { renderTaskList, taskView } from '../core/task-graph';
+import type { TaskGraph } from '../core/task-graph-types';
+import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
+import { estimateTokens } from '../core/tokens';
+import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
+import { clipChars } from '../core/truncate';
+import type { RequestUsage } from '../core/usage';
+import type { SessionStore } from '../store/types';
+import { buildContext } from './context-builder';
+import { systemPrompt } from './prompt';
+import { createModelClient, toActivityFailure } from './providers';
+import type { ModelClient, ToolSpec } from './providers/types';
+import { keys } from './store-keys';
+import { findTool, toolSpecOf } from './tool-catalog';
+import type { ModelStepInput, ModelStepResult } from './types';
+import type { ActivityDeps } from './workflow-activities';
+
+/** Creates the model-step activity. */
+export function createModelStepActivity(deps: ActivityDeps) {
+  const { store } = deps;
+  const clients = new Map<string, ModelClient>();
+  const clientFor = (spec: string, baseUrl: string | undefined): ModelClient => {
+    const cacheKey = `${spec}|${baseUrl ?? ''}`;
+    let client = clients.get(cacheKey);
+    if (!client) {
+      try {
+        client = deps.modelClient
+          ? deps.modelClient(spec, baseUrl)
+          : createModelClient(spec, { baseUrl, env: deps.env });
+      } catch (err) {
+        if (err instanceof ConfigError) {
+          throw ApplicationFailure.create({
+            message: err.message,
+            type: FailureType.ConfigError,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+      clients.set(cacheKey, client);
+    }
+    return client;
+  };
+
+  return {
+    /** One model call: builds the context from the store, streams the answer, stores it once. */
+    async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+      const stored = await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber));
+      if (stored) return modelStepResult(stored, await storedUsage(store, input.sessionId, input.stepNumber));
+
+      const session = await store.getSession(input.sessionId);
+      if (!session) {
+        throw ApplicationFailure.create({
+          message: `session ${input.sessionId} is not in the store`,
+          type: 'SessionMissing',
+          nonRetryable: true,
+        });
+      }
+      const client = clientFor(input.model, input.baseUrl);
+      const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
+      // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
+      const checkpoint = await store.latestCheckpoint(input.sessionId);
+      const tasks = (checkpoint?.tasks as TaskGraph | null) ?? [];
+      const system = systemPrompt({
+        objective: session.objective,
+        workspace: session.projectDir,
+        tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+      });
+      const tools = toolSpecs(input.tools);
+      // What every request carries whatever compaction does: the pressure compaction cannot relieve.
+      const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
+      const context = Context.current();
+      let received = 0;
+      let lastSaved = 0;
+      const heartbeat = setInterval(
+        () => context.heartbeat({ step: input.stepNumber, received }),
+        MODEL_HEARTBEAT_INTERVAL_MS,
+      );
+      try {
+        const response = await client.stream({
+          system,
+          messages,
+          tools,
+          stepNumber: input.stepNumber,
+          abortSignal: context.cancellationSignal,
+          onProgress: (chars) => {
+            received = chars;
+            context.heartbeat({ step: input.stepNumber, received });
+            const now = Date.now();
+            if (now - lastSaved >= PROGRESS_SAVE_INTERVAL_MS) {
+              lastSaved = now;
+              // Progress only: streamed text itself is never saved, just how far the step got.
+              void store
+                .appendEvent(input.sessionId, 'progress', { step: input.stepNumber, receivedChars: chars })
+                .catch(() => undefined);
+            }
+          },
+        });
+        const message: StoredMessage = {
+          role: 'assistant',
+          content: [
+            ...(response.text ? [{ type: 'text' as const, text: response.text }] : []),
+            ...response.toolCalls,
+          ],
+        };
+        // The usage event goes first: if we crash between the two writes, the retry still finds it.
+        await store.appendEvent(
+          input.sessionId,
+          'model-usage',
+          { step: input.stepNumber, usage: response.usage, finishReason: response.finishReason },
+          keys.usageEvent(input.stepNumber),
+        );
+        const { seq } = await store.appendMessage(input.sessionId, keys.assistant(input.stepNumber), message);
+        const entry = (await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber))) ?? {
+          seq,
+          key: keys.assistant(input.stepNumber),
+          message,
+        };
+        const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
+          model: input.model,
+          toolCalls: result.toolCalls.map((call) => call.summary),
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          finishReason: response.finishReason,
+        });
+        result.fixedTokens = fixedTokens;
+        if (context.info.attempt > 1) {
+          result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
+        }
+        return result;
+      } catch (err) {
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
+        const [provider, ...rest] = input.model.split(':');
+        const failure =
+          err instanceof ApplicationFailure
+            ? err
+            : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+        // Recorded so that `status` and the step's log line can say why the step was retried.
+        await store
+          .appendEvent(input.sessionId, 'model-error', {
+            step: input.stepNumber,
+            attempt: context.info.attempt,
+            type: failure.type,
+            message: failure.message,
+            retryable: !failure.nonRetryable,
+          })
+          .catch(() => undefined);
+        throw failure;
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  };
+}
+
+/** Tool specs offered to the model: workspace tools from the catalog, `finish` from core. */
+function toolSpecs(names: string[]): ToolSpec[] {
+  return names.flatMap((name): ToolSpec[] => {
+    if (name === FINISH_TOOL_SPEC.name) {
+      return [
+        {
+          ...FINISH_TOOL_SPEC,
+          inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
+        },
+      ];
+    }
+    if (name === TODO_WRITE_TOOL_SPEC.name) {
+      return [
+        {
+          ...TODO_WRITE_TOOL_SPEC,
+          inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
+        },
+      ];
+    }
+    const spec = toolSpecOf(name);
+    return spec ? [spec] : [];
+  });
+}
+
+/** The message of the latest failed attempt of a model step. */
+async function lastModelError(store: SessionStore, input: ModelStepInput): Promise<string> {
+  const events = await store.listEvents(input.sessionId);
+  const failures = events.filter(
+    (event) => event.kind === 'model-error' && (event.data as { step?: number }).step === input.stepNumber,
+  );
+  return (failures.at(-1)?.data as { message?: string } | undefined)?.message ?? 'unknown error';
+}
+
+async function storedUsage(
+  store: SessionStore,
+  sessionId: string,
+  step: number,
+): Promise<{ usage: RequestUsage; finishReason: string }> {
+  const events = await store.listEvents(sessionId);
+  const event = events.find(
+    (candidate) => candidate.kind === 'model-usage' && (candidate.data as { step?: number }).step === step,
+  );
+  const data = event?.data as { usage?: RequestUsage; finishReason?: string } | undefined;
+  return {
+    usage: data?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    finishReason: data?.finishReason ?? 'unknown',
+  };
+}
+
+function modelStepResult(
+  entry: TranscriptEntry,
+  meta: { usage: RequestUsage; finishReason: string },
+): ModelStepResult {
+  const toolCalls = toolCallsOf(entry.message).map((call) => {
+    const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
+    const tool = findTool(call.toolName);
+    const parsed = tool?.parse(call.input);
+    const summary = parsed?.ok
+      ? tool!.summarize(parsed.args)
+      : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
+    // Workflow tools need their arguments in the workflow; anything else stays in the store.
+    const inputBytes = JSON.stringify(call.input ?? null).length;
+    const input = !workflowTool
+      ? undefined
+      : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
+        ? call.input
+        : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
+    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary: clipChars(summary, 120) };
+  });
+  const text = textOf(entry.message).trim();
+  return {
+    entry: ledgerEntryFor(entry.seq, entry.key, entry.message),
+    toolCalls,
+    usage: meta.usage,
+    finishReason: meta.finishReason,
+    textPreview: clipChars(text.split('\n')[0] ?? '', 120),
+  };
+}
