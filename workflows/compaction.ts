@@ -71,6 +71,7 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
   }
   const resolved = await storeActivities.resolveModelBudget({
     model: state.goal.model,
+    baseUrl: state.goal.baseUrl,
     contextWindowTokens: state.goal.contextWindowTokens,
     thresholdPct: compaction.autoCompact.thresholdPct,
   });

@@ -20,7 +20,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ModelStepResult, ToolCallRef } from '../activities/types';
-import { setAutoCompact } from '../core/compaction/failure-budget';
 import { initialCompactionState } from '../core/compaction/state';
 import { contextEntries } from '../core/context-plan';
 import { addToBreakdown } from '../core/cost';
@@ -52,22 +51,13 @@ import { GOAL_TOOL_NAMES } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
 import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workflow-tools';
 import { modelActivities, storeActivities, toolActivities } from './activities-proxy';
-import {
-  autoCompact,
-  type CompactionHost,
-  type CompactionResult,
-  compact,
-  compactionOf,
-  ensureBudget,
-} from './compaction';
+import { type CompactionHost, compact, ensureBudget } from './compaction';
+import { setupCompactionControl } from './compaction-control';
 import {
   COMPACTION_PATCH,
-  compactUpdate,
   GOAL_FAILED_TYPE,
   GoalIterationKey,
   GoalStatusKey,
-  policyQuery,
-  setAutoCompactUpdate,
   stateQuery,
   tasksQuery,
 } from './definitions';
@@ -170,37 +160,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     },
     appendMessage,
   };
-  const manualRequests: Array<{ id: number; topic?: string }> = [];
-  const manualResults = new Map<number, CompactionResult>();
-  let manualCounter = 0;
-  setHandler(
-    compactUpdate,
-    async (topic: string) => {
-      const id = ++manualCounter;
-      manualRequests.push({ id, topic: topic || undefined });
-      await condition(() => manualResults.has(id));
-      const result = manualResults.get(id)!;
-      manualResults.delete(id);
-      return result;
-    },
-    {
-      validator: (_topic: string) => {
-        if (!compactionOn) throw new Error('this goal was started by a goalrun without compaction');
-        if (FINAL_STATUSES.includes(state.status))
-          throw new Error(`the goal is ${state.status}; nothing to compact`);
-      },
-    },
-  );
-  setHandler(setAutoCompactUpdate, (enabled: boolean) => {
-    const compaction = compactionOf(state);
-    state = {
-      ...state,
-      compaction: { ...compaction, autoCompact: setAutoCompact(compaction.autoCompact, enabled) },
-    };
-    state = noteAction(state, `auto-compact turned ${enabled ? 'on' : 'off'}`);
-    return policyOf(state);
-  });
-  setHandler(policyQuery, () => policyOf(state));
+  const compactionControl = setupCompactionControl(host, compactionOn);
 
   try {
     if (input.state) {
@@ -259,16 +219,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
           state: { ...state, elapsedMsBefore: elapsedMs() },
         });
       }
-      if (compactionOn) {
-        while (manualRequests.length > 0) {
-          const request = manualRequests.shift()!;
-          manualResults.set(
-            request.id,
-            await compact(host, state.steps + 1, { manual: true, topic: request.topic }),
-          );
-        }
-        await autoCompact(host, state.steps + 1);
-      }
+      await compactionControl.beforeStep(state.steps + 1);
       const scope = new CancellationScope();
       stepScope = scope;
       try {
