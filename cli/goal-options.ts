@@ -114,6 +114,7 @@ export function goalFromOptions(
     },
     contextWindowTokens:
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
+    backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,

@@ -58,6 +58,8 @@ export interface GoalDefinition {
   contextWindowTokens?: number;
   /** A cheaper model for the summarizer (config summarizer_model); the goal's model when absent. */
   summarizerModel?: string;
+  /** The backup model card (config backup_model): shown with the policy, not used for failover (spec F-CARDS). */
+  backupModel?: string;
 }
 
 /** One line of the recent-activity log shown by `watch` and the Web UI. */

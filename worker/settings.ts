@@ -36,6 +36,7 @@ export const configSchema = z
     auto_compact_max_failures: positiveInt.optional(),
     context_window: positiveInt.optional(),
     summarizer_model: z.string().min(1).optional(),
+    backup_model: z.string().min(1).optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 /** `compact`, `policy` and `stats`: the context window and what the goal has spent. */
 import { randomUUID } from 'node:crypto';
-import { type PolicyView, policyView, renderPolicy } from '../../core/budget';
+import { resolveCard } from '../../activities/models/catalog';
+import { computeBudget, type PolicyView, policyView, renderPolicy } from '../../core/budget';
 import type { CompactionState } from '../../core/compaction/state';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
@@ -41,6 +42,13 @@ function policyFromCheckpoint(compaction: CompactionState | undefined): PolicyVi
       paused: autoCompact.paused,
     },
   });
+}
+
+/** The backup card of a goal (spec F-CARDS): configured metadata, resolved like the primary. */
+function backupCard(model: string): { model: string; windowTokens: number; warning?: string } {
+  const resolved = resolveCard(model);
+  const budget = computeBudget({ card: resolved.card });
+  return { model, windowTokens: budget.windowTokens, warning: resolved.warning };
 }
 
 /** `goalrun compact <id> [topic]`: compacts a running goal's context now. */
@@ -91,8 +99,19 @@ export async function policyCommand(
     view = policyFromCheckpoint((await savedState(context, id)).compaction);
   }
   if (!view) throw new ConfigError(`goal ${sessionId} has no context budget yet (it has not run a step)`);
-  if (options.json) printJson(view);
-  else say(renderPolicy(view));
+  const backupModel = (await savedState(context, id).catch(() => null))?.goal.backupModel;
+  const backup = backupModel ? backupCard(backupModel) : undefined;
+  if (options.json) {
+    printJson({ ...view, ...(backup ? { backup } : {}) });
+  } else {
+    say(renderPolicy(view));
+    if (backup) {
+      say(
+        `backup card:     ${backup.model} (${backup.windowTokens} tokens; configured, not used for automatic failover)`,
+      );
+      if (backup.warning) say(`                 ${backup.warning}`);
+    }
+  }
   return 0;
 }
 
