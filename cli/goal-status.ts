@@ -5,6 +5,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ConfigError } from '../core/errors';
 import { type GoalSnapshot, type GoalState, snapshotOf } from '../core/goal';
+import { EMPTY_USAGE } from '../core/usage';
 import type { SessionRow } from '../store/types';
 import { sessionIdOf, stateQuery, workflowIdOf } from '../workflows/definitions';
 import type { CliContext } from './context';
@@ -30,6 +31,30 @@ export function snapshotFromRow(row: SessionRow): StatusView | null {
     ...snapshotOf(saved, row.workflowId, saved.elapsedMsBefore),
     keptProgress: saved.keptProgress ?? null,
   };
+}
+
+/** The view of a session row: its checkpoint, or the bare row before the first checkpoint. */
+export function viewOfRow(row: SessionRow): StatusView {
+  return (
+    snapshotFromRow(row) ?? {
+      sessionId: row.id,
+      workflowId: row.workflowId,
+      status: row.status,
+      reason: row.reason,
+      objective: row.objective,
+      model: row.model,
+      workspace: row.projectDir,
+      iteration: 0,
+      steps: 0,
+      noProgress: 0,
+      elapsedMs: 0,
+      usage: EMPTY_USAGE,
+      lastTool: null,
+      finishSummary: null,
+      recent: [],
+      keptProgress: null,
+    }
+  );
 }
 
 /** Asks a running workflow for its state, giving up after a few seconds. */
@@ -85,32 +110,5 @@ export async function loadStatus(context: CliContext, id: string): Promise<Statu
   const store = await context.sessionStore();
   const row = await store.findSession(id.trim());
   if (!row) throw new ConfigError(`no goal with session or workflow id "${id}"`);
-  const stored = snapshotFromRow(row);
-  if (stored) return stored;
-  return {
-    sessionId: row.id,
-    workflowId: row.workflowId,
-    status: row.status,
-    reason: row.reason,
-    objective: row.objective,
-    model: row.model,
-    workspace: row.projectDir,
-    iteration: 0,
-    steps: 0,
-    noProgress: 0,
-    elapsedMs: 0,
-    usage: {
-      contextTokens: 0,
-      totalTokens: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      requests: 0,
-    },
-    lastTool: null,
-    finishSummary: null,
-    recent: [],
-    keptProgress: null,
-  };
+  return viewOfRow(row);
 }

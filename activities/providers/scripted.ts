@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { SUMMARY_SECTIONS } from '../../core/compaction/summary-text';
 import { FailureType } from '../../core/errors';
 import { CHARS_PER_TOKEN } from '../../core/limits';
 import type { ToolCallPart } from '../../core/messages';
@@ -71,16 +72,6 @@ function replayTurn(turn: ScriptedTurn, request: ModelRequest): ModelResponse {
   return { text, toolCalls, usage, finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop' };
 }
 
-/** Sections every summary has (spec: compaction summary). */
-const BUILT_IN_SUMMARY_SECTIONS = [
-  'Goal',
-  'Decisions and findings',
-  'Files modified',
-  'Current state',
-  'Next steps',
-  'References',
-];
-
 /** A scripted summarizer answer: the scripted text, a scripted failure, or a built-in summary. */
 function summaryAnswer(summary: ScriptedSummary | undefined, request: ModelRequest): ModelResponse {
   if (summary && 'fail' in summary) {
@@ -88,9 +79,9 @@ function summaryAnswer(summary: ScriptedSummary | undefined, request: ModelReque
   }
   const text =
     summary?.text ??
-    BUILT_IN_SUMMARY_SECTIONS.map(
-      (section) => `## ${section}\n(scripted summary of the earlier conversation)`,
-    ).join('\n\n');
+    SUMMARY_SECTIONS.map((section) => `## ${section}\n(scripted summary of the earlier conversation)`).join(
+      '\n\n',
+    );
   const usage: RequestUsage = summary?.usage
     ? {
         inputTokens: summary.usage.input,

@@ -4,7 +4,7 @@ import { sessionIdOf, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { exitCodeOf } from '../exit-codes';
 import { describeOutcome, followGoal } from '../follow';
-import { loadStatus, snapshotFromRow, workflowStatus } from '../goal-status';
+import { loadStatus, viewOfRow, workflowStatus } from '../goal-status';
 import { formatDuration, formatSnapshot, printJson, say } from '../output';
 import { onInterrupt } from './goal-commands';
 
@@ -31,17 +31,7 @@ export async function listCommand(
   const store = await context.sessionStore();
   const rows = await store.listSessions(limit);
   const views = rows.map((row) => ({
-    ...(snapshotFromRow(row) ?? {
-      sessionId: row.id,
-      workflowId: row.workflowId,
-      status: row.status,
-      reason: row.reason,
-      objective: row.objective,
-      model: row.model,
-      steps: 0,
-      iteration: 0,
-      elapsedMs: 0,
-    }),
+    ...viewOfRow(row),
     createdAt: row.createdAt.toISOString(),
   }));
   if (options.json) {
