@@ -1,0 +1,138 @@
+/**
+ * Where Temporal is and how to start it: address parsing, the dev server's arguments with goalrun's
+ * search attributes, and the reachability probe. Process management lives in dev-server.ts.
+ */
+import { connect as tcpConnect } from 'node:net';
+import { Connection } from '@temporalio/client';
+
+/** goalrun's custom search attributes, in the type names `temporal server start-dev` accepts. */
+export const SEARCH_ATTRIBUTES = {
+  GoalStatus: 'Keyword',
+  GoalSession: 'Keyword',
+  GoalModel: 'Keyword',
+  GoalIteration: 'Int',
+} as const satisfies Record<
+  string,
+  'Keyword' | 'Int' | 'Text' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList'
+>;
+
+/** Address goalrun uses when TEMPORAL_ADDRESS is unset. */
+export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+
+/** Temporal's default frontend gRPC port. */
+export const DEFAULT_TEMPORAL_PORT = 7233;
+
+// The dev server puts its Web UI at frontend port + 1000 (8233 for 7233); we keep that convention.
+const UI_PORT_OFFSET = 1000;
+const MAX_PORT = 65_535;
+const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
+
+/** Options for {@link devServerArgs}. */
+export interface DevServerArgsOptions {
+  port: number;
+  /** Web UI port; the server's own default (port + 1000) when omitted. Ignored when headless. */
+  uiPort?: number;
+  /** SQLite file for persistent state; omitted means in-memory state, lost on exit. */
+  dbFile?: string;
+  /** IP the frontend (and UI) bind to; loopback by default so the dev server is never exposed. */
+  ip?: string;
+  headless?: boolean;
+  /** `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }`. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  extraArgs?: readonly string[];
+}
+
+/** Arguments for `temporal server start-dev` with goalrun's search attributes registered. */
+export function devServerArgs(options: DevServerArgsOptions): string[] {
+  const args = ['server', 'start-dev', '--ip', options.ip ?? '127.0.0.1', '--port', String(options.port)];
+  if (options.headless) args.push('--headless');
+  else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
+  // The CLI parses each value as JSON, so strings need quotes while numbers and booleans stay bare.
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  // start-dev already defaults to warn; being explicit keeps goalrun's log quiet if that default changes.
+  args.push('--log-level', 'warn');
+  args.push(...(options.extraArgs ?? []));
+  return args;
+}
+
+/** Host and port of a `host:port` / `[v6]:port` Temporal address (port defaults to 7233). */
+export function parseTemporalAddress(address: string): { host: string; port: number } {
+  const trimmed = address.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(trimmed);
+  if (bracketed) return { host: bracketed[1], port: parsePort(bracketed[2], address) };
+  const colons = trimmed.split(':').length - 1;
+  if (colons === 0) return { host: trimmed, port: DEFAULT_TEMPORAL_PORT };
+  // A bare IPv6 address has several colons and no port.
+  if (colons > 1) return { host: trimmed, port: DEFAULT_TEMPORAL_PORT };
+  const [host, port] = trimmed.split(':');
+  return { host, port: parsePort(port, address) };
+}
+
+function parsePort(raw: string | undefined, address: string): number {
+  if (raw === undefined) return DEFAULT_TEMPORAL_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > MAX_PORT) {
+    throw new Error(`invalid Temporal address ${JSON.stringify(address)}: bad port ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
+/** True when the host names this machine's loopback interface, so goalrun may start a server there. */
+export function isLocalHost(host: string): boolean {
+  return LOCAL_HOSTS.has(host.toLowerCase());
+}
+
+/** Web UI port goalrun uses for a given frontend port (8233 for 7233). */
+export function uiPortFor(port: number): number {
+  return port + UI_PORT_OFFSET <= MAX_PORT ? port + UI_PORT_OFFSET : port - UI_PORT_OFFSET;
+}
+
+/** The IP a local dev server binds to for a loopback host. */
+export function bindIpFor(host: string): string {
+  return host === '::1' ? '::1' : '127.0.0.1';
+}
+
+function formatAddress(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function tcpProbe(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host, port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+/** True if a Temporal frontend answers GetSystemInfo at `address` within `timeoutMs`. */
+export async function isTemporalReachable(
+  address: string,
+  timeoutMs: number = DEFAULT_PROBE_TIMEOUT_MS,
+): Promise<boolean> {
+  const started = Date.now();
+  const { host, port } = parseTemporalAddress(address);
+  // A plain TCP connect fails fast on a closed port; gRPC alone would retry until its deadline.
+  if (!(await tcpProbe(host, port, timeoutMs))) return false;
+  const remaining = Math.max(timeoutMs - (Date.now() - started), 1);
+  const connection = Connection.lazy({ address: formatAddress(host, port), connectTimeout: remaining });
+  try {
+    // ensureConnected calls WorkflowService.GetSystemInfo, so anything but a Temporal frontend fails here.
+    await connection.ensureConnected();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
