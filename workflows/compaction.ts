@@ -21,6 +21,7 @@ import { type GoalState, noteAction } from '../core/goal';
 import { lastSeqOf } from '../core/ledger';
 import { type StoredMessage, userText } from '../core/messages';
 import { storeActivities, summarizerActivities } from './activities-proxy';
+import { innermostMessage } from './failures';
 
 /** The summarizer's request gets at most this share of the usable input budget. */
 const SUMMARIZER_INPUT_SHARE = 0.6;
@@ -299,14 +300,4 @@ async function notify(host: CompactionHost, note: string): Promise<void> {
   const after = host.get();
   const current = compactionOf(after);
   host.set({ ...after, compaction: { ...current, lastCoveredSeq: lastSeqOf(after.ledger) } });
-}
-
-function innermostMessage(err: unknown): string {
-  let current = err as { message?: string; cause?: unknown } | undefined;
-  let message = current?.message ?? String(err);
-  while (current?.cause) {
-    current = current.cause as typeof current;
-    if (current?.message) message = current.message;
-  }
-  return message;
 }

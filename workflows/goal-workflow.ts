@@ -13,10 +13,8 @@ import {
   isCancellation,
   log,
   patched,
-  setCurrentDetails,
   setHandler,
   sleep,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ModelStepResult, ToolCallRef } from '../activities/types';
@@ -27,7 +25,6 @@ import { FailureType } from '../core/errors';
 import {
   checkStopRules,
   continuationMessage,
-  detailsMarkdown,
   endIteration,
   FINAL_STATUSES,
   type GoalDefinition,
@@ -44,7 +41,7 @@ import {
 } from '../core/goal';
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import type { StoredMessage } from '../core/messages';
+import { type StoredMessage, userText } from '../core/messages';
 import { taskView } from '../core/task-graph';
 import { isTodoWriteCall } from '../core/todo-write-tool';
 import { GOAL_TOOL_NAMES } from '../core/tool-names';
@@ -53,15 +50,9 @@ import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workf
 import { modelActivities, storeActivities, toolActivities } from './activities-proxy';
 import { type CompactionHost, compact, ensureBudget } from './compaction';
 import { setupCompactionControl } from './compaction-control';
-import {
-  COMPACTION_PATCH,
-  GOAL_FAILED_TYPE,
-  GoalIterationKey,
-  GoalStatusKey,
-  stateQuery,
-  tasksQuery,
-} from './definitions';
-import { policyOf } from './policy';
+import { COMPACTION_PATCH, GOAL_FAILED_TYPE, stateQuery, tasksQuery } from './definitions';
+import { failureType, goalFailureReason } from './failures';
+import { createPublisher } from './visibility';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -93,22 +84,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   setHandler(stateQuery, snapshot);
   setHandler(tasksQuery, () => taskView(state.tasks));
 
-  // Search attributes are upserted only when they change: each upsert is a history event.
-  let published = { status: '', iteration: -1 };
-  const publish = () => {
-    if (published.status !== state.status || published.iteration !== state.iteration) {
-      upsertSearchAttributes([
-        { key: GoalStatusKey, value: state.status },
-        { key: GoalIterationKey, value: state.iteration },
-      ]);
-      published = { status: state.status, iteration: state.iteration };
-    }
-    const policy = compactionOn ? policyOf(state) : null;
-    const context = policy
-      ? `\n\n**Context:** ${policy.usedTokens} of ${policy.thresholdTokens} tokens before auto-compact (${policy.usedPct}%, ${policy.gauge}) · auto-compact ${policy.autoCompact} · failures ${policy.failures}/${policy.maxFailures}`
-      : '';
-    setCurrentDetails(`${detailsMarkdown(snapshot(), taskView(state.tasks))}${context}`);
-  };
+  const publish = createPublisher(() => ({ state, snapshot: snapshot() }), compactionOn);
 
   /** Saves the control state (without the ledger, which the transcript can rebuild). */
   const checkpoint = async (event?: { kind: string; data: unknown; key?: string }) => {
@@ -183,7 +159,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       unanswered = saved.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
       await answerUnanswered('the goal was interrupted while this tool was running');
       const text = resumeMessage(saved.state, keptProgress);
-      await appendMessage(`resume:${state.executions}`, userMessage(text));
+      await appendMessage(`resume:${state.executions}`, userText(text));
       keptProgress = null;
       state = noteAction(state, `resumed (execution ${state.executions})`);
     } else {
@@ -250,7 +226,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       });
       throw err;
     }
-    const reason = rootMessage(err);
+    const reason = goalFailureReason(err);
     log.error('goal failed', { reason });
     await answerUnanswered('the goal failed');
     await finish('failed', reason);
@@ -384,34 +360,6 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       return;
     }
     const text = continuationMessage(state, changes);
-    await appendMessage(`continue:${state.iteration}`, userMessage(text));
+    await appendMessage(`continue:${state.iteration}`, userText(text));
   }
-}
-
-/** The failure type at the root of an activity failure, if any. */
-function failureType(err: unknown): string | undefined {
-  let current = err as { type?: string; cause?: unknown } | undefined;
-  while (current) {
-    if (current.type) return current.type;
-    current = current.cause as typeof current;
-  }
-  return undefined;
-}
-
-function userMessage(text: string): StoredMessage {
-  return { role: 'user', content: [{ type: 'text', text }] };
-}
-
-/** The innermost failure message: what the provider or tool actually said. */
-function rootMessage(err: unknown): string {
-  let current = err as { message?: string; cause?: unknown; type?: string } | undefined;
-  let message = current?.message ?? String(err);
-  while (current?.cause) {
-    current = current.cause as typeof current;
-    if (current?.message) message = current.message;
-  }
-  if ((current as { type?: string })?.type === FailureType.ContextOverflow) {
-    return `context overflow: ${message}`;
-  }
-  return message;
 }
