@@ -7,6 +7,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { FINISH_TOOL_SPEC } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
+import { storeKeys } from '../core/store-keys';
 import {
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
@@ -25,7 +26,6 @@ import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ToolSpec } from './providers/types';
-import { keys } from './store-keys';
 import { findTool, toolSpecOf } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
@@ -60,7 +60,10 @@ export function createModelStepActivity(deps: ActivityDeps) {
   return {
     /** One model call: builds the context from the store, streams the answer, stores it once. */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
-      const stored = await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber));
+      const execution = input.execution ?? 1;
+      const assistantKey = storeKeys.assistant(execution, input.stepNumber);
+      const usageKey = storeKeys.usageEvent(execution, input.stepNumber);
+      const stored = await store.getMessageByKey(input.sessionId, assistantKey);
       if (stored) return modelStepResult(stored, await storedUsage(store, input.sessionId, input.stepNumber));
 
       const session = await store.getSession(input.sessionId);
@@ -123,12 +126,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
           input.sessionId,
           'model-usage',
           { step: input.stepNumber, usage: response.usage, finishReason: response.finishReason },
-          keys.usageEvent(input.stepNumber),
+          usageKey,
         );
-        const { seq } = await store.appendMessage(input.sessionId, keys.assistant(input.stepNumber), message);
-        const entry = (await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber))) ?? {
+        const { seq } = await store.appendMessage(input.sessionId, assistantKey, message);
+        const entry = (await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
           seq,
-          key: keys.assistant(input.stepNumber),
+          key: assistantKey,
           message,
         };
         const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });

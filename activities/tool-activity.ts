@@ -5,12 +5,12 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ledgerEntryFor } from '../core/ledger-entry';
+import { storeKeys } from '../core/store-keys';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
 import { type StoredMessage, type TranscriptEntry, toolCallsOf } from '../core/messages';
 import { estimateTokens } from '../core/tokens';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import type { SessionStore } from '../store/types';
-import { keys } from './store-keys';
 import { findTool } from './tool-catalog';
 import type { RunToolInput, RunToolResult } from './types';
 
@@ -19,11 +19,11 @@ export function createToolActivity(store: SessionStore) {
   return {
     /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
     async runTool(input: RunToolInput): Promise<RunToolResult> {
-      const resultKey = keys.toolResult(input.toolCallId);
+      const resultKey = storeKeys.toolResult(input.toolCallId);
       const stored = await store.getMessageByKey(input.sessionId, resultKey);
       if (stored) return storedToolResult(store, input, stored);
 
-      const assistant = await store.getMessageByKey(input.sessionId, keys.assistant(input.stepNumber));
+      const assistant = await store.getMessageByKey(input.sessionId, input.assistantKey ?? storeKeys.assistant(1, input.stepNumber));
       const call = assistant
         ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
         : undefined;
@@ -81,7 +81,7 @@ export function createToolActivity(store: SessionStore) {
         firstLine: edges.first,
         lastLine: edges.last,
       };
-      await store.appendEvent(input.sessionId, 'tool', summary, keys.toolEvent(input.toolCallId));
+      await store.appendEvent(input.sessionId, 'tool', summary, storeKeys.toolEvent(input.toolCallId));
       log.info(`${call.toolName} of ${input.sessionId} ${outcome.ok ? 'ok' : 'failed'}`, {
         step: input.stepNumber,
         bytes,

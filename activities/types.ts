@@ -23,8 +23,10 @@ export interface OpenSessionResult {
 /** Input of `modelStep`. */
 export interface ModelStepInput {
   sessionId: string;
-  /** 1-based step number over the whole goal; also the idempotency key of the stored answer. */
+  /** 1-based step number over the whole goal; with the execution, the idempotency key of the stored answer. */
   stepNumber: number;
+  /** The session's execution number (1 for the first run, +1 per resume); absent means 1. */
+  execution?: number;
   model: string;
   baseUrl?: string;
   /** Transcript messages up to and including this sequence number form the context. */
@@ -66,6 +68,8 @@ export interface RunToolInput {
   toolCallId: string;
   toolName: string;
   workspace: string;
+  /** Key of the assistant message that made the call; absent means the first execution's step key. */
+  assistantKey?: string;
 }
 
 /** Result of `runTool`. */

@@ -1,0 +1,52 @@
+/**
+ * Keys of the store rows goalrun writes, in one place. Every write is keyed, so an activity retried
+ * after a crash finds its earlier row instead of writing a second one. Keys built from workflow
+ * counters (steps, iterations, notices) carry the execution number: a resumed execution never
+ * reuses, or collides with, the rows of an execution that died before its last checkpoint.
+ */
+
+/** Key of the first message (objective and environment snapshot). */
+export const FIRST_MESSAGE_KEY = 'initial';
+
+/** Prefixes of message keys; the ledger reads who wrote a user message from them. */
+export const KEY_PREFIX = {
+  assistant: 'step:',
+  toolResult: 'result:',
+  continuation: 'continue:',
+  resume: 'resume:',
+  notice: 'notice:',
+  summary: 'summary:',
+  steering: 'steer:',
+} as const;
+
+/** Key builders for messages, events and spool rows. */
+export const storeKeys = {
+  /** The assistant message of a model step. */
+  assistant: (execution: number, step: number) => `${KEY_PREFIX.assistant}${step}@${execution}`,
+  /** The result of a tool call (tool-call ids are unique within a session; see model-step). */
+  toolResult: (toolCallId: string) => `${KEY_PREFIX.toolResult}${toolCallId}`,
+  /** The continuation message that starts an iteration. */
+  continuation: (execution: number, iteration: number) =>
+    `${KEY_PREFIX.continuation}${iteration}@${execution}`,
+  /** The message a resumed execution adds before its first step. */
+  resume: (execution: number) => `${KEY_PREFIX.resume}${execution}`,
+  /** A one-line goalrun notice (compaction, failure budget). */
+  notice: (execution: number, n: number) => `${KEY_PREFIX.notice}${n}@${execution}`,
+  /** The n-th summary of the session (summaries are numbered over the whole session). */
+  summary: (n: number) => `${KEY_PREFIX.summary}${n}`,
+  /** A steering message, by the id its sender gave it. */
+  steering: (id: string) => `${KEY_PREFIX.steering}${id}`,
+  /** Events. */
+  toolEvent: (toolCallId: string) => `tool:${toolCallId}`,
+  usageEvent: (execution: number, step: number) => `usage:${step}@${execution}`,
+  summaryUsageEvent: (n: number) => `summary-usage:${n}`,
+  goalEnded: (execution: number) => `end:${execution}`,
+};
+
+/** The execution number in a counter key (`step:7@2` → 2), or 1 for keys written before executions were keyed. */
+export function executionOfKey(key: string): number {
+  const at = key.lastIndexOf('@');
+  if (at < 0) return 1;
+  const n = Number(key.slice(at + 1));
+  return Number.isInteger(n) && n > 0 ? n : 1;
+}
