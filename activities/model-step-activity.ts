@@ -7,13 +7,13 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { FINISH_TOOL_SPEC } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { storeKeys } from '../core/store-keys';
 import {
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
   WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
 import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf } from '../core/messages';
+import { storeKeys } from '../core/store-keys';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';

@@ -5,9 +5,9 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { storeKeys } from '../core/store-keys';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
 import { type StoredMessage, type TranscriptEntry, toolCallsOf } from '../core/messages';
+import { storeKeys } from '../core/store-keys';
 import { estimateTokens } from '../core/tokens';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import type { SessionStore } from '../store/types';
@@ -23,7 +23,10 @@ export function createToolActivity(store: SessionStore) {
       const stored = await store.getMessageByKey(input.sessionId, resultKey);
       if (stored) return storedToolResult(store, input, stored);
 
-      const assistant = await store.getMessageByKey(input.sessionId, input.assistantKey ?? storeKeys.assistant(1, input.stepNumber));
+      const assistant = await store.getMessageByKey(
+        input.sessionId,
+        input.assistantKey ?? storeKeys.assistant(1, input.stepNumber),
+      );
       const call = assistant
         ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
         : undefined;
