@@ -12,16 +12,36 @@ import {
   DEFAULT_NO_PROGRESS_LIMIT,
   RECENT_ACTIONS_KEPT,
 } from './limits';
+import type { SandboxSettings } from './sandbox-settings';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
 import { LEGACY_TASK_TOOL_NAMES } from './tool-names';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
-/** Status of a goal, in the store, in search attributes and in the CLI. */
-export type GoalStatus = 'running' | 'completed' | 'blocked' | 'failed' | 'cancelled' | 'limit_reached';
+/**
+ * Status of a goal, in the store, in search attributes and in the CLI. `paused` and
+ * `waiting_approval` are waits of a running goal; `cleared` ended it in favour of a fresh session.
+ */
+export type GoalStatus =
+  | 'running'
+  | 'paused'
+  | 'waiting_approval'
+  | 'completed'
+  | 'blocked'
+  | 'failed'
+  | 'cancelled'
+  | 'limit_reached'
+  | 'cleared';
 
-/** Statuses after which a goal does no more work. */
-export const FINAL_STATUSES: GoalStatus[] = ['completed', 'blocked', 'failed', 'cancelled', 'limit_reached'];
+/** Statuses after which a goal does no more work (a goal at limit_reached may still be raised with /limits). */
+export const FINAL_STATUSES: GoalStatus[] = [
+  'completed',
+  'blocked',
+  'failed',
+  'cancelled',
+  'limit_reached',
+  'cleared',
+];
 
 /** Limits of one goal. */
 export interface GoalLimits {
@@ -60,6 +80,15 @@ export interface GoalDefinition {
   summarizerModel?: string;
   /** The backup model card (config backup_model): shown with the policy, not used for failover (spec F-CARDS). */
   backupModel?: string;
+  /** How tool processes are contained; DEFAULT_SANDBOX when absent. */
+  sandbox?: SandboxSettings;
+  /**
+   * A provider that cannot be reached at all (connection refused, DNS failure) for this long fails
+   * the goal (config provider_unreachable_minutes); DEFAULT_PROVIDER_UNREACHABLE_MINUTES when absent.
+   */
+  providerUnreachableMinutes?: number;
+  /** A name given with /rename (the objective names the goal until then). */
+  name?: string;
 }
 
 /** One line of the recent-activity log shown by `watch` and the Web UI. */

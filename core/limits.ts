@@ -45,6 +45,8 @@ export const MODEL_STEP_TIMEOUT_MS = 15 * 60_000;
 export const TOOL_HEARTBEAT_TIMEOUT_MS = 15_000;
 /** Upper bound on one tool call; bash bounds its own commands below this. */
 export const TOOL_STEP_TIMEOUT_MS = BASH_MAX_TIMEOUT_MS + 60_000;
+/** A provider unreachable (connection refused, DNS) for this many minutes fails the goal. */
+export const DEFAULT_PROVIDER_UNREACHABLE_MINUTES = 5;
 /** Retries of a model step before the goal fails (provider outages longer than this end the goal). */
 export const MODEL_STEP_MAX_ATTEMPTS = 12;
 /** Retries of a tool call after an infrastructure fault (a tool's own error is a result, not a retry). */

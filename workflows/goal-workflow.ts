@@ -63,6 +63,8 @@ export interface GoalWorkflowInput {
   limitsOverride?: Partial<GoalLimits>;
   /** Control state carried over continue-as-new. */
   state?: GoalState;
+  /** A user message delivered as the first message of a resumed execution (`resume --message`). */
+  resumeMessage?: string;
 }
 
 /** Raised inside a step when the goal's time limit cancels it. */

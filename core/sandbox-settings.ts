@@ -1,0 +1,44 @@
+/**
+ * How a goal's tool processes are contained (config `sandbox.*`, flags `--sandbox` and `--network`).
+ * Pure data: the sandbox itself is built by activities/sandbox.
+ */
+
+/** The sandbox policies. `off` runs tools unsandboxed and must be asked for by name. */
+export const SANDBOX_MODES = ['workspace-write', 'read-only', 'off'] as const;
+
+/** A sandbox policy. */
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** When the model may ask to run one command outside the sandbox. */
+export const APPROVAL_POLICIES = ['never', 'on-request'] as const;
+
+/** An approval policy: `never` denies every escalation at once; `on-request` waits for a human. */
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+
+/** Sandbox settings of a goal. */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  /** Whether tool processes may use the network (off by default). */
+  network: boolean;
+  /** Extra writable directories (absolute paths) besides the workspace. */
+  writableRoots: string[];
+  /** Extra environment variable names passed to tool processes; secret-looking names never pass. */
+  env: string[];
+  /** Escalations out of the sandbox: denied at once, or waiting for `goalrun approve`/`deny`. */
+  approval: ApprovalPolicy;
+  /** An escalation nobody answers within this many minutes is denied. */
+  approvalTimeoutMinutes: number;
+}
+
+/** Minutes an escalation waits for a human before it is denied. */
+export const DEFAULT_APPROVAL_TIMEOUT_MINUTES = 30;
+
+/** The default sandbox: workspace writable, root read-only, no network, escalations denied. */
+export const DEFAULT_SANDBOX: SandboxSettings = {
+  mode: 'workspace-write',
+  network: false,
+  writableRoots: [],
+  env: [],
+  approval: 'never',
+  approvalTimeoutMinutes: DEFAULT_APPROVAL_TIMEOUT_MINUTES,
+};
