@@ -11,7 +11,7 @@
  * test releases it.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Page } from 'puppeteer-core' with { 'resolution-mode': 'import' };
@@ -132,10 +132,12 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
     expect(started.code, started.stderr).toBe(0);
     workflowId = JSON.parse(started.stdout).workflowId;
     await waitFor(
-      `the goal to reach its held bash step (worker output: ${worker.output().slice(-500)})`,
+      'the goal to reach its held bash step',
       () => existsSync(join(workspace, HOLD_STARTED)),
       GOAL_START_TIMEOUT_MS,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\nworker output:\n${worker.output().slice(-2_000)}`);
+    });
     connection = await Connection.connect({ address: server.address });
   });
 
@@ -146,6 +148,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
     if (worker) await killAndWait(worker);
     await connection?.close();
     await server?.stop();
+    for (const dir of [home, workspace]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** The workflow page's link, as `goalrun run` prints it. */
@@ -185,7 +188,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
     );
   }
 
-  it('prints a link to the UI port the server really uses', () => {
+  it('links to the UI port the server really uses (the link `goalrun run` prints)', () => {
     // The test server's UI is deliberately not at frontend port + 1000.
     expect(server.uiPort).not.toBe(server.port + 1000);
     expect(workflowUrl()).toBe(`${server.uiUrl}/namespaces/default/workflows/${workflowId}`);
