@@ -19,12 +19,22 @@ export interface PostgresBinaries {
 export interface PostgresCommand {
   command: string;
   args: string[];
+  /** Set when the binary runs as another user (spawned by root). */
+  uid?: number;
+  gid?: number;
 }
 
-/** Turns a binary and its arguments into the command line to spawn. */
-export type PostgresRunner = (binary: string, args: string[]) => PostgresCommand;
+/** How this process runs PostgreSQL, which refuses to run as root. */
+export interface PostgresRunner {
+  /** For messages: e.g. "in a user namespace as nobody". */
+  description: string;
+  /** The command line for a binary and its arguments. */
+  command(binary: string, args: string[]): PostgresCommand;
+  /** Hands files that PostgreSQL must read or write (the store directory, the password file) to its user. */
+  adopt(files: string[]): void;
+}
 
-/** The user a root process runs PostgreSQL as, inside a user namespace, when `nobody` is not in /etc/passwd. */
+/** The user a root process runs PostgreSQL as when `nobody` is not in /etc/passwd. */
 const FALLBACK_UNPRIVILEGED_ID = 65534;
 
 /** Platforms whose binary package is among goalrun's optional dependencies. */
@@ -95,33 +105,80 @@ function restoreLibrarySymlinks(nativeDir: string): void {
   }
 }
 
-let cachedRunner: PostgresRunner | undefined;
-
 /**
- * How to run PostgreSQL from this process. As a normal user: directly. As root: PostgreSQL refuses to
- * start, so it runs in a new user namespace where it is `nobody`, mapped to root outside. Its files stay
- * root's (so a data directory under /root works), and nothing on the system changes: no user is created,
- * no file is chowned.
+ * How to run PostgreSQL for the store in `storeDir`:
+ * - as a normal user: directly;
+ * - as root, when the store already belongs to another user: as that user (it was made by that user, or
+ *   by the fallback below);
+ * - as root: in a new user namespace where PostgreSQL is `nobody`, mapped to root outside. Its files stay
+ *   root's, so a store under /root works, and nothing on the system changes (no user created, no chown);
+ * - as root where user namespaces are not allowed (e.g. a container without CAP_SYS_ADMIN): as the user
+ *   `nobody`, with the store directory handed to it. That needs the store directory and the binaries to
+ *   be reachable by `nobody`; if they are not, the error says what to change.
  */
-export function postgresRunner(): PostgresRunner {
-  if (cachedRunner) return cachedRunner;
-  if (process.getuid?.() !== 0) {
-    cachedRunner = (binary, args) => ({ command: binary, args });
-    return cachedRunner;
-  }
-  const { uid, gid } = nobodyIds();
-  const namespaceArgs = ['--user', `--map-user=${uid}`, `--map-group=${gid}`];
+export function postgresRunner(storeDir: string, binaries: PostgresBinaries): PostgresRunner {
+  if (process.getuid?.() !== 0) return directRunner();
+  const owner = ownerOf(storeDir);
+  if (owner && owner.uid !== 0) return unprivilegedRunner(owner, `as the store's owner (uid ${owner.uid})`);
+  const nobody = nobodyIds();
+  const namespaceArgs = ['--user', `--map-user=${nobody.uid}`, `--map-group=${nobody.gid}`];
   const probe = spawnSync('unshare', [...namespaceArgs, 'true'], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    const reason = probe.error?.message ?? (probe.stderr.trim() || `exit code ${probe.status}`);
-    throw new Error(
-      'PostgreSQL refuses to run as root, and goalrun could not run it as an unprivileged user in a user ' +
-        `namespace (unshare ${namespaceArgs.join(' ')}: ${reason}; it needs util-linux 2.38 or later and ` +
-        'user namespaces allowed). Run goalrun as a non-root user, or set DATABASE_URL to a PostgreSQL database.',
-    );
+  if (probe.status === 0) {
+    return {
+      description: 'in a user namespace as nobody',
+      command: (binary, args) => ({ command: 'unshare', args: [...namespaceArgs, binary, ...args] }),
+      adopt: () => {},
+    };
   }
-  cachedRunner = (binary, args) => ({ command: 'unshare', args: [...namespaceArgs, binary, ...args] });
-  return cachedRunner;
+  const namespaceProblem = probe.error?.message ?? (probe.stderr.trim() || `exit code ${probe.status}`);
+  const runner = unprivilegedRunner(nobody, 'as the user nobody');
+  const reachable = spawnSync(binaries.postgres, ['--version'], { uid: nobody.uid, gid: nobody.gid });
+  if (reachable.status !== 0) {
+    throw rootError(namespaceProblem, `the user nobody cannot run ${binaries.postgres}`);
+  }
+  fs.mkdirSync(storeDir, { recursive: true, mode: 0o700 });
+  runner.adopt([storeDir]);
+  const writable = spawnSync('test', ['-w', storeDir], { uid: nobody.uid, gid: nobody.gid });
+  if (writable.status !== 0) throw rootError(namespaceProblem, `the user nobody cannot reach ${storeDir}`);
+  return runner;
+}
+
+function directRunner(): PostgresRunner {
+  return {
+    description: 'as this user',
+    command: (binary, args) => ({ command: binary, args }),
+    adopt: () => {},
+  };
+}
+
+function unprivilegedRunner(ids: { uid: number; gid: number }, description: string): PostgresRunner {
+  return {
+    description,
+    command: (binary, args) => ({ command: binary, args, uid: ids.uid, gid: ids.gid }),
+    adopt: (files) => {
+      for (const file of files) if (fs.existsSync(file)) fs.chownSync(file, ids.uid, ids.gid);
+    },
+  };
+}
+
+function rootError(namespaceProblem: string, fallbackProblem: string): Error {
+  return new Error(
+    'PostgreSQL refuses to run as root. goalrun could not run it in a user namespace (unshare --user ' +
+      `--map-user: ${namespaceProblem}; it needs util-linux 2.38 or later and user namespaces allowed), and ` +
+      `${fallbackProblem}. Run goalrun as a non-root user, or set GOALRUN_HOME to a directory that the user ` +
+      'nobody can reach (e.g. under /var/lib) with goalrun installed where nobody can read it, or set ' +
+      'DATABASE_URL to a PostgreSQL database.',
+  );
+}
+
+/** The owner of a directory, or null when it does not exist yet. */
+function ownerOf(dir: string): { uid: number; gid: number } | null {
+  try {
+    const stat = fs.statSync(dir);
+    return { uid: stat.uid, gid: stat.gid };
+  } catch {
+    return null;
+  }
 }
 
 /** The ids of `nobody`, so that PostgreSQL and initdb, which look their user up, find one. */

@@ -8,14 +8,12 @@
  * Temporal dev server; {@link stopEmbeddedStore} stops it. It listens on 127.0.0.1 only, with a random
  * password kept in a 0600 file, and never on a Unix socket.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { findPostgresBinaries, type PostgresBinaries, postgresRunner } from './embedded-binaries';
+import { findPostgresBinaries, postgresRunner } from './embedded-binaries';
+import { checkClusterVersion, choosePort, initializeCluster, spawnServer } from './embedded-cluster';
 import {
   EMBEDDED_DATABASE,
   EMBEDDED_HOST,
@@ -167,40 +165,15 @@ async function startServer(
   timeoutMs: number,
 ): Promise<EmbeddedStoreConnection> {
   const binaries = findPostgresBinaries();
+  const runner = postgresRunner(paths.dir, binaries);
   const initialized = fs.existsSync(path.join(paths.dataDir, 'PG_VERSION'));
-  if (!initialized) initializeCluster(paths, binaries);
+  if (initialized) checkClusterVersion(paths, binaries, runner);
+  else initializeCluster(paths, binaries, runner);
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
     const port = await choosePort(paths);
     const logStart = appendLogHeader(paths, port);
-    const { command, args } = postgresRunner()(binaries.postgres, [
-      '-D',
-      paths.dataDir,
-      '-p',
-      String(port),
-      '-c',
-      `listen_addresses=${EMBEDDED_HOST}`,
-      '-c',
-      'unix_socket_directories=',
-    ]);
-    const logFd = fs.openSync(paths.logFile, 'a');
-    let pid: number;
-    try {
-      // detached + its own log file: the server outlives this process, like a daemon.
-      const child = spawn(command, args, {
-        cwd: paths.dir,
-        detached: true,
-        stdio: ['ignore', logFd, logFd],
-        env: serverEnvironment(),
-      });
-      pid = await new Promise<number>((resolve, reject) => {
-        child.once('spawn', () => resolve(child.pid!));
-        child.once('error', (error) => reject(new Error(`Could not start ${command}: ${error.message}`)));
-      });
-      child.unref();
-    } finally {
-      fs.closeSync(logFd);
-    }
+    const pid = await spawnServer(paths, binaries, runner, port);
     try {
       const server = await waitForServer(paths, pid, port, timeoutMs, logStart, true);
       (options.log ?? defaultLog)(startedMessage(paths, server, !initialized));
@@ -214,29 +187,6 @@ async function startServer(
     }
   }
   throw lastError!;
-}
-
-/** initdb with a new random password; a directory left by an interrupted initdb is started afresh. */
-function initializeCluster(paths: EmbeddedStorePaths, binaries: PostgresBinaries): void {
-  fs.rmSync(paths.dataDir, { recursive: true, force: true });
-  fs.writeFileSync(paths.passwordFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
-  const { command, args } = postgresRunner()(binaries.initdb, [
-    `--pgdata=${paths.dataDir}`,
-    `--username=${EMBEDDED_USER}`,
-    `--pwfile=${paths.passwordFile}`,
-    '--auth=scram-sha-256',
-    '--encoding=UTF8',
-    '--locale=C',
-  ]);
-  const result = spawnSync(command, args, { encoding: 'utf8', env: serverEnvironment() });
-  if (result.status !== 0) {
-    fs.rmSync(paths.dataDir, { recursive: true, force: true });
-    const output = `${result.error?.message ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-10);
-    throw new Error(
-      `Could not create the embedded store in ${paths.dataDir} (initdb from ${binaries.packageName} ` +
-        `failed):\n${output.map((line) => `  ${line}`).join('\n')}`,
-    );
-  }
 }
 
 /**
@@ -319,43 +269,9 @@ async function probe(paths: EmbeddedStorePaths, port: number, database: string):
   }
 }
 
-/** The recorded port if it is still free, else a new free port; recorded either way. */
-async function choosePort(paths: EmbeddedStorePaths): Promise<number> {
-  const recorded = readRecordedPort(paths);
-  const port = recorded !== null && (await isPortFree(recorded)) ? recorded : await freePort();
-  if (port !== recorded) recordPort(paths, port);
-  return port;
-}
-
-function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, EMBEDDED_HOST, () => server.close(() => resolve(true)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, EMBEDDED_HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function connectionUrl(paths: EmbeddedStorePaths, port: number, database: string): string {
   const password = fs.readFileSync(paths.passwordFile, 'utf8').trim();
   return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@${EMBEDDED_HOST}:${port}/${database}`;
-}
-
-/** PostgreSQL needs no secret of goalrun's environment (provider keys): give it only what it uses. */
-function serverEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { LC_ALL: 'C', LANG: 'C' };
-  for (const name of ['PATH', 'TZ', 'TMPDIR']) if (process.env[name]) env[name] = process.env[name];
-  return env;
 }
 
 function appendLogHeader(paths: EmbeddedStorePaths, port: number): number {

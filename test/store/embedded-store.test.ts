@@ -196,6 +196,92 @@ describe('embedded store server', () => {
     TEST_TIMEOUT_MS,
   );
 
+  describe.runIf(process.getuid?.() === 0)('as root', () => {
+    /** A PATH without util-linux's unshare, as on a system where user namespaces are not available. */
+    function pathWithoutUnshare(): string {
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'goalrun-nounshare-'));
+      removals.push(() => fs.rmSync(bin, { recursive: true, force: true }));
+      fs.chmodSync(bin, 0o755);
+      fs.symlinkSync('/usr/bin/test', path.join(bin, 'test'));
+      return bin;
+    }
+
+    /** How the postmaster runs: its uid outside, and whether it is in a user namespace of its own. */
+    function identityOf(pid: number): { uid: number; namespaced: boolean } {
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+      const namespaced = fs.readlinkSync(`/proc/${pid}/ns/user`) !== fs.readlinkSync('/proc/self/ns/user');
+      return { uid, namespaced };
+    }
+
+    it(
+      "runs PostgreSQL in a user namespace, its files staying root's",
+      async () => {
+        const home = newHome();
+        const server = await ensureEmbeddedStore(home, { log: () => {} });
+        expect(identityOf(server.pid)).toEqual({ uid: 0, namespaced: true });
+        expect(fs.statSync(embeddedStorePaths(home).dataDir).uid).toBe(0);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "falls back to the user nobody where no user namespace can be made, and keeps running it as the store's owner",
+      async () => {
+        const home = newHome();
+        fs.chmodSync(home, 0o755);
+        const run = await runStoreChild<Ensured>(ENSURE_IN_CHILD, home, null, { path: pathWithoutUnshare() });
+        expect(run.code, run.stderr).toBe(0);
+        expect(identityOf(run.result.pid)).toEqual({ uid: 65534, namespaced: false });
+        const paths = embeddedStorePaths(home);
+        expect(fs.statSync(paths.dataDir).uid).toBe(65534);
+        await stopEmbeddedStore(home);
+
+        // With unshare available again, the store still belongs to nobody: it runs as nobody.
+        const again = await ensureEmbeddedStore(home, { log: () => {} });
+        expect(identityOf(again.pid)).toEqual({ uid: 65534, namespaced: false });
+        expect(await queryOnce(again.url, 'SELECT current_user AS user')).toEqual([{ user: 'goalrun' }]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it('says what to change when neither a user namespace nor the user nobody can be used', async () => {
+      const home = newHome(); // mode 0700: nobody cannot reach into it.
+      const run = await runStoreChild<{ message: string }>(
+        `const { ensureEmbeddedStore } = require(store + '/embedded-server.js');
+         try { await ensureEmbeddedStore(home, { log: () => {} }); done({ message: 'started' }); }
+         catch (error) { done({ message: error.message }); }`,
+        home,
+        null,
+        { path: pathWithoutUnshare() },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.result.message).toMatch(
+        /^PostgreSQL refuses to run as root\. goalrun could not run it in a user namespace/,
+      );
+      expect(run.result.message).toContain(`the user nobody cannot reach ${embeddedStorePaths(home).dir}`);
+      expect(run.result.message).toMatch(
+        /Run goalrun as a non-root user, or set GOALRUN_HOME .* or set DATABASE_URL/,
+      );
+    });
+  });
+
+  it(
+    'refuses a data directory of another PostgreSQL major version, saying what to do',
+    async () => {
+      const home = newHome();
+      await ensureEmbeddedStore(home, { log: () => {} });
+      await stopEmbeddedStore(home);
+      const paths = embeddedStorePaths(home);
+      fs.writeFileSync(path.join(paths.dataDir, 'PG_VERSION'), '11\n');
+      await expect(ensureEmbeddedStore(home, { log: () => {} })).rejects.toThrow(
+        new RegExp(
+          `^The embedded store in ${paths.dataDir} was created by PostgreSQL 11, but .* holds PostgreSQL \\d+\\. Install the matching package version, or move ${paths.dir} away`,
+        ),
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
   it('names the directory and the fix when the data directory cannot be created', async () => {
     const home = newHome();
     const file = path.join(home, 'a-file');

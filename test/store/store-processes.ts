@@ -24,7 +24,7 @@ export function runStoreChild<T>(
   body: string,
   home: string,
   arg: unknown = null,
-  options: Pick<SpawnOptions, 'uid' | 'gid'> & { distStore?: string } = {},
+  options: Pick<SpawnOptions, 'uid' | 'gid'> & { distStore?: string; path?: string } = {},
 ): Promise<ChildRun<T>> {
   const distStore = options.distStore ?? DIST_STORE;
   if (!fs.existsSync(path.join(DIST_STORE, 'open.js'))) {
@@ -42,7 +42,7 @@ export function runStoreChild<T>(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', script], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      env: { PATH: options.path ?? process.env.PATH ?? '/usr/bin:/bin' },
       cwd: '/',
       uid: options.uid,
       gid: options.gid,
