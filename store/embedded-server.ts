@@ -270,7 +270,16 @@ async function probe(paths: EmbeddedStorePaths, port: number, database: string):
 }
 
 function connectionUrl(paths: EmbeddedStorePaths, port: number, database: string): string {
-  const password = fs.readFileSync(paths.passwordFile, 'utf8').trim();
+  let password: string;
+  try {
+    password = fs.readFileSync(paths.passwordFile, 'utf8').trim();
+  } catch (error) {
+    throw new Error(
+      `The embedded store's password file ${paths.passwordFile} cannot be read ` +
+        `(${(error as NodeJS.ErrnoException).code ?? error}). Restore it, or stop the server (kill the pid ` +
+        `in ${paths.pidFile}) and move ${paths.dir} away to start an empty store.`,
+    );
+  }
   return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@${EMBEDDED_HOST}:${port}/${database}`;
 }
 
