@@ -38,10 +38,12 @@ function describeRun(args: string[], result: CliResult): string {
 
 describe('the embedded store serves several goalrun processes at once', () => {
   const homes: string[] = [];
+  const workspaces: string[] = [];
 
   afterAll(async () => {
     for (const home of homes) await stopEmbeddedStore(home);
     for (const home of homes) expect(postmastersOf(embeddedStorePaths(home).dataDir)).toEqual([]);
+    for (const dir of [...homes, ...workspaces]) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   function embeddedEnv(name: string): { env: NodeJS.ProcessEnv; home: string } {
@@ -60,6 +62,7 @@ describe('the embedded store serves several goalrun processes at once', () => {
   it('start, then worker and watch in separate processes, list and status polled meanwhile: all exit 0', async () => {
     const { env, home } = embeddedEnv('embedded-e2e');
     const workspace = tempDir('embedded-e2e-ws');
+    workspaces.push(workspace);
     const model = scriptedModel(home, turns);
 
     const started = await runCli(
