@@ -137,6 +137,18 @@ export function embeddedStoreStatus(home: string): EmbeddedStoreStatus {
   };
 }
 
+/**
+ * The password of the embedded store of `home`, or null before the store exists: a secret for the
+ * worker's redaction list (a tool run outside the sandbox could read the file and print it).
+ */
+export function embeddedStorePassword(home: string): string | null {
+  try {
+    return fs.readFileSync(embeddedStorePaths(home).passwordFile, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 function prepareDirectory(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

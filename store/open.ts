@@ -6,7 +6,12 @@ import { SqlSessionStore } from './sql-store';
 import type { SessionStore } from './types';
 
 export { EMBEDDED_STORE_DIR } from './embedded-files';
-export { type EmbeddedStoreStatus, embeddedStoreStatus, stopEmbeddedStore } from './embedded-server';
+export {
+  type EmbeddedStoreStatus,
+  embeddedStorePassword,
+  embeddedStoreStatus,
+  stopEmbeddedStore,
+} from './embedded-server';
 
 /**
  * Where the session store lives: PostgreSQL at `databaseUrl` when it is set, else goalrun's embedded

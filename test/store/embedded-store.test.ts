@@ -9,7 +9,12 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedStorePaths } from '../../store/embedded-files';
-import { embeddedStoreStatus, ensureEmbeddedStore, stopEmbeddedStore } from '../../store/embedded-server';
+import {
+  embeddedStorePassword,
+  embeddedStoreStatus,
+  ensureEmbeddedStore,
+  stopEmbeddedStore,
+} from '../../store/embedded-server';
 import { describeStore } from '../../store/open';
 import { DIST_STORE, postmastersOf, runStoreChild } from './store-processes';
 import { createTempDir } from './test-databases';
@@ -85,6 +90,8 @@ describe('embedded store server', () => {
       const paths = embeddedStorePaths(home);
       const password = fs.readFileSync(paths.passwordFile, 'utf8').trim();
       expect(password.length).toBeGreaterThanOrEqual(24);
+      expect(embeddedStorePassword(home)).toBe(password);
+      expect(embeddedStorePassword(newHome())).toBeNull();
       expect(fs.statSync(paths.dir).mode & 0o777).toBe(0o700);
       expect(fs.statSync(paths.passwordFile).mode & 0o777).toBe(0o600);
 
