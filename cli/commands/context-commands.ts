@@ -87,7 +87,8 @@ export async function compactCommand(
     throw new ConfigError(`goal ${sessionId} is waiting for a worker; it has no context to compact yet`);
   }
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-  say(`compacting ${sessionId} (waits for the current step to finish)…`);
+  // With --json, stdout holds only the result.
+  (options.json ? notice : say)(`compacting ${sessionId} (waits for the current step to finish)…`);
   const result = await handle.executeUpdate(compactUpdate, {
     args: [topic.join(' ')],
     updateId: randomUUID(),
