@@ -8,14 +8,23 @@ import { ConfigError, FailureType } from '../core/errors';
 import { FINISH_TOOL_SPEC } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import {
+  DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
   WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
-import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf } from '../core/messages';
+import {
+  type MessageMeta,
+  type StoredMessage,
+  type ToolCallPart,
+  type TranscriptEntry,
+  textOf,
+  toolCallsOf,
+} from '../core/messages';
 import { storeKeys } from '../core/store-keys';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
+import { plural } from '../core/text';
 import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
@@ -25,6 +34,7 @@ import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
+import { isUnreachableError } from './providers/errors';
 import type { ModelClient, ToolSpec } from './providers/types';
 import { findTool, toolSpecOf } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
@@ -62,9 +72,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const execution = input.execution ?? 1;
       const assistantKey = storeKeys.assistant(execution, input.stepNumber);
-      const usageKey = storeKeys.usageEvent(execution, input.stepNumber);
       const stored = await store.getMessageByKey(input.sessionId, assistantKey);
-      if (stored) return modelStepResult(stored, await storedUsage(store, input.sessionId, input.stepNumber));
+      if (stored) {
+        // A retry after the answer was stored: the state write of this step may not have landed.
+        if (input.state) await store.writeGoalState(input.sessionId, input.state);
+        return modelStepResult(stored, stored.meta ?? {});
+      }
 
       const session = await store.getSession(input.sessionId);
       if (!session) {
@@ -77,8 +90,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const client = clientFor(input.model, input.baseUrl);
       const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
-      const checkpoint = await store.latestCheckpoint(input.sessionId);
-      const tasks = (checkpoint?.tasks as TaskGraph | null) ?? [];
+      const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
+      const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
       const system = systemPrompt({
         objective: session.objective,
         workspace: session.projectDir,
@@ -114,27 +127,38 @@ export function createModelStepActivity(deps: ActivityDeps) {
             }
           },
         });
+        const toolCalls = await uniqueToolCalls(store, input.sessionId, response.toolCalls);
         const message: StoredMessage = {
           role: 'assistant',
-          content: [
-            ...(response.text ? [{ type: 'text' as const, text: response.text }] : []),
-            ...response.toolCalls,
-          ],
+          content: [...(response.text ? [{ type: 'text' as const, text: response.text }] : []), ...toolCalls],
         };
-        // The usage event goes first: if we crash between the two writes, the retry still finds it.
-        await store.appendEvent(
-          input.sessionId,
-          'model-usage',
-          { step: input.stepNumber, usage: response.usage, finishReason: response.finishReason },
-          usageKey,
-        );
-        const { seq } = await store.appendMessage(input.sessionId, assistantKey, message);
+        const meta: MessageMeta = {
+          usage: response.usage,
+          finishReason: response.finishReason,
+          model: input.model,
+        };
+        // The answer, its usage and the state this step started from commit together.
+        const { seq } = await store.appendMessage(input.sessionId, assistantKey, message, {
+          meta,
+          state: input.state,
+          event: {
+            kind: 'model-usage',
+            data: {
+              step: input.stepNumber,
+              model: input.model,
+              usage: response.usage,
+              finishReason: response.finishReason,
+            },
+            key: storeKeys.usageEvent(execution, input.stepNumber),
+          },
+        });
         const entry = (await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
           seq,
           key: assistantKey,
           message,
+          meta,
         };
-        const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        const result = modelStepResult(entry, entry.meta ?? meta);
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),
@@ -144,25 +168,33 @@ export function createModelStepActivity(deps: ActivityDeps) {
         });
         result.fixedTokens = fixedTokens;
         if (context.info.attempt > 1) {
-          result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
+          const previous = await store.getEventByKey(
+            input.sessionId,
+            storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt - 1),
+          );
+          result.retried = {
+            attempts: context.info.attempt,
+            lastError: (previous?.data as { message?: string } | undefined)?.message ?? 'unknown error',
+          };
         }
         return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        const [provider, ...rest] = input.model.split(':');
-        const failure =
-          err instanceof ApplicationFailure
-            ? err
-            : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+        const failure = classifyFailure(err, input, context.info.scheduledTimestampMs);
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
-          .appendEvent(input.sessionId, 'model-error', {
-            step: input.stepNumber,
-            attempt: context.info.attempt,
-            type: failure.type,
-            message: failure.message,
-            retryable: !failure.nonRetryable,
-          })
+          .appendEvent(
+            input.sessionId,
+            'model-error',
+            {
+              step: input.stepNumber,
+              attempt: context.info.attempt,
+              type: failure.type,
+              message: failure.message,
+              retryable: !failure.nonRetryable,
+            },
+            storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt),
+          )
           .catch(() => undefined);
         throw failure;
       } finally {
@@ -171,6 +203,53 @@ export function createModelStepActivity(deps: ActivityDeps) {
     },
   };
 }
+
+/**
+ * The failure a model step ends with. A provider that cannot be reached at all is retried like any
+ * outage until it has been unreachable for `providerUnreachableMinutes`; then the goal fails with a
+ * reason that says so, instead of retrying until the goal's time limit.
+ */
+function classifyFailure(err: unknown, input: ModelStepInput, firstScheduledMs: number): ApplicationFailure {
+  const [provider, ...rest] = input.model.split(':');
+  const failure =
+    err instanceof ApplicationFailure
+      ? err
+      : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+  if (failure.nonRetryable || !isUnreachableError(err)) return failure;
+  const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
+  const unreachableMs = Date.now() - firstScheduledMs;
+  if (unreachableMs < minutes * 60_000) return failure;
+  return ApplicationFailure.create({
+    type: FailureType.ProviderUnreachable,
+    message: `the model provider could not be reached for ${plural(Math.round(unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
+    nonRetryable: true,
+  });
+}
+
+/**
+ * The tool calls with ids unique in the session: a misbehaving model (or a script) may repeat an id,
+ * and two calls with one id would share one stored result.
+ */
+async function uniqueToolCalls(
+  store: SessionStore,
+  sessionId: string,
+  calls: ToolCallPart[],
+): Promise<ToolCallPart[]> {
+  const seen = new Set<string>();
+  const unique: ToolCallPart[] = [];
+  for (const call of calls) {
+    let id = call.toolCallId || 'call';
+    for (let n = 2; seen.has(id) || (await store.getMessageByKey(sessionId, storeKeys.toolResult(id))); n++) {
+      id = `${call.toolCallId || 'call'}~${n}`;
+    }
+    seen.add(id);
+    unique.push(id === call.toolCallId ? call : { ...call, toolCallId: id });
+  }
+  return unique;
+}
+
+/** Usage of a step stored before usage was kept with its message. */
+const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 /** Tool specs offered to the model: workspace tools from the catalog, `finish` from core. */
 function toolSpecs(names: string[]): ToolSpec[] {
@@ -196,35 +275,7 @@ function toolSpecs(names: string[]): ToolSpec[] {
   });
 }
 
-/** The message of the latest failed attempt of a model step. */
-async function lastModelError(store: SessionStore, input: ModelStepInput): Promise<string> {
-  const events = await store.listEvents(input.sessionId);
-  const failures = events.filter(
-    (event) => event.kind === 'model-error' && (event.data as { step?: number }).step === input.stepNumber,
-  );
-  return (failures.at(-1)?.data as { message?: string } | undefined)?.message ?? 'unknown error';
-}
-
-async function storedUsage(
-  store: SessionStore,
-  sessionId: string,
-  step: number,
-): Promise<{ usage: RequestUsage; finishReason: string }> {
-  const events = await store.listEvents(sessionId);
-  const event = events.find(
-    (candidate) => candidate.kind === 'model-usage' && (candidate.data as { step?: number }).step === step,
-  );
-  const data = event?.data as { usage?: RequestUsage; finishReason?: string } | undefined;
-  return {
-    usage: data?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    finishReason: data?.finishReason ?? 'unknown',
-  };
-}
-
-function modelStepResult(
-  entry: TranscriptEntry,
-  meta: { usage: RequestUsage; finishReason: string },
-): ModelStepResult {
+function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
     const tool = findTool(call.toolName);
@@ -245,8 +296,8 @@ function modelStepResult(
   return {
     entry: ledgerEntryFor(entry.seq, entry.key, entry.message),
     toolCalls,
-    usage: meta.usage,
-    finishReason: meta.finishReason,
+    usage: meta.usage ?? ZERO_USAGE,
+    finishReason: meta.finishReason ?? 'unknown',
     textPreview: clipChars(text.split('\n')[0] ?? '', 120),
   };
 }

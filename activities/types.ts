@@ -6,13 +6,17 @@
 import type { ContextPlan } from '../core/context-plan';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
-import type { StoredMessage } from '../core/messages';
+import type { MessageMeta, StoredMessage } from '../core/messages';
+import type { SandboxSettings } from '../core/sandbox-settings';
+import type { StateWrite } from '../core/state-write';
 import type { RequestUsage } from '../core/usage';
 
 /** Input of `openSession`. */
 export interface OpenSessionInput {
   goal: GoalDefinition;
   workflowId: string;
+  /** The initial state, saved as the session's first checkpoint. */
+  state?: StateWrite;
 }
 
 /** Result of `openSession`: the first message (objective plus environment snapshot). */
@@ -35,6 +39,10 @@ export interface ModelStepInput {
   plan?: ContextPlan;
   /** Names of the tools offered to the model. */
   tools: string[];
+  /** The goal state as of this step's start, saved with the answer (only what changed). */
+  state?: StateWrite;
+  /** A provider unreachable this long (minutes) fails the step for good instead of retrying. */
+  providerUnreachableMinutes?: number;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */
@@ -45,6 +53,18 @@ export interface ToolCallRef {
   input?: unknown;
   /** One line for the Web UI and the log, e.g. `bash: npm test`. */
   summary: string;
+  /** What the workflow must know to route the call: background jobs, escalations out of the sandbox. */
+  routing?: ToolRouting;
+}
+
+/** Routing facts of a tool call, read from its arguments by the model step. */
+export interface ToolRouting {
+  /** `bash` with run_in_background: the workflow assigns a job id. */
+  background?: boolean;
+  /** The job a job-output, job-kill or `bash` job_id call is about (`all` for job-kill of every job). */
+  jobId?: string;
+  /** The model asks to run this command outside the sandbox. */
+  escalation?: { command: string; justification: string };
 }
 
 /** Result of `modelStep`. */
@@ -70,6 +90,12 @@ export interface RunToolInput {
   workspace: string;
   /** Key of the assistant message that made the call; absent means the first execution's step key. */
   assistantKey?: string;
+  /** The goal's sandbox; DEFAULT_SANDBOX when absent. */
+  sandbox?: SandboxSettings;
+  /** A human approved running this one call outside the sandbox. */
+  escalationApproved?: boolean;
+  /** For `bash` with run_in_background: the job id the workflow assigned. */
+  jobId?: string;
 }
 
 /** Result of `runTool`. */
@@ -79,6 +105,10 @@ export interface RunToolResult {
   changedWorkspace: boolean;
   firstLine: string;
   lastLine: string;
+  /** A background job this call started. */
+  job?: { jobId: string; command: string; processQueue: string; pid?: number };
+  /** Jobs a job-kill call killed. */
+  killedJobs?: string[];
 }
 
 /** Input of `appendMessage`: a message the workflow itself writes (continuations, workflow-tool results). */
@@ -86,25 +116,30 @@ export interface AppendMessageInput {
   sessionId: string;
   key: string;
   message: StoredMessage;
-}
-
-/** Input of `saveCheckpoint`. The ledger is left out: it is rebuilt from the transcript on resume. */
-export interface SaveCheckpointInput {
-  sessionId: string;
-  state: Omit<GoalState, 'ledger'>;
-  tasks: unknown;
-  /** Kept-progress summary, saved when the goal is interrupted. */
-  keptProgress?: string;
+  meta?: MessageMeta;
+  /** The goal state that accounts for this message, saved in the same transaction. */
+  state?: StateWrite;
   event?: { kind: string; data: unknown; key?: string };
 }
 
-/** Result of `loadCheckpoint`: what a resumed execution starts from. */
-export interface LoadCheckpointResult {
+/** Input of `saveState`: a change to the saved goal state, with an event in the same transaction. */
+export interface SaveStateInput {
+  sessionId: string;
+  state: StateWrite;
+  event?: { kind: string; data: unknown; key?: string };
+}
+
+/** Result of `prepareResume`: what a resumed execution starts from. */
+export interface PrepareResumeResult {
+  /** The saved state, with counters brought up to date with the transcript. */
   state: GoalState;
-  tasks: unknown;
   keptProgress: string | null;
-  /** Tool calls of the last assistant message that have no result (interrupted work). */
+  /** This execution's number: one more than any execution the store has seen. */
+  execution: number;
+  /** Tool calls with no result (interrupted work). */
   unansweredToolCalls: Array<{ toolCallId: string; toolName: string }>;
+  /** Model steps found in the transcript after the saved state (a run killed from outside). */
+  stepsRecovered: number;
 }
 
 /** Input of `recordEvent`. */
@@ -119,4 +154,14 @@ export interface RecordEventInput {
 export interface FinalStatus {
   status: GoalStatus;
   reason: string | null;
+}
+
+/** Input of `killSessionJobs`: every background job of the session on the tool host that runs it. */
+export interface KillSessionJobsInput {
+  sessionId: string;
+}
+
+/** The job activities a tool host's process registers on its own task queue. */
+export interface JobHostActivities {
+  killSessionJobs(input: KillSessionJobsInput): Promise<{ killed: string[] }>;
 }

@@ -21,7 +21,7 @@ export interface ActivityDeps {
 /** Creates the goal workflow's activities over a store and a provider environment. */
 export function createGoalActivities(deps: ActivityDeps) {
   return {
-    ...createSessionActivities(deps.store),
+    ...createSessionActivities(deps.store, deps.env),
     ...createModelStepActivity(deps),
     ...createToolActivity(deps.store),
   };

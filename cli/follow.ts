@@ -1,5 +1,5 @@
 /** Follows a goal live until it ends: prints its actions as they happen, then the outcome. */
-import type { GoalStatus } from '../core/goal';
+import { FINAL_STATUSES, type GoalStatus } from '../core/goal';
 import { workflowIdOf } from '../workflows/definitions';
 import type { CliContext } from './context';
 import { ExitCode, exitCodeOf } from './exit-codes';
@@ -43,6 +43,15 @@ export async function followGoal(
     temporalStatus = (await handle.describe()).status.name;
     if (temporalStatus !== 'RUNNING') break;
     const live = await queryState(handle);
+    // A goal at a limit keeps its workflow open for /limits, but for a follower it has ended.
+    if (live && FINAL_STATUSES.includes(live.status)) {
+      temporalStatus = 'WAITING_AT_LIMIT';
+      if (!options.json) {
+        for (const action of live.recent) if (action.n > printed) say(`  ${action.text}`);
+        printed = Math.max(printed, ...live.recent.map((action) => action.n));
+      }
+      break;
+    }
     if (live && !options.json) {
       for (const action of live.recent) {
         if (action.n > printed) say(`  ${action.text}`);

@@ -3,7 +3,8 @@
  * legacy aliases). Pure: the workflow stores the returned text as the call's result.
  */
 import { parseFinishArgs } from './finish';
-import { type GoalState, type GoalStatus, recordToolOutcome } from './goal';
+import type { GoalState, GoalStatus } from './goal';
+import { recordToolOutcome } from './goal-rules';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
 import { isTodoWriteCall, legacyCallToTodoWrite, PLAN_ONLY_NUDGE } from './todo-write-tool';
 

@@ -81,6 +81,17 @@ CREATE TABLE checkpoints (
 CREATE INDEX checkpoints_session_id_idx ON checkpoints (session_id, id DESC);
 `,
   },
+  {
+    id: 3,
+    name: 'message facts and session names',
+    sql: `
+-- Facts beside a message that the model is not shown (usage, a tool output's stub facts, a steering
+-- message's sender): stubs are rendered from them, so a step never re-reads the spool.
+ALTER TABLE messages ADD COLUMN meta jsonb;
+-- The name given with /rename.
+ALTER TABLE sessions ADD COLUMN name text;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

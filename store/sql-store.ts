@@ -1,9 +1,11 @@
-import type { StoredMessage, TranscriptEntry } from '../core/messages';
-import type { SqlClient } from './sql';
+import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import { applyStateWrite, type StateWrite } from '../core/state-write';
+import type { SqlClient, SqlExecutor } from './sql';
 import type {
   CheckpointRow,
   EventRow,
   GoalStatus,
+  MessageWriteOptions,
   NewSession,
   SessionRow,
   SessionStore,
@@ -17,7 +19,7 @@ export const DEFAULT_SESSION_LIST_LIMIT = 100;
 const MAX_UTF8_CONTINUATION_BYTES = 3;
 
 const SESSION_COLUMNS =
-  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, created_at, updated_at';
+  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, name, created_at, updated_at';
 
 interface SessionRecord {
   id: string;
@@ -29,6 +31,7 @@ interface SessionRecord {
   model: string;
   workflow_id: string;
   goal_state: unknown;
+  name: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -39,6 +42,7 @@ interface MessageRecord {
   key: string;
   role: StoredMessage['role'];
   content: StoredMessage['content'];
+  meta: MessageMeta | null;
 }
 
 interface EventRecord {
@@ -140,30 +144,45 @@ export class SqlSessionStore implements SessionStore {
     sessionId: string,
     key: string,
     message: StoredMessage,
+    options: MessageWriteOptions = {},
   ): Promise<{ seq: number; created: boolean }> {
-    // Two statements, not one: a racing insert of the same key that commits while our INSERT waits is
-    // invisible to that statement's snapshot but visible to the next statement's.
-    const inserted = await this.client.query<{ seq: string | number }>(
-      `INSERT INTO messages (session_id, key, role, content)
-       VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (session_id, key) DO NOTHING
-       RETURNING seq`,
-      [sessionId, key, message.role, JSON.stringify(message.content)],
-    );
-    if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
-    const existing = await this.client.query<{ seq: string | number }>(
-      'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
+    if (!options.state && !options.event)
+      return insertMessage(this.client, sessionId, key, message, options.meta);
+    // The message, the state that accounts for it and its event commit together or not at all.
+    return this.client.transaction(async (tx) => {
+      const result = await insertMessage(tx, sessionId, key, message, options.meta);
+      if (options.state) await applyGoalStateWrite(tx, sessionId, options.state);
+      if (options.event) await insertEvent(tx, sessionId, options.event);
+      return result;
+    });
+  }
+
+  async writeGoalState(
+    sessionId: string,
+    write: StateWrite,
+    event?: MessageWriteOptions['event'],
+  ): Promise<void> {
+    await this.client.transaction(async (tx) => {
+      await applyGoalStateWrite(tx, sessionId, write);
+      if (event) await insertEvent(tx, sessionId, event);
+    });
+  }
+
+  async renameSession(id: string, name: string): Promise<void> {
+    await this.client.query('UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+  }
+
+  async getEventByKey(sessionId: string, key: string): Promise<EventRow | null> {
+    const { rows } = await this.client.query<EventRecord>(
+      'SELECT id, session_id, kind, data, created_at FROM events WHERE session_id = $1 AND key = $2',
       [sessionId, key],
     );
-    if (existing.rows.length === 0) {
-      throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
-    }
-    return { seq: Number(existing.rows[0].seq), created: false };
+    return rows.length > 0 ? toEvent(rows[0]) : null;
   }
 
   async getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null> {
     const { rows } = await this.client.query<MessageRecord>(
-      'SELECT seq, key, role, content FROM messages WHERE session_id = $1 AND key = $2',
+      'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = $2',
       [sessionId, key],
     );
     return rows.length > 0 ? toEntry(rows[0]) : null;
@@ -174,7 +193,7 @@ export class SqlSessionStore implements SessionStore {
     range?: { fromSeq?: number; toSeq?: number },
   ): Promise<TranscriptEntry[]> {
     const { rows } = await this.client.query<MessageRecord>(
-      `SELECT seq, key, role, content FROM messages
+      `SELECT seq, key, role, content, meta FROM messages
        WHERE session_id = $1
          AND ($2::bigint IS NULL OR seq >= $2::bigint)
          AND ($3::bigint IS NULL OR seq <= $3::bigint)
@@ -193,12 +212,7 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void> {
-    await this.client.query(
-      `INSERT INTO events (session_id, kind, key, data)
-       VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (session_id, key) DO NOTHING`,
-      [sessionId, kind, key ?? null, toJson(data)],
-    );
+    await insertEvent(this.client, sessionId, { kind, data, key });
   }
 
   async listEvents(sessionId: string, afterId?: number): Promise<EventRow[]> {
@@ -208,13 +222,7 @@ export class SqlSessionStore implements SessionStore {
        ORDER BY id`,
       [sessionId, afterId ?? null],
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      sessionId: row.session_id,
-      kind: row.kind,
-      data: row.data,
-      createdAt: row.created_at,
-    }));
+    return rows.map(toEvent);
   }
 
   async writeSpool(
@@ -333,6 +341,83 @@ function isContinuationByte(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }
 
+/** Inserts a message once under its key; a second insert returns the first row's seq. */
+async function insertMessage(
+  db: SqlExecutor,
+  sessionId: string,
+  key: string,
+  message: StoredMessage,
+  meta: MessageMeta | undefined,
+): Promise<{ seq: number; created: boolean }> {
+  // Two statements, not one: a racing insert of the same key that commits while our INSERT waits is
+  // invisible to that statement's snapshot but visible to the next statement's.
+  const inserted = await db.query<{ seq: string | number }>(
+    `INSERT INTO messages (session_id, key, role, content, meta)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING seq`,
+    [sessionId, key, message.role, JSON.stringify(message.content), toJson(meta)],
+  );
+  if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
+  const existing = await db.query<{ seq: string | number }>(
+    'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
+    [sessionId, key],
+  );
+  if (existing.rows.length === 0) {
+    throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
+  }
+  return { seq: Number(existing.rows[0].seq), created: false };
+}
+
+async function insertEvent(
+  db: SqlExecutor,
+  sessionId: string,
+  event: { kind: string; data: unknown; key?: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO events (session_id, kind, key, data)
+     VALUES ($1, $2, $3, $4::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING`,
+    [sessionId, event.kind, event.key ?? null, toJson(event.data)],
+  );
+}
+
+/**
+ * Merges a state write into the session's saved state under a row lock, mirrors status and reason on
+ * the row, and keeps a checkpoint row for a full write.
+ */
+async function applyGoalStateWrite(db: SqlExecutor, sessionId: string, write: StateWrite): Promise<void> {
+  const { rows } = await db.query<{ goal_state: Record<string, unknown> | null }>(
+    'SELECT goal_state FROM sessions WHERE id = $1 FOR UPDATE',
+    [sessionId],
+  );
+  if (rows.length === 0) throw new Error(`session ${sessionId} is not in the store`);
+  const next = applyStateWrite(rows[0].goal_state, write);
+  const status = write.status ?? (next.status as GoalStatus | undefined);
+  const reason = write.reason !== undefined ? write.reason : (next.reason as string | null | undefined);
+  await db.query(
+    `UPDATE sessions SET goal_state = $2::jsonb, status = coalesce($3, status), reason = $4, updated_at = now()
+     WHERE id = $1`,
+    [sessionId, JSON.stringify(next), status ?? null, reason ?? null],
+  );
+  if (write.full) {
+    await db.query(
+      'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
+      [sessionId, JSON.stringify(next), toJson(next.tasks)],
+    );
+  }
+}
+
+function toEvent(row: EventRecord): EventRow {
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id,
+    kind: row.kind,
+    data: row.data,
+    createdAt: row.created_at,
+  };
+}
+
 function toSession(row: SessionRecord): SessionRow {
   return {
     id: row.id,
@@ -344,6 +429,7 @@ function toSession(row: SessionRecord): SessionRow {
     model: row.model,
     workflowId: row.workflow_id,
     goalState: row.goal_state ?? null,
+    name: row.name ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -354,5 +440,6 @@ function toEntry(row: MessageRecord): TranscriptEntry {
     seq: Number(row.seq),
     key: row.key,
     message: { role: row.role, content: row.content } as StoredMessage,
+    ...(row.meta ? { meta: row.meta } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { GoalStatus } from '../core/goal';
-import type { StoredMessage, TranscriptEntry } from '../core/messages';
+import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import type { StateWrite } from '../core/state-write';
 
 export type { GoalStatus };
 
@@ -13,8 +14,10 @@ export interface SessionRow {
   reason: string | null;
   model: string;
   workflowId: string;
-  /** The latest checkpoint of the goal's control state (small JSON), or null before the first one. */
+  /** The goal's saved control state (small JSON), or null before the goal first ran. */
   goalState: unknown | null;
+  /** The name given with /rename, or null. */
+  name?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -57,6 +60,15 @@ export interface NewSession {
   workflowId: string;
 }
 
+/** What else to write in the same transaction as a message. */
+export interface MessageWriteOptions {
+  meta?: MessageMeta;
+  /** A change to the saved goal state. */
+  state?: StateWrite;
+  /** An event, written once under its key. */
+  event?: { kind: string; data: unknown; key?: string };
+}
+
 /**
  * The session store. Every write that an activity makes is keyed, so a retried activity writes
  * nothing twice. Messages are append-only: nothing here updates or deletes a message.
@@ -76,12 +88,22 @@ export interface SessionStore {
   /** Deletes a session and everything that belongs to it (messages, events, spool, checkpoints). */
   deleteSession(id: string): Promise<void>;
 
-  /** Appends a message under an idempotency key; when the key exists, returns the stored row untouched. */
+  /**
+   * Appends a message under an idempotency key; when the key exists, returns the stored row untouched.
+   * The options are written in the same transaction (a state write is applied even when the key exists).
+   */
   appendMessage(
     sessionId: string,
     key: string,
     message: StoredMessage,
+    options?: MessageWriteOptions,
   ): Promise<{ seq: number; created: boolean }>;
+  /** Applies a change to the saved goal state (and, for a full write, adds a checkpoint row). */
+  writeGoalState(sessionId: string, write: StateWrite, event?: MessageWriteOptions['event']): Promise<void>;
+  /** Sets the session's name (/rename). */
+  renameSession(id: string, name: string): Promise<void>;
+  /** The event stored under a key, or null. */
+  getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;

@@ -637,7 +637,7 @@ describe('rendering', () => {
   it('renders Markdown for the Web UI, escaping the content', () => {
     expect(renderTasksMarkdown(view)).toBe(
       [
-        '**Tasks** — 1/6 completed',
+        '**Tasks** — 1 of 6 completed',
         '',
         '- [x] `task-1` Write the parser',
         '- [ ] `task-2` Add tests — _in progress_',
