@@ -33,7 +33,8 @@ export function addJob(jobs: JobRecord[], job: JobRecord): JobRecord[] {
   const next = [...jobs.filter((known) => known.jobId !== job.jobId), job];
   while (next.length > JOBS_KEPT) {
     const finished = next.findIndex((known) => known.status !== 'running');
-    next.splice(finished >= 0 ? finished : 0, 1);
+    // No finished job (-1): drop the oldest running one.
+    next.splice(Math.max(finished, 0), 1);
   }
   return next;
 }
