@@ -53,7 +53,7 @@ describe('the time limit', () => {
     const status = JSON.parse(result.stdout);
     expect(status).toMatchObject({
       status: 'limit_reached',
-      reason: 'time limit reached (1 minutes)',
+      reason: 'time limit reached (1 minute)',
       steps: 1,
     });
     expect(status.elapsedMs).toBeGreaterThanOrEqual(60_000);
