@@ -28,6 +28,12 @@ import {
   uiPortFor,
 } from './temporal-address';
 import { requireTemporalBinary } from './temporal-binary';
+import {
+  DEV_SERVER_RECORD_FILE,
+  parseDevServerCommand,
+  removeDevServerRecord,
+  writeDevServerRecord,
+} from './web-ui';
 
 export {
   DEFAULT_TEMPORAL_ADDRESS,
@@ -47,6 +53,8 @@ export const DEV_SERVER_FILES = {
   log: 'temporal-dev.log',
   pid: 'temporal-dev.pid',
   lock: 'temporal-dev.lock',
+  /** {address, uiPort, pid}: where `goalrun run` finds the Web UI (cli/web-ui.ts). */
+  record: DEV_SERVER_RECORD_FILE,
 } as const;
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -93,6 +101,11 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
     extraArgs: options.extraArgs,
   });
   const child = spawn(binary, args, { stdio: 'inherit' });
+  if (child.pid !== undefined) {
+    // Read back from the arguments: extra ones may set another UI port or --headless.
+    const uiPort = parseDevServerCommand(args).port;
+    writeDevServerRecord(options.home, { address: options.address, uiPort, pid: child.pid });
+  }
   // A terminal Ctrl-C reaches the child too (same process group); a repeat is harmless, and forwarding
   // covers SIGTERM from a supervisor, which only reaches us.
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
@@ -109,6 +122,7 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
     });
     child.once('exit', (code, signal) => {
       detach();
+      removeDevServerRecord(options.home);
       resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
     });
   });
@@ -267,6 +281,7 @@ async function startBackgroundServer(
   const pid = await spawnedPid(child);
   child.unref();
   writeFileSync(pidPath, `${pid}\n`);
+  writeDevServerRecord(home, { address, uiPort, pid });
 
   const uiUrl = `http://localhost:${uiPort}`;
   (options.log ?? defaultLog)(
@@ -324,6 +339,7 @@ export async function stopBackgroundDevServer(
     while (isProcessAlive(pid)) await sleep(POLL_INTERVAL_MS);
   }
   unlinkQuietly(pidPath);
+  removeDevServerRecord(home);
   return true;
 }
 

@@ -1,30 +1,41 @@
-import path from 'node:path';
+import { embeddedStorePaths } from './embedded-files';
+import { ensureEmbeddedStore } from './embedded-server';
 import { migrate } from './migrations';
-import { createPgClient, createPgliteClient, type SqlClient } from './sql';
+import { createPgClient, type SqlClient } from './sql';
 import { SqlSessionStore } from './sql-store';
 import type { SessionStore } from './types';
 
-/** Where the session store lives: PostgreSQL when `databaseUrl` is set, else PGlite under `home`. */
+export { EMBEDDED_STORE_DIR } from './embedded-files';
+export {
+  type EmbeddedStoreStatus,
+  embeddedStorePassword,
+  embeddedStoreStatus,
+  stopEmbeddedStore,
+} from './embedded-server';
+
+/**
+ * Where the session store lives: PostgreSQL at `databaseUrl` when it is set, else goalrun's embedded
+ * PostgreSQL server under `home`, started in the background on first use and shared by every process.
+ */
 export interface StoreOptions {
   databaseUrl?: string;
-  /** goalrun's data directory; the embedded store lives in `<home>/store`. */
+  /** goalrun's data directory; the embedded store lives in `<home>/store-pg`. */
   home: string;
+  /** Where to say that the embedded server was started (default: a `goalrun:` line on stderr). */
+  log?: (message: string) => void;
 }
-
-/** Subdirectory of the data directory that holds the embedded store. */
-export const EMBEDDED_STORE_DIR = 'store';
 
 const DEFAULT_PG_PORT = '5432';
 
 /** Opens the session store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<SessionStore> {
-  const client: SqlClient = options.databaseUrl
-    ? createPgClient(options.databaseUrl)
-    : await createPgliteClient(embeddedStoreDir(options.home));
+  const databaseUrl =
+    options.databaseUrl || (await ensureEmbeddedStore(options.home, { log: options.log })).url;
+  const client: SqlClient = createPgClient(databaseUrl);
   try {
     await migrate(client);
   } catch (error) {
-    // Release the pool or the PGlite lock: the caller never gets a store it could close.
+    // Release the pool: the caller never gets a store it could close.
     await client.close().catch(() => {});
     throw error;
   }
@@ -33,7 +44,7 @@ export async function openStore(options: StoreOptions): Promise<SessionStore> {
 
 /** A one-line description of the store for humans; never contains a password. */
 export function describeStore(options: StoreOptions): string {
-  if (!options.databaseUrl) return `embedded PGlite at ${embeddedStoreDir(options.home)}`;
+  if (!options.databaseUrl) return `embedded PostgreSQL at ${embeddedStoreDir(options.home)}`;
   let url: URL;
   try {
     url = new URL(options.databaseUrl);
@@ -50,5 +61,5 @@ export function describeStore(options: StoreOptions): string {
 
 /** The directory of the embedded store for a data directory. */
 export function embeddedStoreDir(home: string): string {
-  return path.resolve(home, EMBEDDED_STORE_DIR);
+  return embeddedStorePaths(home).dir;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopBackgroundDevServer } from '../../cli/dev-server';
+import { stopEmbeddedStore } from '../../store/open';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { findFreePort } from '../support/temporal-server';
 
@@ -10,6 +11,7 @@ describe('goalrun demo', () => {
   const home = tempDir('demo-home');
   afterAll(async () => {
     await stopBackgroundDevServer(home);
+    await stopEmbeddedStore(home);
   });
 
   it('runs on the embedded defaults, starting its own Temporal dev server', async () => {
@@ -25,7 +27,7 @@ describe('goalrun demo', () => {
     expect(result.stderr).toMatch(
       /no Temporal server answered at 127\.0\.0\.1:\d+; started a local dev server/,
     );
-    expect(result.stdout).toMatch(/store: embedded PGlite at /);
+    expect(result.stdout).toMatch(/store: embedded PostgreSQL at /);
     expect(result.stdout).toMatch(/goal completed — 6 steps/);
     // The demo's workspace holds what the scripted model built.
     const demoDir = path.join(home, 'demo');

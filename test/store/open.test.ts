@@ -1,12 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userText } from '../../core/messages';
-import { describeStore, openStore } from '../../store/open';
-import { PGLITE_LOCK_FILE } from '../../store/sql';
+import { describeStore, embeddedStoreStatus, openStore, stopEmbeddedStore } from '../../store/open';
 import { createTempDir, createTestDatabase, type TestDatabase } from './test-databases';
 
-/** Opening PGlite takes seconds (it boots PostgreSQL in WebAssembly). */
+/** The first open of an embedded store creates a PostgreSQL cluster (initdb): seconds. */
 const OPEN_TIMEOUT_MS = 60_000;
 
 const session = {
@@ -51,27 +49,33 @@ describe('openStore', () => {
   });
 
   it(
-    'opens an embedded store under <home>/store, locks it while open, and keeps data across opens',
+    'opens an embedded store under <home>/store-pg, twice at once, and keeps data across a server restart',
     async () => {
       const temp = createTempDir('goalrun-open-test');
+      const said: string[] = [];
       try {
-        const store = await openStore({ home: temp.dir });
-        const storeDir = path.join(temp.dir, 'store');
-        expect(fs.existsSync(path.join(storeDir, PGLITE_LOCK_FILE))).toBe(true);
-        await expect(openStore({ home: temp.dir })).rejects.toThrow(
-          `The embedded store at ${storeDir} is in use by process ${process.pid}`,
-        );
+        const store = await openStore({ home: temp.dir, log: (line) => said.push(line) });
+        expect(said).toEqual([
+          expect.stringMatching(/^created and started the embedded PostgreSQL store \(pid \d+/),
+        ]);
+        // A second store of the same home, open at the same time: the server is shared, nothing is locked.
+        const second = await openStore({ home: temp.dir, log: (line) => said.push(line) });
+        expect(said).toHaveLength(1);
         await store.createSession(session);
-        await store.close();
-        expect(fs.existsSync(path.join(storeDir, PGLITE_LOCK_FILE))).toBe(false);
+        expect((await second.getSession(session.id))?.objective).toBe('open test');
+        await Promise.all([store.close(), second.close()]);
 
-        const again = await openStore({ home: temp.dir });
+        expect(await stopEmbeddedStore(temp.dir)).toBe(true);
+        expect(embeddedStoreStatus(temp.dir).running).toBe(false);
+        const again = await openStore({ home: temp.dir, log: (line) => said.push(line) });
         try {
+          expect(said[1]).toMatch(/^started the embedded PostgreSQL store/);
           expect((await again.getSession(session.id))?.objective).toBe('open test');
         } finally {
           await again.close();
         }
       } finally {
+        await stopEmbeddedStore(temp.dir);
         temp.remove();
       }
     },
@@ -105,9 +109,11 @@ describe('describeStore', () => {
   });
 
   it('names the embedded store directory', () => {
-    expect(describeStore({ home: '/home/me/.goalrun' })).toBe('embedded PGlite at /home/me/.goalrun/store');
+    expect(describeStore({ home: '/home/me/.goalrun' })).toBe(
+      'embedded PostgreSQL at /home/me/.goalrun/store-pg',
+    );
     expect(describeStore({ home: 'rel', databaseUrl: '' })).toBe(
-      `embedded PGlite at ${path.resolve('rel/store')}`,
+      `embedded PostgreSQL at ${path.resolve('rel/store-pg')}`,
     );
   });
 });

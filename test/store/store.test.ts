@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StoredMessage, userText } from '../../core/messages';
+import { ensureEmbeddedStore, stopEmbeddedStore } from '../../store/embedded-server';
 import { MIGRATIONS, migrate } from '../../store/migrations';
-import { createPgClient, createPgliteClient, type SqlClient } from '../../store/sql';
+import { createPgClient, type SqlClient } from '../../store/sql';
 import { SqlSessionStore } from '../../store/sql-store';
 import type { NewSession } from '../../store/types';
 import { createTempDir, createTestDatabase } from './test-databases';
 
-/** Opening PGlite takes seconds (it boots PostgreSQL in WebAssembly). */
+/** Creating an embedded PostgreSQL cluster (initdb) takes seconds. */
 const SETUP_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 30_000;
 
 /** An empty database of one backend. */
 interface FreshDatabase {
-  /** A client to the database. PGlite allows one per directory, so there it is always the same client. */
+  /** A new client to the database. */
   connect(): Promise<SqlClient>;
   dispose(): Promise<void>;
 }
@@ -41,18 +42,22 @@ const postgres: Backend = {
   },
 };
 
-const pglite: Backend = {
-  name: 'PGlite',
+/** goalrun's embedded PostgreSQL server, in a data directory of its own. */
+const embedded: Backend = {
+  name: 'embedded PostgreSQL',
   async fresh() {
     const temp = createTempDir('goalrun-store-test');
-    let client: Promise<SqlClient> | undefined;
+    const { url } = await ensureEmbeddedStore(temp.dir, { log: () => {} });
+    const clients: SqlClient[] = [];
     return {
-      connect() {
-        client ??= createPgliteClient(temp.dir);
+      async connect() {
+        const client = createPgClient(url);
+        clients.push(client);
         return client;
       },
       async dispose() {
-        if (client) await (await client).close();
+        await Promise.all(clients.map((client) => client.close()));
+        await stopEmbeddedStore(temp.dir);
         temp.remove();
       },
     };
@@ -63,7 +68,7 @@ function assistantText(text: string): StoredMessage {
   return { role: 'assistant', content: [{ type: 'text', text }] };
 }
 
-describe.each([postgres, pglite])('session store on $name', (backend) => {
+describe.each([postgres, embedded])('session store on $name', (backend) => {
   let database: FreshDatabase;
   let client: SqlClient;
   let store: SqlSessionStore;

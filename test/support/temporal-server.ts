@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { devServerArgs, isTemporalReachable } from '../../cli/dev-server';
 import { findTemporalBinary } from '../../cli/temporal-binary';
@@ -10,6 +10,10 @@ export interface TestTemporalServerOptions {
   /** SQLite file for state; in-memory when omitted (fastest, and nothing to clean up). */
   dbFile?: string;
   startupTimeoutMs?: number;
+  /** Serve the Web UI too (headless by default: most tests never look at it). */
+  ui?: boolean;
+  /** Web UI port when `ui` is set; a free port when omitted (never the frontend port + 1000 by chance). */
+  uiPort?: number;
 }
 
 /** A running throwaway Temporal dev server. */
@@ -18,6 +22,9 @@ export interface TestTemporalServer {
   namespace: 'default';
   port: number;
   pid: number;
+  /** Web UI port and base URL, when started with `ui: true`. */
+  uiPort?: number;
+  uiUrl?: string;
   /** Kills the server and waits for it to exit. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -32,6 +39,9 @@ const STOP_GRACE_MS = 5_000;
 // Another process can grab the free port between our probe and the server's bind; retry with a new one.
 const START_ATTEMPTS = 3;
 const OUTPUT_TAIL_LINES = 30;
+// Newer CLIs let the UI skip fetching Temporal's news feed, which cannot load on a closed network.
+const UI_NEWS_FLAG = '--ui-disable-news-fetch';
+const flagSupport = new Map<string, boolean>();
 
 /** A TCP port that was free on the loopback interface a moment ago. */
 export function findFreePort(): Promise<number> {
@@ -50,8 +60,8 @@ export function findFreePort(): Promise<number> {
 }
 
 /**
- * Starts `temporal server start-dev` headless on a free loopback port with goalrun's search attributes
- * and waits until it answers. Needs the `temporal` binary (see scripts/ensure-temporal.sh).
+ * Starts `temporal server start-dev` (headless unless `ui` is set) on a free loopback port with
+ * goalrun's search attributes and waits until it (and its UI) answers. Needs the `temporal` binary (see scripts/ensure-temporal.sh).
  */
 export async function startTestTemporalServer(
   options: TestTemporalServerOptions = {},
@@ -77,12 +87,16 @@ export async function startTestTemporalServer(
 async function startOnce(binary: string, options: TestTemporalServerOptions): Promise<TestTemporalServer> {
   const port = await findFreePort();
   const address = `${LOOPBACK}:${port}`;
+  const uiPort = options.ui ? (options.uiPort ?? (await freeUiPort(port))) : undefined;
+  const uiUrl = uiPort === undefined ? undefined : `http://${LOOPBACK}:${uiPort}`;
   const args = devServerArgs({
     port,
     ip: LOOPBACK,
-    headless: true,
+    headless: !options.ui,
+    uiPort,
     dbFile: options.dbFile,
     dynamicConfig: options.dynamicConfig,
+    extraArgs: options.ui && supportsFlag(binary, UI_NEWS_FLAG) ? [UI_NEWS_FLAG] : [],
   });
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // The pipes must be drained or the server blocks once they fill; keep a tail for error messages.
@@ -120,13 +134,47 @@ async function startOnce(binary: string, options: TestTemporalServerOptions): Pr
         `temporal dev server exited during startup (${binary} ${args.join(' ')}):\n${output.join('\n')}`,
       );
     }
-    if (await isTemporalReachable(address, 1_000)) {
-      return { address, namespace: 'default', port, pid: child.pid!, stop };
+    // The UI listens a moment after the frontend; a test that opens it must not see a refused connection.
+    if ((await isTemporalReachable(address, 1_000)) && (!uiUrl || (await isHttpReachable(uiUrl)))) {
+      return { address, namespace: 'default', port, pid: child.pid!, uiPort, uiUrl, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
   await stop();
   throw new Error(`temporal dev server did not answer at ${address} in time:\n${output.join('\n')}`);
+}
+
+function supportsFlag(binary: string, flag: string): boolean {
+  const key = `${binary} ${flag}`;
+  let supported = flagSupport.get(key);
+  if (supported === undefined) {
+    try {
+      supported = execFileSync(binary, ['server', 'start-dev', '--help'], { encoding: 'utf8' }).includes(
+        flag,
+      );
+    } catch {
+      supported = false;
+    }
+    flagSupport.set(key, supported);
+  }
+  return supported;
+}
+
+// A UI at frontend port + 1000 would hide a link that wrongly assumes that convention.
+async function freeUiPort(frontendPort: number): Promise<number> {
+  let port = await findFreePort();
+  while (port === frontendPort + 1000) port = await findFreePort();
+  return port;
+}
+
+async function isHttpReachable(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
 }
 
 function waitForExit(child: ChildProcess): Promise<void> {
