@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Forks, not threads: the Temporal worker's native bridge and PGlite's WASM are happier per process.
+    // Forks, not threads: the Temporal worker's native bridge is happier per process.
     pool: 'forks',
     // Two cores: two test files at a time, each running goals with its own worker.
     maxWorkers: 2,

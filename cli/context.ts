@@ -1,16 +1,19 @@
 /**
  * What every command shares: settings, the Temporal client (starting a local dev server when none
- * answers), the session store, and a worker hosted in the CLI process for `run`, `resume`, `demo`.
+ * answers at an address goalrun may serve), the session store and its task queue, and a worker
+ * hosted in the CLI process for `run`, `resume`, `demo`.
  */
 
 import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
+import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
-import { loadSettings, type Settings } from '../worker/settings';
-import { connectWorker, createGoalWorker, installWorkerLogging } from '../worker/worker';
-import { ensureTemporalServer, isTemporalReachable } from './dev-server';
+import { installWorkerLogging } from '../worker/logging';
+import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
+import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
+import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
 import { notice } from './output';
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
@@ -22,17 +25,35 @@ export class CliContext {
   private client?: Client;
   private connection?: Connection;
   private store?: Promise<SessionStore>;
+  private queue?: Promise<string>;
   private worker?: { worker: Worker; running: Promise<void> };
+  private queueFromFlag = false;
 
   constructor(settings: Settings = loadSettings()) {
     this.settings = settings;
   }
 
-  /** The Temporal client; starts a local dev server first when none answers at a local address. */
+  /** Uses this task queue instead of the store's (the `--task-queue` flag). */
+  overrideTaskQueue(taskQueue: string | undefined): void {
+    if (taskQueue === undefined || taskQueue.trim() === '') return;
+    this.settings.taskQueueOverride = taskQueue.trim();
+    this.queueFromFlag = true;
+    this.queue = undefined;
+  }
+
+  /**
+   * The Temporal client. Starts a local dev server first when none answers, but only at the default
+   * address or the one `goalrun dev` recorded: anywhere else a silent start would hide a typo.
+   */
   async temporal(): Promise<Client> {
     if (this.client) return this.client;
     const { temporalAddress, home, namespace } = this.settings;
-    const result = await ensureTemporalServer({ address: temporalAddress, home, log: notice });
+    const result = await ensureTemporalServer({
+      address: temporalAddress,
+      home,
+      log: notice,
+      mayStart: mayStartDevServerAt(temporalAddress, home),
+    });
     if (result.started) {
       notice(`the dev server keeps running after this command; stop it with: kill ${result.pid ?? '<pid>'}`);
     }
@@ -50,10 +71,29 @@ export class CliContext {
     return this.client;
   }
 
-  /** The session store (PostgreSQL with DATABASE_URL, else the embedded PGlite store). */
+  /** The session store (PostgreSQL with DATABASE_URL, else the embedded PostgreSQL store shared by every goalrun process). */
   sessionStore(): Promise<SessionStore> {
     this.store ??= openStore({ databaseUrl: this.settings.databaseUrl, home: this.settings.home });
     return this.store;
+  }
+
+  /**
+   * The task queue of this store's goals: `--task-queue`, GOALRUN_TASK_QUEUE or the config's
+   * task_queue, else one derived from the store's identity, so two stores never share workers.
+   */
+  taskQueue(): Promise<string> {
+    const override = this.settings.taskQueueOverride;
+    if (override) return Promise.resolve(override);
+    this.queue ??= this.sessionStore().then(async (store) => taskQueueForStore(await store.storeId()));
+    return this.queue;
+  }
+
+  /** How to start a worker that polls this context's task queue (for "no worker is polling" advice). */
+  workerHint(): string {
+    // A queue from the environment or config reaches `goalrun worker` the same way; a flag does not.
+    return this.queueFromFlag
+      ? `goalrun worker --task-queue ${this.settings.taskQueueOverride}`
+      : 'goalrun worker';
   }
 
   /** A human description of the store, without credentials. */
@@ -61,15 +101,24 @@ export class CliContext {
     return describeStore({ databaseUrl: this.settings.databaseUrl, home: this.settings.home });
   }
 
+  /** Whether this process hosts a worker. */
+  get hostsWorker(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** Starts a worker inside this process; its logs go to a file so the terminal shows the goal. */
   async hostWorker(): Promise<void> {
     if (this.worker) return;
-    installWorkerLogging({ file: path.join(this.settings.home, 'logs', 'worker.log') });
+    // The CLI handles Ctrl-C itself (stop following, then shut the worker down gracefully).
+    installWorkerLogging(
+      { file: path.join(this.settings.home, 'logs', 'worker.log') },
+      { shutdownOnSignals: false },
+    );
     await this.temporal();
     const worker = await createGoalWorker({
       connection: await connectWorker(this.settings.temporalAddress),
       namespace: this.settings.namespace,
-      taskQueue: this.settings.taskQueue,
+      taskQueue: await this.taskQueue(),
       store: await this.sessionStore(),
       providerEnv: this.settings.providerEnv,
     });
@@ -78,11 +127,25 @@ export class CliContext {
     this.worker = { worker, running };
   }
 
-  /** Stops the hosted worker (running activities get the grace time) and closes connections. */
+  /**
+   * Stops the hosted worker gracefully: it polls no more, lets running tool and model calls finish
+   * within the grace time, and hands back (fails for a retry elsewhere) what is still running then.
+   * Then closes connections and the store.
+   */
   async close(): Promise<void> {
     if (this.worker) {
-      if (this.worker.worker.getState() === 'RUNNING') this.worker.worker.shutdown();
-      await this.worker.running.catch(() => undefined);
+      const { worker, running } = this.worker;
+      if (worker.getState() === 'RUNNING') {
+        const inFlight = worker.getStatus().numInFlightActivities;
+        if (inFlight > 0) {
+          notice(
+            `stopping the in-process worker: waiting up to ${SHUTDOWN_GRACE_TIME} for ${plural(inFlight, 'running call')} to finish; ` +
+              'whatever still runs then is handed back to Temporal for the next worker (Ctrl-C again to stop now)',
+          );
+        }
+        worker.shutdown();
+      }
+      await running.catch(() => undefined);
       this.worker = undefined;
     }
     await this.connection?.close().catch(() => undefined);

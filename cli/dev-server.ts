@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   bindIpFor,
+  DEFAULT_TEMPORAL_ADDRESS,
   devServerArgs,
   isLocalHost,
   isTemporalReachable,
@@ -55,6 +56,8 @@ export const DEV_SERVER_FILES = {
   lock: 'temporal-dev.lock',
   /** {address, uiPort, pid}: where `goalrun run` finds the Web UI (cli/web-ui.ts). */
   record: DEV_SERVER_RECORD_FILE,
+  /** The address `goalrun dev` (or a background start) last served: goalrun may start a server there again. */
+  address: 'temporal-dev.address',
 } as const;
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -93,6 +96,7 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
   }
   const binary = options.binary ?? requireTemporalBinary();
   mkdirSync(options.home, { recursive: true });
+  recordDevServerAddress(options.home, options.address);
   const args = devServerArgs({
     port,
     uiPort: uiPortFor(port),
@@ -139,6 +143,11 @@ export interface EnsureTemporalServerOptions {
   /** Web UI port of a server started here (defaults to {@link uiPortFor}). */
   uiPort?: number;
   startupTimeoutMs?: number;
+  /**
+   * Whether a server may be started when none answers (default true). The CLI allows it only for the
+   * default address and the one `goalrun dev` recorded, so a typo never starts a second server.
+   */
+  mayStart?: boolean;
 }
 
 /** Outcome of {@link ensureTemporalServer}: `started` is false when a server already answered. */
@@ -162,6 +171,14 @@ export async function ensureTemporalServer(
     throw new Error(
       `No Temporal server answers at ${address}. Start it, or fix TEMPORAL_ADDRESS ` +
         `(goalrun only starts a dev server by itself for localhost addresses).`,
+    );
+  }
+  if (options.mayStart === false) {
+    const recorded = recordedDevServerAddress(home);
+    throw new Error(
+      `nothing answers at ${address} (TEMPORAL_ADDRESS). goalrun starts a dev server by itself only at ` +
+        `${DEFAULT_TEMPORAL_ADDRESS}${recorded ? ` or at ${recorded}, where \`goalrun dev\` last ran` : ''}. ` +
+        `Fix the address, or run \`goalrun dev\` once to serve ${address}.`,
     );
   }
   mkdirSync(home, { recursive: true });
@@ -282,6 +299,7 @@ async function startBackgroundServer(
   child.unref();
   writeFileSync(pidPath, `${pid}\n`);
   writeDevServerRecord(home, { address, uiPort, pid });
+  recordDevServerAddress(home, address);
 
   const uiUrl = `http://localhost:${uiPort}`;
   (options.log ?? defaultLog)(
@@ -341,6 +359,44 @@ export async function stopBackgroundDevServer(
   unlinkQuietly(pidPath);
   removeDevServerRecord(home);
   return true;
+}
+
+/** Remembers the address a dev server of this data directory serves. */
+export function recordDevServerAddress(home: string, address: string): void {
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, DEV_SERVER_FILES.address), `${normalizeAddress(address)}\n`);
+}
+
+/** The address `goalrun dev` (or a background start) last served from this data directory, if any. */
+export function recordedDevServerAddress(home: string): string | null {
+  try {
+    const text = readFileSync(join(home, DEV_SERVER_FILES.address), 'utf8').trim();
+    return text === '' ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether goalrun may start a dev server for this address by itself: the default address, or the one
+ * a dev server of this data directory served before. Anything else is more likely a typo.
+ */
+export function mayStartDevServerAt(address: string, home: string): boolean {
+  const normalized = normalizeAddress(address);
+  return (
+    normalized === normalizeAddress(DEFAULT_TEMPORAL_ADDRESS) || normalized === recordedDevServerAddress(home)
+  );
+}
+
+/** `host:port` with `localhost` and a missing port spelled out, so equal addresses compare equal. */
+export function normalizeAddress(address: string): string {
+  try {
+    const { host, port } = parseTemporalAddress(address);
+    const name = host.toLowerCase() === 'localhost' ? '127.0.0.1' : host.toLowerCase();
+    return name.includes(':') ? `[${name}]:${port}` : `${name}:${port}`;
+  } catch {
+    return address.trim();
+  }
 }
 
 function readPidFile(pidPath: string): number | null {

@@ -7,12 +7,12 @@ export const ExitCode = {
   usage: 2,
   cancelled: 3,
   limitReached: 4,
-  /** Ctrl-C while following: the goal goes on without us. */
+  /** Ctrl-C while following: the goal goes on without us (SIGTERM: 143; see signals.ts). */
   interrupted: 130,
 } as const;
 
-/** The exit code for a goal that ended with this status. */
-export function exitCodeOf(status: GoalStatus): number {
+/** The exit code for a goal that ended with this status (or a display status such as waiting_for_worker). */
+export function exitCodeOf(status: GoalStatus | string): number {
   switch (status) {
     case 'completed':
       return ExitCode.completed;

@@ -1,10 +1,21 @@
-/** Follows a goal live until it ends: prints its actions as they happen, then the outcome. */
-import { FINAL_STATUSES, type GoalStatus } from '../core/goal';
+/**
+ * Follows a goal live until it ends: prints its actions as they happen, keeps a live line of the
+ * call in progress (see live-line.ts), then prints the outcome. Ctrl-C stops following; the goal
+ * goes on in Temporal.
+ */
+
+import { FINAL_STATUSES } from '../core/goal';
+import { plural } from '../core/text';
 import { workflowIdOf } from '../workflows/definitions';
+import { ActivityProgressReader } from './activity-progress';
 import type { CliContext } from './context';
-import { ExitCode, exitCodeOf } from './exit-codes';
-import { loadStatus, queryState, type StatusView } from './goal-status';
+import { exitCodeOf } from './exit-codes';
+import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
+import { limitOfReason, raiseLimitAdvice } from './limit-hint';
+import { LiveLine } from './live-line';
 import { formatDuration, notice, printJson, say } from './output';
+import { signalExitCode } from './signals';
+import { firstEvents, hasLiveWorker, noWorkerMessage } from './worker-presence';
 
 /** How often the CLI asks a running goal for news. */
 const POLL_INTERVAL_MS = 700;
@@ -12,18 +23,9 @@ const POLL_INTERVAL_MS = 700;
 /** Options of followGoal. */
 export interface FollowOptions {
   json?: boolean;
-  /** Resolves when the user presses Ctrl-C. */
-  interrupted?: Promise<void>;
+  /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
+  interrupted?: Promise<NodeJS.Signals>;
 }
-
-/** Temporal's closed states mapped to goal statuses, for goals that ended without a checkpoint. */
-const CLOSED_STATUS: Record<string, GoalStatus> = {
-  CANCELLED: 'cancelled',
-  TERMINATED: 'failed',
-  TIMED_OUT: 'failed',
-  FAILED: 'failed',
-  COMPLETED: 'completed',
-};
 
 /** Follows the goal of a session until it ends or the user interrupts; returns the exit code. */
 export async function followGoal(
@@ -32,42 +34,69 @@ export async function followGoal(
   options: FollowOptions = {},
 ): Promise<number> {
   const client = await context.temporal();
-  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-  let interrupted = false;
-  options.interrupted?.then(() => {
-    interrupted = true;
+  const workflowId = workflowIdOf(sessionId);
+  const handle = client.workflow.getHandle(workflowId);
+  let signal: NodeJS.Signals | null = null;
+  options.interrupted?.then((received) => {
+    signal = received;
   });
+  const live = options.json ? null : new LiveLine(process.stdout);
+  const progress = new ActivityProgressReader(client, workflowId);
   let printed = 0;
   let temporalStatus = 'RUNNING';
-  while (!interrupted) {
-    temporalStatus = (await handle.describe()).status.name;
+  let pickedUp = false;
+  let checkedWorkers = false;
+  let waitingSince: Date | null = null;
+  while (!signal) {
+    const description = await handle.describe();
+    temporalStatus = description.status.name;
     if (temporalStatus !== 'RUNNING') break;
-    const live = await queryState(handle);
-    // A goal at a limit keeps its workflow open for /limits, but for a follower it has ended.
-    if (live && FINAL_STATUSES.includes(live.status)) {
-      temporalStatus = 'WAITING_AT_LIMIT';
-      if (!options.json) {
-        for (const action of live.recent) if (action.n > printed) say(`  ${action.text}`);
-        printed = Math.max(printed, ...live.recent.map((action) => action.n));
+    if (!checkedWorkers) {
+      checkedWorkers = true;
+      if (!context.hostsWorker && (await hasLiveWorker(client, description.taskQueue)) === false) {
+        live?.clear();
+        notice(noWorkerMessage(description.taskQueue, context.workerHint()));
+      }
+    }
+    if (!pickedUp) {
+      const first = await firstEvents(client, workflowId).catch(() => null);
+      pickedUp = first?.pickedUp ?? true;
+      waitingSince = first?.startedAt ?? null;
+    }
+    if (live && !pickedUp) {
+      live.update(
+        {
+          step: 0,
+          // The hosted worker picks the goal up within moments; only a missing worker means waiting.
+          label: context.hostsWorker ? 'starting' : 'waiting for a worker',
+          since: waitingSince,
+          attempt: 1,
+          lastFailure: null,
+        },
+        'waiting',
+      );
+    }
+    const state = pickedUp ? await queryState(handle) : null;
+    // A goal at a limit keeps its workflow open for /limits; for a follower it has ended.
+    if (state && FINAL_STATUSES.includes(state.status)) {
+      if (live) {
+        for (const action of state.recent) if (action.n > printed) live.print(`  ${action.text}`);
+        printed = Math.max(printed, ...state.recent.map((action) => action.n));
       }
       break;
     }
-    if (live && !options.json) {
-      for (const action of live.recent) {
-        if (action.n > printed) say(`  ${action.text}`);
+    if (live && pickedUp) {
+      for (const action of state?.recent ?? []) {
+        if (action.n > printed) live.print(`  ${action.text}`);
       }
-      printed = Math.max(printed, ...live.recent.map((action) => action.n));
+      printed = Math.max(printed, ...(state?.recent ?? []).map((action) => action.n));
+      const call = await progress.current(description.raw.pendingActivities, description.runId);
+      live.update(call && { step: state?.steps ?? 0, ...call }, call?.activityId ?? '');
     }
     await Promise.race([sleep(POLL_INTERVAL_MS), options.interrupted ?? new Promise(() => undefined)]);
   }
-  if (interrupted) {
-    say('');
-    say(`Stopped following. The goal keeps its state in Temporal; nothing is lost.`);
-    say(`  watch it:   goalrun watch ${sessionId}`);
-    say(`  resume it:  goalrun resume ${sessionId}   (hosts a worker and follows it)`);
-    say(`  cancel it:  goalrun cancel ${sessionId}`);
-    return ExitCode.interrupted;
-  }
+  live?.clear();
+  if (signal) return stopFollowing(context, sessionId, signal, options.json === true);
   const final = await finalStatus(context, sessionId, temporalStatus);
   if (options.json) {
     printJson(final);
@@ -76,6 +105,36 @@ export async function followGoal(
     say(describeOutcome(final));
   }
   return exitCodeOf(final.status);
+}
+
+/**
+ * Ctrl-C: in text mode, say how to watch, resume or cancel; in JSON mode, print the goal's current
+ * status object on stdout and nothing else (the advice goes to stderr).
+ */
+async function stopFollowing(
+  context: CliContext,
+  sessionId: string,
+  signal: NodeJS.Signals,
+  json: boolean,
+): Promise<number> {
+  const advice = [
+    'Stopped following. The goal keeps its state in Temporal; nothing is lost.',
+    `  watch it:   goalrun watch ${sessionId}`,
+    `  resume it:  goalrun resume ${sessionId}   (hosts a worker and follows it)`,
+    `  cancel it:  goalrun cancel ${sessionId}`,
+  ];
+  if (json) {
+    const view = await loadStatus(context, sessionId).catch((err: Error) => {
+      notice(`could not read the goal's status: ${err.message}`);
+      return null;
+    });
+    if (view) printJson(view);
+    for (const line of advice) process.stderr.write(`${line}\n`);
+  } else {
+    say('');
+    for (const line of advice) say(line);
+  }
+  return signalExitCode(signal);
 }
 
 /** The final status of a closed goal; Temporal's closed state wins over a stale checkpoint. */
@@ -93,13 +152,17 @@ async function finalStatus(
   return view;
 }
 
-/** One paragraph on how a goal ended. */
+/** One paragraph on how a goal ended, and how to go on where that makes sense. */
 export function describeOutcome(view: StatusView): string {
   const lines = [
-    `goal ${view.status}${view.reason ? `: ${view.reason}` : ''} — ${view.steps} steps, ${view.iteration} iterations, ${formatDuration(view.elapsedMs)}, ${view.usage.totalTokens} tokens`,
+    `goal ${statusText(view.status)}${view.reason ? `: ${view.reason}` : ''} — ${plural(view.steps, 'step')}, ${plural(view.iteration, 'iteration')}, ${formatDuration(view.elapsedMs)}, ${plural(view.usage.totalTokens, 'token')}`,
   ];
   if (view.finishSummary) lines.push(`summary: ${view.finishSummary}`);
-  if (view.status === 'cancelled' || view.status === 'limit_reached' || view.status === 'blocked') {
+  if (view.status === 'limit_reached') {
+    const kind = limitOfReason(view.reason);
+    const value = Number(/\((\d+)/.exec(view.reason ?? '')?.[1] ?? 0);
+    if (kind) lines.push(raiseLimitAdvice(view.sessionId, kind, Math.max(value, 1) * 2));
+  } else if (view.status === 'cancelled' || view.status === 'blocked') {
     lines.push(`resume with: goalrun resume ${view.sessionId}`);
   }
   return lines.join('\n');

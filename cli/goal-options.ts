@@ -5,7 +5,8 @@ import { Option } from 'commander';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition, GoalLimits } from '../core/goal';
-import type { Settings } from '../worker/settings';
+import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_MINUTES, DEFAULT_MAX_STEPS } from '../core/limits';
+import { DEFAULT_MODEL, type Settings } from '../worker/settings';
 
 /** Raw goal options as commander hands them over. */
 export interface GoalOptions {
@@ -26,7 +27,7 @@ export function goalOptionList(): Option[] {
     new Option('-w, --workspace <dir>', 'directory the agent works in (default: the current directory)'),
     new Option(
       '-m, --model <spec>',
-      'model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file>',
+      `model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file> (default: ${DEFAULT_MODEL}, or GOALRUN_MODEL / config model)`,
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
@@ -37,9 +38,19 @@ export function goalOptionList(): Option[] {
 /** The limit options (also accepted by `resume`). */
 export function limitOptionList(): Option[] {
   return [
-    new Option('--max-iterations <n>', 'stop after this many agent turns (limit_reached)'),
-    new Option('--max-steps <n>', 'stop after this many model calls (limit_reached)'),
-    new Option('--max-minutes <n>', 'stop after this much wall-clock time (limit_reached)'),
+    // Defaults in the text only: a commander default would look like a flag and override the config.
+    new Option(
+      '--max-iterations <n>',
+      `stop after this many agent turns (limit_reached; default: ${DEFAULT_MAX_ITERATIONS}, or config max_iterations)`,
+    ),
+    new Option(
+      '--max-steps <n>',
+      `stop after this many model calls (limit_reached; default: ${DEFAULT_MAX_STEPS}, or config max_steps)`,
+    ),
+    new Option(
+      '--max-minutes <n>',
+      `stop after this much wall-clock time (limit_reached; default: ${DEFAULT_MAX_MINUTES}, or config max_minutes)`,
+    ),
   ];
 }
 
@@ -115,6 +126,7 @@ export function goalFromOptions(
     contextWindowTokens:
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
     backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
+    providerUnreachableMinutes: settings.providerUnreachableMinutes,
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,

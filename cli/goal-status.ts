@@ -1,17 +1,26 @@
 /**
  * Finds a goal's current snapshot: live from the workflow's `state` query while it runs, else from
- * the checkpoint on the session row in the store.
+ * the checkpoint on the session row in the store, else (a goal no worker has picked up yet, which
+ * has no row) from what Temporal knows: the input it was started with.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { resolveCard } from '../activities/models/catalog';
 import { ConfigError } from '../core/errors';
-import { type GoalSnapshot, type GoalState, snapshotOf } from '../core/goal';
+import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
 import { EMPTY_USAGE } from '../core/usage';
 import type { SessionRow } from '../store/types';
-import { sessionIdOf, stateQuery, workflowIdOf } from '../workflows/definitions';
+import { stateQuery, workflowIdOf } from '../workflows/definitions';
 import type { CliContext } from './context';
+import { type FirstEvents, firstEvents } from './worker-presence';
 
 /** How long a `state` query may take before the CLI falls back to the store (no worker is polling). */
-const QUERY_TIMEOUT_MS = 5_000;
+export const QUERY_TIMEOUT_MS = 5_000;
+
+/** The status of a started goal that no worker has picked up yet (it is not a goal status: nothing ran). */
+export const WAITING_FOR_WORKER = 'waiting_for_worker';
+
+/** A goal's status as the CLI shows it. */
+export type DisplayStatus = GoalStatus | typeof WAITING_FOR_WORKER;
 
 /** An activity that failed and waits for its next attempt: why a running goal is not moving. */
 export interface RetryingActivity {
@@ -21,7 +30,29 @@ export interface RetryingActivity {
 }
 
 /** A snapshot plus what only the store or Temporal's pending-activity list knows. */
-export type StatusView = GoalSnapshot & { keptProgress?: string | null; retrying?: RetryingActivity | null };
+export type StatusView = Omit<GoalSnapshot, 'status'> & {
+  status: DisplayStatus;
+  keptProgress?: string | null;
+  retrying?: RetryingActivity | null;
+  /** Said once about the model, e.g. that it has no model card. */
+  modelNote?: string | null;
+  /** The task queue of a goal waiting for a worker. */
+  taskQueue?: string;
+};
+
+/** Temporal's closed states mapped to goal statuses, for goals that ended without a checkpoint. */
+export const CLOSED_STATUS: Record<string, GoalStatus> = {
+  CANCELLED: 'cancelled',
+  TERMINATED: 'failed',
+  TIMED_OUT: 'failed',
+  FAILED: 'failed',
+  COMPLETED: 'completed',
+};
+
+/** How a status reads in text: `waiting for a worker`, else the status itself. */
+export function statusText(status: DisplayStatus): string {
+  return status === WAITING_FOR_WORKER ? 'waiting for a worker' : status;
+}
 
 /** The snapshot of a goal state saved on a session row, or null before its first checkpoint. */
 export function snapshotFromRow(row: SessionRow): StatusView | null {
@@ -33,41 +64,80 @@ export function snapshotFromRow(row: SessionRow): StatusView | null {
   };
 }
 
+/** An empty view of a goal that has not run a step: its definition, no counters. */
+function bareView(fields: {
+  sessionId: string;
+  status: DisplayStatus;
+  reason: string | null;
+  objective: string;
+  model: string;
+  workspace: string;
+}): StatusView {
+  return {
+    ...fields,
+    workflowId: workflowIdOf(fields.sessionId),
+    iteration: 0,
+    steps: 0,
+    noProgress: 0,
+    elapsedMs: 0,
+    usage: EMPTY_USAGE,
+    lastTool: null,
+    finishSummary: null,
+    recent: [],
+    keptProgress: null,
+  };
+}
+
 /** The view of a session row: its checkpoint, or the bare row before the first checkpoint. */
 export function viewOfRow(row: SessionRow): StatusView {
   return (
     snapshotFromRow(row) ?? {
-      sessionId: row.id,
+      ...bareView({
+        sessionId: row.id,
+        status: row.status,
+        reason: row.reason,
+        objective: row.objective,
+        model: row.model,
+        workspace: row.projectDir,
+      }),
       workflowId: row.workflowId,
-      status: row.status,
-      reason: row.reason,
-      objective: row.objective,
-      model: row.model,
-      workspace: row.projectDir,
-      iteration: 0,
-      steps: 0,
-      noProgress: 0,
-      elapsedMs: 0,
-      usage: EMPTY_USAGE,
-      lastTool: null,
-      finishSummary: null,
-      recent: [],
-      keptProgress: null,
     }
   );
 }
 
-/** Asks a running workflow for its state, giving up after a few seconds. */
-export async function queryState(handle: WorkflowHandle): Promise<GoalSnapshot | null> {
+/** The view of a goal known only to Temporal, from the input it was started with. */
+export function viewOfStart(sessionId: string, first: FirstEvents, status: DisplayStatus): StatusView {
+  const goal = first.input?.goal;
+  return {
+    ...bareView({
+      sessionId,
+      status,
+      reason: status === WAITING_FOR_WORKER ? 'no worker has picked the goal up yet' : null,
+      objective: goal?.objective ?? '(unknown)',
+      model: goal?.model ?? '(unknown)',
+      workspace: goal?.workspace ?? '(unknown)',
+    }),
+    elapsedMs: first.startedAt ? Math.max(0, Date.now() - first.startedAt.getTime()) : 0,
+    ...(first.taskQueue ? { taskQueue: first.taskQueue } : {}),
+  };
+}
+
+/** Runs a query, giving up after QUERY_TIMEOUT_MS (null): a goal without a worker never answers. */
+export async function queryWithTimeout<T>(run: () => Promise<T>): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), QUERY_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([handle.query(stateQuery).catch(() => null), timeout]);
+    return await Promise.race([run().catch(() => null), timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Asks a running workflow for its state, giving up after a few seconds. */
+export function queryState(handle: WorkflowHandle): Promise<GoalSnapshot | null> {
+  return queryWithTimeout(() => handle.query(stateQuery));
 }
 
 /** The first pending activity that has failed at least once, from Temporal's description. */
@@ -88,7 +158,7 @@ async function retryingActivity(handle: WorkflowHandle): Promise<RetryingActivit
   }
 }
 
-/** Whether the workflow of a session is running, or null when Temporal does not know it. */
+/** Temporal's status of a session's workflow (RUNNING, COMPLETED, …), or null when it does not know it. */
 export async function workflowStatus(client: Client, sessionId: string): Promise<string | null> {
   try {
     const description = await client.workflow.getHandle(workflowIdOf(sessionId)).describe();
@@ -98,17 +168,53 @@ export async function workflowStatus(client: Client, sessionId: string): Promise
   }
 }
 
-/** Loads the snapshot of a goal by session id or workflow id. Throws ConfigError when unknown. */
-export async function loadStatus(context: CliContext, id: string): Promise<StatusView> {
-  const sessionId = sessionIdOf(id.trim());
+/**
+ * Whether a running goal is still waiting for its first worker; its first events when it is.
+ * Null for a goal that is not running, has been picked up, or Temporal does not know.
+ */
+export async function waitingForWorker(client: Client, sessionId: string): Promise<FirstEvents | null> {
+  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') return null;
+  const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+  return first && !first.pickedUp ? first : null;
+}
+
+/** Loads the snapshot of a goal by its (resolved) session id. Throws ConfigError when unknown. */
+export async function loadStatus(context: CliContext, sessionId: string): Promise<StatusView> {
   const client = await context.temporalIfRunning();
-  if (client && (await workflowStatus(client, sessionId)) === 'RUNNING') {
+  const status = client ? await workflowStatus(client, sessionId) : null;
+  const store = await context.sessionStore();
+  const row = await store.findSession(sessionId);
+  if (client && status === 'RUNNING') {
+    const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+    if (first && !first.pickedUp) {
+      // A resumed goal has a row from its earlier execution; its new one is what is waiting.
+      const waiting = viewOfStart(sessionId, first, WAITING_FOR_WORKER);
+      return row
+        ? {
+            ...viewOfRow(row),
+            status: WAITING_FOR_WORKER,
+            reason: waiting.reason,
+            taskQueue: waiting.taskQueue,
+          }
+        : waiting;
+    }
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
     const live = await queryState(handle);
     if (live) return { ...live, retrying: await retryingActivity(handle) };
   }
-  const store = await context.sessionStore();
-  const row = await store.findSession(id.trim());
-  if (!row) throw new ConfigError(`no goal with session or workflow id "${id}"`);
-  return viewOfRow(row);
+  if (row) return viewOfRow(row);
+  if (client && status) {
+    const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+    if (first) return viewOfStart(sessionId, first, CLOSED_STATUS[status] ?? 'running');
+  }
+  throw new ConfigError(`no goal with session or workflow id "${sessionId}"`);
+}
+
+/** What to say once about a goal's model: that it has no model card, or null. */
+export function modelNoteOf(model: string): string | null {
+  try {
+    return resolveCard(model).warning ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -2,6 +2,8 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
+import { WORKER_LOG_LEVELS } from '../worker/logging';
+import { DEFAULT_MODEL } from '../worker/settings';
 import { compactCommand, policyCommand, statsCommand } from './commands/context-commands';
 import { demoCommand } from './commands/demo-command';
 import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
@@ -17,19 +19,33 @@ const ENVIRONMENT_HELP = `
 Environment:
   TEMPORAL_ADDRESS     Temporal frontend (default localhost:7233; a local dev server is started if none answers)
   TEMPORAL_NAMESPACE   Temporal namespace (default "default")
-  GOALRUN_TASK_QUEUE   task queue of goalrun workers (default "goalrun")
-  DATABASE_URL         PostgreSQL session store; without it an embedded PGlite store under GOALRUN_HOME
+  GOALRUN_TASK_QUEUE   task queue of goalrun workers (default: goalrun-<store id>, derived from the store)
+  DATABASE_URL         PostgreSQL session store; without it an embedded PostgreSQL under GOALRUN_HOME/store-pg, shared by all goalrun processes
+  GOALRUN_MODEL        default model (else config "model", else ${DEFAULT_MODEL})
   GOALRUN_HOME         data directory (default ~/.goalrun); holds config.json, the embedded store, logs
   OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY   provider settings, read by the process running the worker
 
 Exit codes of run, watch and resume:
   0 completed · 1 failed or blocked · 2 usage or configuration error · 3 cancelled · 4 limit reached
 
+Every key of GOALRUN_HOME/config.json, variable and flag: docs/configuration.md
+
 Examples:
   goalrun demo
   goalrun run "make the tests in ./api pass" --workspace ./api --model openai:gpt-4o
   goalrun start "upgrade lodash and fix what breaks" --json   # then: goalrun watch <session>
+  goalrun status --last                                         # the newest goal of this directory
 `;
+
+/** The option every command that names a goal takes instead of an id. */
+const LAST_OPTION = ['--last', 'the newest goal of the current directory (instead of an id)'] as const;
+/** How commands describe their id argument. */
+const ID_HELP = 'session id, a unique prefix of it, or workflow id';
+/** The option that overrides the task queue derived from the store. */
+const TASK_QUEUE_OPTION = [
+  '--task-queue <name>',
+  'task queue of the workers (default: goalrun-<store id>, or GOALRUN_TASK_QUEUE / config task_queue)',
+] as const;
 
 /** Wraps a command action: settings and resources per invocation, errors as one clear line. */
 function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) => Promise<number>) {
@@ -38,6 +54,9 @@ function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) 
     let code: number;
     try {
       context = new CliContext();
+      // Commander passes the options object just before the command itself.
+      const options = args.at(-2) as { taskQueue?: string } | undefined;
+      if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
       code = await handler(context, ...args);
     } catch (err) {
       code = reportError(err);
@@ -74,6 +93,7 @@ function buildProgram(): Command {
   for (const option of goalOptionList()) run.addOption(option);
   run
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
+    .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON (as `status --json`)')
     .action(action((context, objective: string, options) => runCommand(context, objective, options)));
 
@@ -83,27 +103,30 @@ function buildProgram(): Command {
     .argument('<objective>', 'what the goal should achieve');
   for (const option of goalOptionList()) start.addOption(option);
   start
-    .option('--json', 'print {"sessionId","workflowId","runId"}')
+    .option(...TASK_QUEUE_OPTION)
+    .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
     .action(action((context, objective: string, options) => startCommand(context, objective, options)));
 
   program
     .command('status')
     .description('show a goal: status, counters, usage, last tool')
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string, options) => statusCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => statusCommand(context, id, options)));
 
   program
     .command('tasks')
     .description("show a goal's task graph: status, what blocks each task, what is ready")
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .option('--json', 'print as JSON (tasks in dependency order with blocked_by and ready)')
-    .action(action((context, id: string, options) => tasksCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => tasksCommand(context, id, options)));
 
   program
     .command('compact')
     .description("compact a running goal's context now: prune old tool outputs, then summarize")
-    .argument('<id>', 'session id or workflow id')
+    .argument('<id>', ID_HELP)
     .argument('[topic...]', 'what the summary should focus on')
     .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
     .action(
@@ -113,7 +136,8 @@ function buildProgram(): Command {
   program
     .command('policy')
     .description('show the context policy: window, threshold, used, status, auto-compact, failures')
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .addOption(
       new Option('--auto-compact <state>', 'turn auto-compact on or off for a running goal').choices([
         'on',
@@ -121,52 +145,64 @@ function buildProgram(): Command {
       ]),
     )
     .option('--json', 'print as JSON')
-    .action(action((context, id: string, options) => policyCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => policyCommand(context, id, options)));
 
   program
     .command('stats')
     .description('show token usage and cost per model, summarizer calls included')
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string, options) => statsCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => statsCommand(context, id, options)));
 
   program
     .command('list')
     .description('list goals, newest first')
     .option('--limit <n>', 'how many', '20')
+    .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print as JSON')
     .action(action((context, options) => listCommand(context, options)));
 
   program
     .command('watch')
     .description('follow a goal until it ends (exit code as for run)')
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
+    .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
-    .action(action((context, id: string, options) => watchCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => watchCommand(context, id, options)));
 
   program
     .command('cancel')
     .description('cancel a goal: running tools are stopped, a checkpoint and kept-progress summary saved')
-    .argument('<id>', 'session id or workflow id')
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .option('--wait', 'wait until the goal has stopped and show its final status')
-    .action(action((context, id: string, options) => cancelCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => cancelCommand(context, id, options)));
 
   const resume = program
     .command('resume')
     .description('attach to a running goal, or continue a stopped one from its checkpoint')
-    .argument('<id>', 'session id or workflow id');
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION);
   for (const option of limitOptionList()) resume.addOption(option);
   resume
+    .option('--message <text>', 'a new instruction for the goal (needed to resume a completed goal)')
+    .option('--force', 'resume a completed goal without a new instruction')
     .option('--no-worker', 'do not host a worker here')
+    .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
-    .action(action((context, id: string, options) => resumeCommand(context, id, options)));
+    .action(action((context, id: string | undefined, options) => resumeCommand(context, id, options)));
 
   program
     .command('worker')
     .description('run goals and their tools (graceful shutdown on Ctrl-C / SIGTERM)')
     .addOption(
-      new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn']).default('info'),
+      new Option('--log-level <level>', 'info: one line per event; debug: every field')
+        .choices([...WORKER_LOG_LEVELS])
+        .default('info'),
     )
+    .option(...TASK_QUEUE_OPTION)
     .action(action((context, options) => workerCommand(context, options)));
 
   program
@@ -178,6 +214,7 @@ function buildProgram(): Command {
     .command('demo')
     .description('run a scripted goal on the embedded defaults: no API key, no Postgres, no Temporal needed')
     .option('-w, --workspace <dir>', 'where the demo works (default: a new folder under GOALRUN_HOME/demo)')
+    .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
     .action(action((context, options) => demoCommand(context, options)));
 

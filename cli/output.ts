@@ -1,5 +1,6 @@
 /** How the CLI prints: one place for human lines, JSON, and errors. */
 import type { GoalSnapshot } from '../core/goal';
+import { plural } from '../core/text';
 
 /** Prints a line for a person (stdout). */
 export function say(line: string): void {
@@ -26,23 +27,32 @@ export function formatDuration(ms: number): string {
   return h > 0 ? `${h}h ${m}m ${s}s` : `${m}m ${s}s`;
 }
 
+/** What formatSnapshot shows: a snapshot, with what only the store or Temporal knows. */
+export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
+  status: string;
+  keptProgress?: string | null;
+  retrying?: { activity: string; attempt: number; lastFailure: string } | null;
+  modelNote?: string | null;
+  taskQueue?: string;
+};
+
 /** The multi-line human view of a goal's status. */
-export function formatSnapshot(
-  snapshot: GoalSnapshot & {
-    keptProgress?: string | null;
-    retrying?: { activity: string; attempt: number; lastFailure: string } | null;
-  },
-): string {
+export function formatSnapshot(snapshot: SnapshotLike): string {
+  const status = snapshot.status === 'waiting_for_worker' ? 'waiting for a worker' : snapshot.status;
   const lines = [
     `session    ${snapshot.sessionId}`,
     `workflow   ${snapshot.workflowId}`,
-    `status     ${snapshot.status}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
+    `status     ${status}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
     `objective  ${snapshot.objective}`,
     `model      ${snapshot.model}`,
-    `workspace  ${snapshot.workspace}`,
-    `progress   iteration ${snapshot.iteration}, ${snapshot.steps} steps, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
-    `usage      context ${snapshot.usage.contextTokens} tokens, total ${snapshot.usage.totalTokens} tokens, ${snapshot.usage.requests} requests`,
   ];
+  if (snapshot.modelNote) lines.push(`note       ${snapshot.modelNote}`);
+  lines.push(
+    `workspace  ${snapshot.workspace}`,
+    `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
+    `usage      context ${plural(snapshot.usage.contextTokens, 'token')}, total ${plural(snapshot.usage.totalTokens, 'token')}, ${plural(snapshot.usage.requests, 'request')}`,
+  );
+  if (snapshot.taskQueue) lines.push(`queue      ${snapshot.taskQueue}`);
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);
   if (snapshot.retrying) {
     const { activity, attempt, lastFailure } = snapshot.retrying;

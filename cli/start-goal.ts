@@ -18,20 +18,28 @@ export interface StartedGoal {
   sessionId: string;
   workflowId: string;
   runId: string;
+  /** The task queue a worker must poll to run it. */
+  taskQueue: string;
 }
 
 /** Starts a new execution of a goal (a new goal, or a resumed one with `resume`). */
 export async function startGoal(
   context: CliContext,
   goal: GoalDefinition,
-  options: { resume?: boolean; limitsOverride?: Partial<GoalLimits> } = {},
+  options: { resume?: boolean; limitsOverride?: Partial<GoalLimits>; resumeMessage?: string } = {},
 ): Promise<StartedGoal> {
   const client = await context.temporal();
   const workflowId = workflowIdOf(goal.sessionId);
-  const input: GoalWorkflowInput = { goal, resume: options.resume, limitsOverride: options.limitsOverride };
+  const input: GoalWorkflowInput = {
+    goal,
+    resume: options.resume,
+    limitsOverride: options.limitsOverride,
+    ...(options.resumeMessage ? { resumeMessage: options.resumeMessage } : {}),
+  };
+  const taskQueue = await context.taskQueue();
   const handle = await client.workflow.start('goalWorkflow', {
     workflowId,
-    taskQueue: context.settings.taskQueue,
+    taskQueue,
     args: [input],
     staticSummary: clipBytes(goal.objective.replace(/\s+/g, ' '), STATIC_SUMMARY_MAX_BYTES),
     staticDetails: `**Workspace:** \`${goal.workspace}\`\n\n**Model:** \`${goal.model}\`\n\n**Objective:**\n\n${goal.objective}`,
@@ -42,7 +50,7 @@ export async function startGoal(
       { key: GoalIterationKey, value: 0 },
     ],
   });
-  return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId };
+  return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId, taskQueue };
 }
 
 /** Cuts a string to at most `max` UTF-8 bytes without splitting a character. */

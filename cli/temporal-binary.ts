@@ -7,7 +7,7 @@ export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
 
 const BINARY_NAME = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 
-/** Directory where scripts/ensure-temporal.sh caches the binary it builds (same rule as the script). */
+/** Directory where scripts/ensure-temporal.js caches the binary it installs (same rule as the script). */
 export function goalrunCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GOALRUN_CACHE_DIR) return resolve(env.GOALRUN_CACHE_DIR);
   const cacheHome = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
@@ -55,8 +55,9 @@ export function requireTemporalBinary(env: NodeJS.ProcessEnv = process.env): str
   const badExplicit = explicit ? ` (${TEMPORAL_CLI_PATH_ENV}=${explicit} is not an executable file)` : '';
   throw new Error(
     `No Temporal CLI binary found${badExplicit}. goalrun needs it to run a local Temporal dev server.\n` +
-      'Get one with `npm run temporal` (or `bash scripts/ensure-temporal.sh`), which builds it once ' +
-      `into ${join(goalrunCacheDir(env), 'bin')} (needs Go and a few minutes), ` +
+      'Get one with `npm run temporal` (or `bash scripts/ensure-temporal.sh`), which puts it once ' +
+      `into ${join(goalrunCacheDir(env), 'bin')}: the official download where there is internet, ` +
+      'else a build with Go (a few minutes), ' +
       `or install the Temporal CLI yourself and set ${TEMPORAL_CLI_PATH_ENV}=/path/to/temporal, ` +
       'or point TEMPORAL_ADDRESS at a running Temporal server.',
   );

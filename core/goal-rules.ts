@@ -75,8 +75,12 @@ export function checkStopRules(state: GoalState, elapsedMs: number): StopDecisio
   return checkLimits(state, limits, elapsedMs);
 }
 
-/** The first limit the state is at or over, or null. */
-export function checkLimits(state: GoalState, limits: GoalLimits, elapsedMs: number): StopDecision | null {
+/** The first limit a goal with these counters is at or over, or null. */
+export function checkLimits(
+  state: Pick<GoalState, 'steps' | 'iteration'>,
+  limits: GoalLimits,
+  elapsedMs: number,
+): StopDecision | null {
   if (state.steps >= limits.maxSteps) {
     return limitReached('steps', `step limit reached (${plural(limits.maxSteps, 'step')})`);
   }

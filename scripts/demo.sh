@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds goalrun, makes sure the `temporal` binary exists, and runs `goalrun demo` on the embedded
-# defaults (PGlite store under ~/.goalrun, a local Temporal dev server started in the background).
+# defaults (an embedded PostgreSQL under ~/.goalrun, a local Temporal dev server started in the background).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run build --silent

@@ -82,6 +82,20 @@ CREATE INDEX checkpoints_session_id_idx ON checkpoints (session_id, id DESC);
 `,
   },
   {
+    id: 2,
+    name: 'store identity',
+    // One row, made once: a random id that tells this store apart from every other, so that its goals
+    // get a task queue of their own (two stores never share workers). The CHECK keeps it to one row.
+    sql: `
+CREATE TABLE goalrun_store (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  store_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO goalrun_store (store_id) VALUES (replace(gen_random_uuid()::text, '-', ''));
+`,
+  },
+  {
     id: 3,
     name: 'message facts and session names',
     sql: `

@@ -37,7 +37,7 @@ interface SessionRecord {
 }
 
 interface MessageRecord {
-  // bigint columns come back as strings from pg and as numbers from PGlite.
+  // bigint columns come back as strings from pg.
   seq: string | number;
   key: string;
   role: StoredMessage['role'];
@@ -65,11 +65,11 @@ interface SpoolSliceRecord {
   id: string | number;
   tool_name: string;
   size_bytes: string | number;
-  // bytea: a Buffer from pg, a Uint8Array from PGlite.
+  // bytea: a Buffer from pg.
   chunk: Uint8Array | null;
 }
 
-/** The session store over PostgreSQL or PGlite: the same SQL on both. */
+/** The session store over PostgreSQL (a server of the user's, or the embedded one). */
 export class SqlSessionStore implements SessionStore {
   constructor(private readonly client: SqlClient) {}
 
@@ -325,6 +325,30 @@ export class SqlSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     await this.client.close();
+  }
+
+  async storeId(): Promise<string> {
+    const { rows } = await this.client.query<{ store_id: string }>('SELECT store_id FROM goalrun_store');
+    if (rows.length === 0) throw new Error('the session store has no identity row (migration 2 did not run)');
+    return rows[0].store_id;
+  }
+
+  async findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]> {
+    // LIKE treats % and _ as wildcards; a prefix is matched literally.
+    const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [pattern, limit],
+    );
+    return rows.map(toSession);
+  }
+
+  async latestSessionOfProject(projectHash: string): Promise<SessionRow | null> {
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project_hash = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [projectHash],
+    );
+    return rows.length > 0 ? toSession(rows[0]) : null;
   }
 }
 

@@ -122,4 +122,11 @@ export interface SessionStore {
   latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;
 
   close(): Promise<void>;
+
+  /** The random id this store was given when it was created (32 hex characters); never changes. */
+  storeId(): Promise<string>;
+  /** Sessions whose id starts with `prefix`, newest first, at most `limit` (to resolve a short id). */
+  findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]>;
+  /** The newest session of a project (by project hash), or null. */
+  latestSessionOfProject(projectHash: string): Promise<SessionRow | null>;
 }

@@ -9,12 +9,24 @@ import { z } from 'zod';
 import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
+import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
 
 /** The model a goal uses when neither a flag nor the config names one. */
 export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
 export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
-export const DEFAULT_TASK_QUEUE = 'goalrun';
+/** Task queues derived from a store are named `goalrun-<first hex of the store id>`. */
+export const TASK_QUEUE_PREFIX = 'goalrun-';
+/** Hex characters of the store id in a derived task queue name: enough that two stores never meet. */
+export const TASK_QUEUE_STORE_ID_CHARS = 12;
+
+/**
+ * The default task queue of a store: derived from its identity, so that workers of one store never
+ * pick up goals of another (whose transcript they could not find).
+ */
+export function taskQueueForStore(storeId: string): string {
+  return `${TASK_QUEUE_PREFIX}${storeId.slice(0, TASK_QUEUE_STORE_ID_CHARS)}`;
+}
 
 const positiveInt = z.number().int().positive();
 
@@ -37,6 +49,7 @@ export const configSchema = z
     context_window: positiveInt.optional(),
     summarizer_model: z.string().min(1).optional(),
     backup_model: z.string().min(1).optional(),
+    provider_unreachable_minutes: positiveInt.optional(),
   })
   .strict();
 
@@ -49,10 +62,13 @@ export interface Settings {
   config: GoalrunConfig;
   temporalAddress: string;
   namespace: string;
-  taskQueue: string;
+  /** A task queue named by GOALRUN_TASK_QUEUE or the config; else it is derived from the store. */
+  taskQueueOverride?: string;
   databaseUrl?: string;
   defaultModel: string;
   defaultLimits: GoalLimits;
+  /** Minutes a provider may be unreachable (connection refused, DNS) before the goal fails. */
+  providerUnreachableMinutes: number;
   providerEnv: ProviderEnv;
 }
 
@@ -97,7 +113,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     config,
     temporalAddress: env.TEMPORAL_ADDRESS || config.temporal_address || DEFAULT_TEMPORAL_ADDRESS,
     namespace: env.TEMPORAL_NAMESPACE || config.temporal_namespace || DEFAULT_NAMESPACE,
-    taskQueue: env.GOALRUN_TASK_QUEUE || config.task_queue || DEFAULT_TASK_QUEUE,
+    taskQueueOverride: env.GOALRUN_TASK_QUEUE || config.task_queue || undefined,
     databaseUrl: env.DATABASE_URL || config.database_url || undefined,
     defaultModel: env.GOALRUN_MODEL || config.model || DEFAULT_MODEL,
     defaultLimits: {
@@ -106,6 +122,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxMinutes: config.max_minutes ?? DEFAULT_LIMITS.maxMinutes,
       noProgressLimit: config.no_progress_limit ?? DEFAULT_LIMITS.noProgressLimit,
     },
+    providerUnreachableMinutes: config.provider_unreachable_minutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
     providerEnv: {
       OPENAI_API_KEY: env.OPENAI_API_KEY,
       OPENAI_BASE_URL: env.OPENAI_BASE_URL || config.base_url,

@@ -2,9 +2,7 @@
  * A goalrun worker: runs goal workflows and their activities on one task queue. Used by
  * `goalrun worker` on its own and by `goalrun run` inside the CLI process.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { DefaultLogger, type LogEntry, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createGoalActivities } from '../activities/workflow-activities';
@@ -52,32 +50,5 @@ export async function connectWorker(address: string): Promise<NativeConnection> 
   return NativeConnection.connect({ address });
 }
 
-let runtimeInstalled = false;
-
-/**
- * Sends the SDK's logs to a file (for `goalrun run`, whose terminal shows the goal, not the worker)
- * or to stderr at a level (for `goalrun worker`). Must run before the first connection.
- */
-export function installWorkerLogging(target: { file: string } | { level: 'INFO' | 'WARN' | 'DEBUG' }): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  if ('file' in target) {
-    fs.mkdirSync(path.dirname(target.file), { recursive: true });
-    const stream = fs.createWriteStream(target.file, { flags: 'a' });
-    const write = (entry: LogEntry) => {
-      const meta = entry.meta && Object.keys(entry.meta).length > 0 ? ` ${safeJson(entry.meta)}` : '';
-      stream.write(`${new Date().toISOString()} ${entry.level} ${entry.message}${meta}\n`);
-    };
-    Runtime.install({ logger: new DefaultLogger('INFO', write) });
-  } else {
-    Runtime.install({ logger: new DefaultLogger(target.level) });
-  }
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return String(value);
-  }
-}
+/** Logging moved to worker/logging.ts; re-exported so existing imports keep working. */
+export { installWorkerLogging } from './logging';

@@ -81,7 +81,8 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     ...host.get(),
     compaction: { ...compaction, budget: resolved.budget, card: resolved.card },
   };
-  if (resolved.warning) next = noteAction(next, resolved.warning);
+  // Said once, in `status` and at start, not in every recent-actions list and kept-progress summary.
+  if (resolved.warning) next = { ...next, modelNote: resolved.warning };
   host.set(next);
 }
 

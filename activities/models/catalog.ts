@@ -21,8 +21,14 @@ const CARD_EXTENSION = '.json';
  */
 const SNAPSHOT_SUFFIX = /^(?:[-@](?:\d{4}-?\d{2}-?\d{2}|latest)|:.*)$/;
 
-/** How a specifier found its card. */
-export type CardMatch = 'exact' | 'prefix' | 'generic';
+/**
+ * A card file of this name covers every model of its provider that has no card of its own: for
+ * providers whose "model" is not a model name (`scripted:<file>` names a file of turns).
+ */
+export const ANY_MODEL_CARD = 'any';
+
+/** How a specifier found its card: its own, a family's, its provider's `any` card, or none. */
+export type CardMatch = 'exact' | 'prefix' | 'provider' | 'generic';
 
 /** A specifier's card, and what the caller should tell the user about it. */
 export interface ResolvedCard {
@@ -101,7 +107,8 @@ export function loadCatalog(dir: string = cardsDir()): ModelCatalog {
 
 /**
  * Finds a specifier's card in a loaded catalog: the exact model, else the longest card name that the
- * model extends at a separator (`gpt-4o-2024-08-06` → `gpt-4o`), else the generic card with a warning.
+ * model extends at a separator (`gpt-4o-2024-08-06` → `gpt-4o`), else the provider's `any` card, else
+ * the generic card with a warning.
  */
 export function findCard(
   catalog: ModelCatalog,
@@ -130,6 +137,9 @@ export function findCard(
         `whose prices may not apply; add models/cards/${parsed.provider}/${parsed.model}.json to fix`,
     };
   }
+
+  const anyModel = cards.find((card) => card.model === ANY_MODEL_CARD);
+  if (anyModel !== undefined) return { ...base, card: anyModel, match: 'provider' };
 
   const window = reported ?? GENERIC_CONTEXT_TOKENS;
   return {

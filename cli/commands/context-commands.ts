@@ -6,26 +6,46 @@ import type { CompactionState } from '../../core/compaction/state';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
-import {
-  compactUpdate,
-  policyQuery,
-  sessionIdOf,
-  setAutoCompactUpdate,
-  workflowIdOf,
-} from '../../workflows/definitions';
+import { compactUpdate, policyQuery, setAutoCompactUpdate, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
-import { loadStatus, workflowStatus } from '../goal-status';
-import { printJson, say } from '../output';
+import { resolveSessionId } from '../goal-id';
+import { loadStatus, queryWithTimeout, waitingForWorker, workflowStatus } from '../goal-status';
+import { notice, printJson, say } from '../output';
+import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 type SavedState = Omit<GoalState, 'ledger'>;
 
 /** The goal state saved on the session row, or a clear error. */
-async function savedState(context: CliContext, id: string): Promise<SavedState> {
+async function savedState(context: CliContext, sessionId: string): Promise<SavedState> {
   const store = await context.sessionStore();
-  const row = await store.findSession(id.trim());
+  const row = await store.findSession(sessionId);
   const saved = row?.goalState as SavedState | null | undefined;
-  if (!row || !saved) throw new ConfigError(`no goal with session or workflow id "${id}"`);
+  if (!row) throw new ConfigError(`no goal with session or workflow id "${sessionId}"`);
+  if (!saved)
+    throw new ConfigError(`goal ${sessionId} has not saved a checkpoint yet (it has not run a step)`);
   return saved;
+}
+
+/**
+ * For a goal no worker has picked up: says so (and whether anyone polls its queue) and returns true,
+ * so the command reports that instead of an error. `what` names what the goal does not have yet.
+ */
+export async function reportWaiting(
+  context: CliContext,
+  sessionId: string,
+  what: string,
+  json: unknown,
+  asJson: boolean | undefined,
+): Promise<boolean> {
+  const client = await context.temporalIfRunning();
+  const waiting = client ? await waitingForWorker(client, sessionId) : null;
+  if (!client || !waiting) return false;
+  if (asJson) printJson(json);
+  else say(`goal ${sessionId} is waiting for a worker: nothing has run yet, so it has no ${what} yet`);
+  if (waiting.taskQueue && (await hasLiveWorker(client, waiting.taskQueue)) === false) {
+    notice(noWorkerMessage(waiting.taskQueue, context.workerHint()));
+  }
+  return true;
 }
 
 /** The policy view of a stopped goal, from its last checkpoint. */
@@ -54,17 +74,21 @@ function backupCard(model: string): { model: string; windowTokens: number; warni
 /** `goalrun compact <id> [topic]`: compacts a running goal's context now. */
 export async function compactCommand(
   context: CliContext,
-  id: string,
+  id: string | undefined,
   topic: string[],
-  options: { json?: boolean },
+  options: { json?: boolean; last?: boolean },
 ): Promise<number> {
-  const sessionId = sessionIdOf(id.trim());
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
   const client = await context.temporal();
   if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
     throw new ConfigError(`goal ${sessionId} is not running; only a running goal can be compacted`);
   }
+  if (await waitingForWorker(client, sessionId)) {
+    throw new ConfigError(`goal ${sessionId} is waiting for a worker; it has no context to compact yet`);
+  }
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-  say(`compacting ${sessionId} (waits for the current step to finish)…`);
+  // With --json, stdout holds only the result.
+  (options.json ? notice : say)(`compacting ${sessionId} (waits for the current step to finish)…`);
   const result = await handle.executeUpdate(compactUpdate, {
     args: [topic.join(' ')],
     updateId: randomUUID(),
@@ -77,10 +101,17 @@ export async function compactCommand(
 /** `goalrun policy <id>`: window, threshold, used, status, auto-compact, failures. */
 export async function policyCommand(
   context: CliContext,
-  id: string,
-  options: { json?: boolean; autoCompact?: string },
+  id: string | undefined,
+  options: { json?: boolean; autoCompact?: string; last?: boolean },
 ): Promise<number> {
-  const sessionId = sessionIdOf(id.trim());
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const waitingJson = { sessionId, status: 'waiting_for_worker', policy: null };
+  if (await reportWaiting(context, sessionId, 'context budget', waitingJson, options.json)) {
+    if (options.autoCompact !== undefined) {
+      throw new ConfigError(`goal ${sessionId} is waiting for a worker; set auto-compact once it runs`);
+    }
+    return 0;
+  }
   let view: PolicyView | null = null;
   const client = await context.temporalIfRunning();
   const running = client !== null && (await workflowStatus(client, sessionId)) === 'RUNNING';
@@ -93,13 +124,15 @@ export async function policyCommand(
     view = await client.workflow
       .getHandle(workflowIdOf(sessionId))
       .executeUpdate(setAutoCompactUpdate, { args: [options.autoCompact === 'on'], updateId: randomUUID() });
-  } else if (running && client) {
-    view = await client.workflow.getHandle(workflowIdOf(sessionId)).query(policyQuery);
   } else {
-    view = policyFromCheckpoint((await savedState(context, id)).compaction);
+    const handle = running && client ? client.workflow.getHandle(workflowIdOf(sessionId)) : null;
+    const live = handle ? await queryWithTimeout(() => handle.query(policyQuery)) : null;
+    if (handle && !live)
+      notice(`goal ${sessionId} did not answer (is a worker running it?); showing its last checkpoint`);
+    view = live ?? policyFromCheckpoint((await savedState(context, sessionId)).compaction);
   }
   if (!view) throw new ConfigError(`goal ${sessionId} has no context budget yet (it has not run a step)`);
-  const backupModel = (await savedState(context, id).catch(() => null))?.goal.backupModel;
+  const backupModel = (await savedState(context, sessionId).catch(() => null))?.goal.backupModel;
   const backup = backupModel ? backupCard(backupModel) : undefined;
   if (options.json) {
     printJson({ ...view, ...(backup ? { backup } : {}) });
@@ -118,11 +151,14 @@ export async function policyCommand(
 /** `goalrun stats <id>`: tokens and cost, per model, summarizer calls shown separately. */
 export async function statsCommand(
   context: CliContext,
-  id: string,
-  options: { json?: boolean },
+  id: string | undefined,
+  options: { json?: boolean; last?: boolean },
 ): Promise<number> {
-  const status = await loadStatus(context, id);
-  const saved = await savedState(context, id).catch(() => null);
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const waitingJson = { sessionId, status: 'waiting_for_worker', usage: null, breakdown: {} };
+  if (await reportWaiting(context, sessionId, 'usage', waitingJson, options.json)) return 0;
+  const status = await loadStatus(context, sessionId);
+  const saved = await savedState(context, sessionId).catch(() => null);
   const breakdown: UsageBreakdown = saved?.breakdown ?? {};
   const compaction = saved?.compaction;
   if (options.json) {

@@ -1,6 +1,6 @@
 /**
  * `goalrun demo`: a scripted goal on the embedded defaults. No API key (the model is a script), no
- * PostgreSQL (PGlite under the data directory), no running Temporal (a dev server is started).
+ * PostgreSQL (the embedded one under the data directory), no running Temporal (a dev server is started).
  */
 import fs from 'node:fs';
 import path from 'node:path';

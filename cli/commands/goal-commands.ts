@@ -1,27 +1,27 @@
 /** `run`, `start` and `resume`: commands that start a goal execution. */
 
 import { ConfigError } from '../../core/errors';
+import type { GoalDefinition } from '../../core/goal';
 import { newSessionId } from '../../store/session-id';
-import { sessionIdOf, workflowIdOf } from '../../workflows/definitions';
+import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { followGoal } from '../follow';
+import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, goalFromOptions, limitsFromFlags } from '../goal-options';
-import { snapshotFromRow, workflowStatus } from '../goal-status';
+import { modelNoteOf, snapshotFromRow, workflowStatus } from '../goal-status';
+import { describeLimit, LIMITS, limitHit, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { notice, printJson, say } from '../output';
+import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
+import { firstEvents, hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
-/** Resolves on the first Ctrl-C (SIGINT) or SIGTERM; a second one exits at once. */
-export function onInterrupt(): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = false;
-    const handler = () => {
-      if (seen) process.exit(130);
-      seen = true;
-      resolve();
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-  });
+/** Options of `resume`, besides the limits. */
+export interface ResumeOptions extends GoalOptions {
+  /** A new instruction for a stopped (or completed) goal. */
+  message?: string;
+  /** Resume a completed goal without a new instruction. */
+  force?: boolean;
+  last?: boolean;
 }
 
 /** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
@@ -30,13 +30,15 @@ export async function runCommand(
   objective: string,
   options: GoalOptions,
 ): Promise<number> {
+  const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
   if (!options.json) announce(started.sessionId, context, goal.model, goal.workspace);
-  return followGoal(context, started.sessionId, { json: options.json, interrupted: onInterrupt() });
+  noteModel(goal.model);
+  return followGoal(context, started.sessionId, { json: options.json, interrupted });
 }
 
 /** `goalrun start`: start a goal and return at once. */
@@ -52,53 +54,102 @@ export async function startCommand(
     printJson(started);
   } else {
     say(`started goal ${started.sessionId} (workflow ${started.workflowId})`);
-    say(`  a worker must be running:  goalrun worker`);
+    say(`  a worker must be running:  ${context.workerHint()}`);
     say(`  follow it:                 goalrun watch ${started.sessionId}`);
   }
+  noteModel(goal.model);
+  await warnIfNoWorker(context, started.taskQueue);
   return 0;
 }
 
 /**
  * `goalrun resume`: attach to a running goal, or start a new execution of a stopped one from its
- * checkpoint, with counters and the structured history carried over.
+ * checkpoint, with counters and the structured history carried over. A completed goal needs a new
+ * instruction (--message) or --force; a goal at a limit needs that limit raised.
  */
-export async function resumeCommand(context: CliContext, id: string, options: GoalOptions): Promise<number> {
-  const sessionId = sessionIdOf(id.trim());
+export async function resumeCommand(
+  context: CliContext,
+  id: string | undefined,
+  options: ResumeOptions,
+): Promise<number> {
+  const interrupted = onInterrupt();
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const message = options.message?.trim();
+  if (options.message !== undefined && !message)
+    throw new ConfigError('--message is empty; say what to do next');
   const client = await context.temporal();
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
+    if (message) {
+      throw new ConfigError(`goal ${sessionId} is still running; --message is for a goal that has stopped`);
+    }
     if (!options.json) say(`goal ${sessionId} is still running; attaching to it`);
     if (hostsWorker) await context.hostWorker();
-    return followGoal(context, sessionId, { json: options.json, interrupted: onInterrupt() });
+    return followGoal(context, sessionId, { json: options.json, interrupted });
   }
   const store = await context.sessionStore();
-  const row = await store.findSession(id.trim());
+  const row = await store.findSession(sessionId);
   const saved = row ? snapshotFromRow(row) : null;
-  if (!row || !saved) throw new ConfigError(`no saved goal with session or workflow id "${id}" to resume`);
-  if (saved.status === 'completed') {
-    notice(`goal ${row.id} already completed; starting another execution of it anyway`);
-  }
-  const goal = (row.goalState as { goal: import('../../core/goal').GoalDefinition }).goal;
+  const goal =
+    saved && row
+      ? (row.goalState as { goal: GoalDefinition }).goal
+      : (await firstEvents(client, workflowIdOf(sessionId)).catch(() => null))?.input?.goal;
+  if (!goal) throw new ConfigError(`no saved goal with session or workflow id "${sessionId}" to resume`);
   if (hostsWorker) {
     // The same checks as `run`: this process will make the model calls.
     goalFromOptions(
       goal.objective,
       { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl },
       context.settings,
-      row.id,
+      sessionId,
       true,
     );
-    await context.hostWorker();
   }
   const limitsOverride = limitsFromFlags(options);
-  await startGoal(context, goal, { resume: true, limitsOverride });
-  if (!options.json) {
-    say(
-      `resuming goal ${row.id} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})`,
+  if (!saved) {
+    // Stopped before its first checkpoint (cancelled before any worker ran it): nothing to carry over.
+    if (hostsWorker) await context.hostWorker();
+    await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
+    if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
+    return followGoal(context, sessionId, { json: options.json, interrupted });
+  }
+  if (saved.status === 'completed' && !message && !options.force) {
+    throw new ConfigError(
+      `goal ${sessionId} already completed; resuming it would call the model again with nothing new to do. ` +
+        `Give it a new instruction: goalrun resume ${sessionId} --message "<what to do next>" (or pass --force)`,
     );
   }
-  return followGoal(context, row.id, { json: options.json, interrupted: onInterrupt() });
+  const limits = { ...goal.limits, ...limitsOverride };
+  const hit = limitHit(saved, limits);
+  if (hit) {
+    const field = LIMITS[hit].field;
+    throw new ConfigError(
+      `goal ${sessionId} is at ${describeLimit(hit, limits[field])}, so it would stop again at once; ` +
+        raiseLimitAdvice(sessionId, hit, raisedLimit(hit, saved, limits)),
+    );
+  }
+  if (hostsWorker) await context.hostWorker();
+  await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
+  if (!options.json) {
+    say(
+      `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
+    );
+  }
+  return followGoal(context, sessionId, { json: options.json, interrupted });
+}
+
+/** Says once, at start, that the model has no card (and what that means), if so. */
+function noteModel(model: string): void {
+  const note = modelNoteOf(model);
+  if (note) notice(note);
+}
+
+/** Warns (on stderr) when nobody polls the goal's task queue: the goal would wait silently. */
+async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<void> {
+  const client = await context.temporal();
+  if ((await hasLiveWorker(client, taskQueue)) === false)
+    notice(noWorkerMessage(taskQueue, context.workerHint()));
 }
 
 function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {

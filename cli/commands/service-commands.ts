@@ -1,33 +1,37 @@
 /** `worker` and `dev`: the long-running processes. */
-import { Runtime } from '@temporalio/worker';
-import { connectWorker, createGoalWorker, installWorkerLogging } from '../../worker/worker';
+import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
+import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../../worker/worker';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
-import { say } from '../output';
+import { notice, say } from '../output';
 
 /** `goalrun worker`: runs goals and their tools until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function workerCommand(context: CliContext, options: { logLevel?: string }): Promise<number> {
-  const level = (options.logLevel ?? 'INFO').toUpperCase();
-  installWorkerLogging({ level: level === 'DEBUG' || level === 'WARN' ? level : 'INFO' });
+  const level = (WORKER_LOG_LEVELS as readonly string[]).includes(options.logLevel ?? '')
+    ? (options.logLevel as WorkerLogLevel)
+    : 'info';
+  installWorkerLogging({ level });
   const { settings } = context;
   await context.temporal();
   const store = await context.sessionStore();
+  const taskQueue = await context.taskQueue();
   const worker = await createGoalWorker({
     connection: await connectWorker(settings.temporalAddress),
     namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
+    taskQueue,
     store,
     providerEnv: settings.providerEnv,
   });
-  const log = Runtime.instance().logger;
-  log.info(
-    `goalrun worker: task queue "${settings.taskQueue}", namespace "${settings.namespace}", Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
+  // Said on stderr before any log line, so a person (or a test) sees at once which goals it serves.
+  notice(
+    `worker polling task queue ${taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
+      `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
-  log.info(
-    'press Ctrl-C to stop; running tools get 30 s to finish before they are cancelled and retried elsewhere',
+  notice(
+    `press Ctrl-C to stop; running tools get ${SHUTDOWN_GRACE_TIME} to finish before they go back to Temporal`,
   );
   await worker.run();
-  log.info('goalrun worker stopped');
+  notice('worker stopped');
   return 0;
 }
 

@@ -1,6 +1,5 @@
 /** `goalrun tasks <id>`: the goal's task graph with status, blocked_by and ready. */
 
-import { ConfigError } from '../../core/errors';
 import {
   renderTaskList,
   summarizeTaskList,
@@ -8,44 +7,37 @@ import {
   type TaskView,
   taskView,
 } from '../../core/task-graph';
-import { sessionIdOf, tasksQuery, workflowIdOf } from '../../workflows/definitions';
+import { tasksQuery, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
-import { workflowStatus } from '../goal-status';
+import { resolveSessionId } from '../goal-id';
+import { loadStatus, queryWithTimeout, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
+import { reportWaiting } from './context-commands';
 
-/** How long the live `tasks` query may take before the CLI reads the store instead. */
-const QUERY_TIMEOUT_MS = 5_000;
-
-/** The task graph of a goal: live while it runs, else from its latest checkpoint. */
-export async function loadTasks(context: CliContext, id: string): Promise<TaskView[]> {
-  const sessionId = sessionIdOf(id.trim());
+/** The task graph of a goal (by resolved session id): live while it runs, else from its latest checkpoint. */
+export async function loadTasks(context: CliContext, sessionId: string): Promise<TaskView[]> {
   const client = await context.temporalIfRunning();
   if (client && (await workflowStatus(client, sessionId)) === 'RUNNING') {
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-    let timer: NodeJS.Timeout | undefined;
-    const live = await Promise.race([
-      handle.query(tasksQuery).catch(() => null),
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), QUERY_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    const live = await queryWithTimeout(() => handle.query(tasksQuery));
     if (live) return live;
   }
+  // Throws the "no goal" error for a goal neither the store nor Temporal knows.
+  await loadStatus(context, sessionId);
   const store = await context.sessionStore();
-  const row = await store.findSession(id.trim());
-  if (!row) throw new ConfigError(`no goal with session or workflow id "${id}"`);
-  const checkpoint = await store.latestCheckpoint(row.id);
+  const checkpoint = await store.latestCheckpoint(sessionId);
   return taskView((checkpoint?.tasks as TaskGraph | null) ?? []);
 }
 
 /** `goalrun tasks <id> [--json]`. */
 export async function tasksCommand(
   context: CliContext,
-  id: string,
-  options: { json?: boolean },
+  id: string | undefined,
+  options: { json?: boolean; last?: boolean },
 ): Promise<number> {
-  const view = await loadTasks(context, id);
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  if (await reportWaiting(context, sessionId, 'task list', [], options.json)) return 0;
+  const view = await loadTasks(context, sessionId);
   if (options.json) {
     printJson(view);
     return 0;

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopBackgroundDevServer } from '../../cli/dev-server';
+import { recordDevServerAddress, stopBackgroundDevServer, stopBackgroundDevServer } from '../../cli/dev-server';
 import { stopEmbeddedStore } from '../../store/open';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { findFreePort } from '../support/temporal-server';
@@ -16,6 +16,9 @@ describe('goalrun demo', () => {
 
   it('runs on the embedded defaults, starting its own Temporal dev server', async () => {
     const port = await findFreePort();
+    // A free port, not the default 7233 (shared machines): goalrun starts a server by itself only at
+    // the default address or one `goalrun dev` served before, which is what this records.
+    recordDevServerAddress(home, `127.0.0.1:${port}`);
     const env = cliEnv({
       GOALRUN_HOME: home,
       TEMPORAL_ADDRESS: `127.0.0.1:${port}`,

@@ -125,12 +125,16 @@ describe('resolveCard', () => {
     expect(resolveCard('openai-compatible:gpt-4o').match).toBe('generic');
   });
 
-  it('falls back to the generic card with a warning for scripted and unknown models', () => {
-    for (const spec of [
-      'scripted:/tmp/turns.json',
-      'openai-compatible:my-local-model',
-      'anthropic:claude-2',
-    ]) {
+  it('gives every scripted model the scripted card, without a warning', () => {
+    for (const spec of ['scripted:/tmp/turns.json', 'scripted:/home/me/demo/model-2026.json']) {
+      const resolved = resolveCard(spec);
+      expect(resolved).toMatchObject({ match: 'provider', card: { provider: 'scripted', model: 'any' } });
+      expect(resolved.warning).toBeUndefined();
+    }
+  });
+
+  it('falls back to the generic card with a warning for unknown models', () => {
+    for (const spec of ['openai-compatible:my-local-model', 'anthropic:claude-2']) {
       const resolved = resolveCard(spec);
       expect(resolved.card).toBe(GENERIC_CARD);
       expect(resolved.match).toBe('generic');

@@ -1,0 +1,92 @@
+/**
+ * Which goal a command means: a session id, a workflow id, a unique prefix of a session id (as git
+ * takes a short commit id), or `--last`, the newest goal of the current directory. Goals that no
+ * worker has picked up yet have no store row; Temporal's list of running goals fills that gap.
+ */
+import { ConfigError } from '../core/errors';
+import { projectHash } from '../store/session-id';
+import type { SessionRow } from '../store/types';
+import { sessionIdOf, workflowIdOf } from '../workflows/definitions';
+import type { CliContext } from './context';
+import { isNotFound } from './context';
+import { type RunningGoal, runningGoals } from './worker-presence';
+
+/** A prefix shorter than this is not looked up: it would match too much to be what was meant. */
+export const MIN_ID_PREFIX = 4;
+
+/** Candidates listed in an "ambiguous id" error. */
+const AMBIGUOUS_LISTED = 10;
+
+/** What a command was given to name a goal. */
+export interface GoalRef {
+  id?: string;
+  last?: boolean;
+}
+
+/** The session id a command means. Throws ConfigError when there is none, or several. */
+export async function resolveSessionId(context: CliContext, ref: GoalRef): Promise<string> {
+  const given = ref.id?.trim();
+  if (ref.last && given) throw new ConfigError('give a goal id or --last, not both');
+  if (ref.last) return lastSessionId(context);
+  if (!given) throw new ConfigError('name a goal: give its session id (or a unique prefix of it), or --last');
+  const sessionId = sessionIdOf(given);
+  const store = await context.sessionStore();
+  const row = await store.findSession(given);
+  if (row) return row.id;
+  if (await existsInTemporal(context, sessionId)) return sessionId;
+  if (sessionId.length < MIN_ID_PREFIX) throw notFound(given);
+  const rows = await store.findSessionsByPrefix(sessionId, AMBIGUOUS_LISTED + 1);
+  const running = (await temporalGoals(context)).filter((goal) => goal.sessionId.startsWith(sessionId));
+  const candidates = unique([...rows.map((each) => each.id), ...running.map((goal) => goal.sessionId)]);
+  if (candidates.length === 1) return candidates[0];
+  if (candidates.length === 0) throw notFound(given);
+  const listed = candidates.slice(0, AMBIGUOUS_LISTED).map((id) => `  ${id}`);
+  const more = candidates.length > AMBIGUOUS_LISTED ? '\n  …' : '';
+  throw new ConfigError(
+    `the id prefix "${given}" is ambiguous; it starts ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,
+  );
+}
+
+/** The newest goal whose workspace is the current directory (session ids start with its hash). */
+async function lastSessionId(context: CliContext): Promise<string> {
+  const cwd = process.cwd();
+  const hash = projectHash(cwd);
+  const store = await context.sessionStore();
+  const row: SessionRow | null = await store.latestSessionOfProject(hash);
+  const waiting = (await temporalGoals(context)).filter((goal) => goal.sessionId.startsWith(`${hash}-`));
+  // Session ids end in a UTC timestamp, so within one project the greatest id is the newest.
+  const newest = [row?.id, ...waiting.map((goal) => goal.sessionId)]
+    .filter((id): id is string => id !== undefined)
+    .sort()
+    .at(-1);
+  if (!newest)
+    throw new ConfigError(`no goal has run in ${cwd} yet (--last looks for goals of this directory)`);
+  return newest;
+}
+
+async function existsInTemporal(context: CliContext, sessionId: string): Promise<boolean> {
+  const client = await context.temporalIfRunning();
+  if (!client) return false;
+  try {
+    await client.workflow.getHandle(workflowIdOf(sessionId)).describe();
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** Running goals of this store's queue, or none when Temporal is not there. */
+async function temporalGoals(context: CliContext): Promise<RunningGoal[]> {
+  const client = await context.temporalIfRunning();
+  if (!client) return [];
+  return runningGoals(client, await context.taskQueue()).catch(() => []);
+}
+
+function notFound(id: string): ConfigError {
+  return new ConfigError(`no goal with session or workflow id "${id}"`);
+}
+
+function unique(ids: string[]): string[] {
+  return [...new Set(ids)];
+}

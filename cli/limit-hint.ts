@@ -1,0 +1,69 @@
+/**
+ * Which limit stopped a goal and the flag that raises it, so that `run`, `watch` and `resume` can say
+ * how to go on (`--max-steps 20`) instead of suggesting a plain resume that would stop again at once.
+ */
+import type { GoalLimits } from '../core/goal';
+import { checkLimits, LIMIT_FLAGS, type LimitKind } from '../core/goal-rules';
+import { plural } from '../core/text';
+
+export type { LimitKind };
+
+/** What one limit is called, its flag, and its unit. */
+export const LIMITS: Record<
+  LimitKind,
+  { name: string; flag: string; unit: string; field: keyof GoalLimits }
+> = {
+  steps: { name: 'step limit', flag: LIMIT_FLAGS.steps, unit: 'step', field: 'maxSteps' },
+  iterations: {
+    name: 'iteration limit',
+    flag: LIMIT_FLAGS.iterations,
+    unit: 'iteration',
+    field: 'maxIterations',
+  },
+  minutes: { name: 'time limit', flag: LIMIT_FLAGS.minutes, unit: 'minute', field: 'maxMinutes' },
+};
+
+/** The counters of a saved goal that the limits apply to. */
+export interface LimitCounters {
+  steps: number;
+  iteration: number;
+  elapsedMs: number;
+}
+
+/**
+ * The first limit that a goal with these counters is at or over (the same rules as the workflow's
+ * stop check), or null when it may run again.
+ */
+export function limitHit(counters: LimitCounters, limits: GoalLimits): LimitKind | null {
+  return checkLimits(counters, limits, counters.elapsedMs)?.limit ?? null;
+}
+
+/** A value of the limit that lets the goal go on: double what it has used, and more than now. */
+export function raisedLimit(kind: LimitKind, counters: LimitCounters, limits: GoalLimits): number {
+  const used =
+    kind === 'steps'
+      ? counters.steps
+      : kind === 'iterations'
+        ? counters.iteration
+        : Math.ceil(counters.elapsedMs / 60_000);
+  return Math.max(limits[LIMITS[kind].field] as number, used) * 2;
+}
+
+/** The limit a `limit_reached` reason names (`step limit reached (3 steps)`), or null. */
+export function limitOfReason(reason: string | null | undefined): LimitKind | null {
+  if (!reason) return null;
+  if (/^step limit/.test(reason)) return 'steps';
+  if (/^iteration limit/.test(reason)) return 'iterations';
+  if (/^time limit/.test(reason)) return 'minutes';
+  return null;
+}
+
+/** `the step limit (3 steps)`. */
+export function describeLimit(kind: LimitKind, value: number): string {
+  return `the ${LIMITS[kind].name} (${plural(value, LIMITS[kind].unit)})`;
+}
+
+/** The advice for a goal stopped at a limit: the command that raises it. */
+export function raiseLimitAdvice(sessionId: string, kind: LimitKind, suggested: number): string {
+  return `to go on, raise the ${LIMITS[kind].name}: goalrun resume ${sessionId} ${LIMITS[kind].flag} ${suggested}`;
+}
