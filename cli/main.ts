@@ -14,6 +14,7 @@ import { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
+import { addSteeringCommands } from './steering-program';
 
 const ENVIRONMENT_HELP = `
 Environment:
@@ -193,6 +194,8 @@ function buildProgram(): Command {
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
     .action(action((context, id: string | undefined, options) => resumeCommand(context, id, options)));
+
+  addSteeringCommands(program, { action, idHelp: ID_HELP, lastOption: LAST_OPTION });
 
   program
     .command('worker')

@@ -1,19 +1,22 @@
 /** `run`, `start` and `resume`: commands that start a goal execution. */
 
 import { ConfigError } from '../../core/errors';
-import type { GoalDefinition } from '../../core/goal';
+import type { GoalDefinition, GoalLimits } from '../../core/goal';
 import { newSessionId } from '../../store/session-id';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { followGoal } from '../follow';
 import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, goalFromOptions, limitsFromFlags } from '../goal-options';
-import { modelNoteOf, snapshotFromRow, workflowStatus } from '../goal-status';
-import { describeLimit, LIMITS, limitHit, raisedLimit, raiseLimitAdvice } from '../limit-hint';
+import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
+import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { notice, printJson, say } from '../output';
 import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
+import { steerGoal } from '../steer-client';
+import { webUiUrl } from '../web-ui';
 import { firstEvents, hasLiveWorker, noWorkerMessage } from '../worker-presence';
+import { describe as describeSteering } from './steer-commands';
 
 /** Options of `resume`, besides the limits. */
 export interface ResumeOptions extends GoalOptions {
@@ -81,11 +84,8 @@ export async function resumeCommand(
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
-    if (message) {
-      throw new ConfigError(`goal ${sessionId} is still running; --message is for a goal that has stopped`);
-    }
-    if (!options.json) say(`goal ${sessionId} is still running; attaching to it`);
     if (hostsWorker) await context.hostWorker();
+    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), options.json === true);
     return followGoal(context, sessionId, { json: options.json, interrupted });
   }
   const store = await context.sessionStore();
@@ -139,6 +139,53 @@ export async function resumeCommand(
   return followGoal(context, sessionId, { json: options.json, interrupted });
 }
 
+/**
+ * `resume` of a goal whose workflow still runs: a goal waiting at a limit gets the raised limits
+ * (the same update as `goalrun limits`, no new execution); a message goes to it as steering.
+ */
+async function steerRunningGoal(
+  context: CliContext,
+  sessionId: string,
+  message: string | undefined,
+  limits: Partial<GoalLimits>,
+  json: boolean,
+): Promise<void> {
+  const client = await context.temporal();
+  const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
+  const pairs = Object.entries({
+    max_steps: limits.maxSteps,
+    max_iterations: limits.maxIterations,
+    max_minutes: limits.maxMinutes,
+  }).filter(([, value]) => value !== undefined);
+  if (live?.status === 'limit_reached') {
+    if (pairs.length === 0) {
+      const hit = limitOfReason(live.reason);
+      const flag = hit ? LIMITS[hit].flag : '--max-steps';
+      throw new ConfigError(
+        `goal ${sessionId} waits at its limit (${live.reason}); raise it: goalrun resume ${sessionId} ${flag} N (or goalrun limits ${sessionId} ${flag} N)`,
+      );
+    }
+    const raised = await steerGoal(
+      context,
+      sessionId,
+      `/limits ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    );
+    if (!json) say(describeSteering(sessionId, raised));
+  } else if (pairs.length > 0) {
+    const changed = await steerGoal(
+      context,
+      sessionId,
+      `/limits ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    );
+    if (!json) say(describeSteering(sessionId, changed));
+  }
+  if (message) {
+    const sent = await steerGoal(context, sessionId, message);
+    if (!json) say(describeSteering(sessionId, sent));
+  }
+  if (!json) say(`goal ${sessionId} is running; following it`);
+}
+
 /** Says once, at start, that the model has no card (and what that means), if so. */
 function noteModel(model: string): void {
   const note = modelNoteOf(model);
@@ -153,17 +200,9 @@ async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<v
 }
 
 function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {
-  const ui = webUiUrl(context, workflowIdOf(sessionId));
+  const ui = webUiUrl(context.settings, workflowIdOf(sessionId));
   say(`goal ${sessionId}`);
   say(`  model ${model} · workspace ${workspace}`);
   if (ui) say(`  Web UI ${ui}`);
   say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');
-}
-
-/** The Web UI address of a workflow, when Temporal runs locally on the default ports. */
-export function webUiUrl(context: CliContext, workflowId: string): string | null {
-  const [host, port] = context.settings.temporalAddress.split(':');
-  if (!['localhost', '127.0.0.1'].includes(host ?? '')) return null;
-  const uiPort = port === '7233' || port === undefined ? 8233 : Number(port) + 1000;
-  return `http://localhost:${uiPort}/namespaces/${context.settings.namespace}/workflows/${workflowId}`;
 }
