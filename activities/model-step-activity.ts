@@ -5,6 +5,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
+import { EVENT_KINDS } from '../core/event-kinds';
 import { FINISH_TOOL_SPEC } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import {
@@ -22,6 +23,7 @@ import {
   toolCallsOf,
 } from '../core/messages';
 import { storeKeys } from '../core/store-keys';
+import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { plural } from '../core/text';
@@ -88,6 +90,13 @@ export function createModelStepActivity(deps: ActivityDeps) {
         });
       }
       const client = clientFor(input.model, input.baseUrl);
+      // Keyed: a retried attempt does not announce the step twice.
+      await store.appendEvent(
+        input.sessionId,
+        EVENT_KINDS.stepStart,
+        { step: input.stepNumber, model: input.model },
+        `step-start:${input.stepNumber}@${execution}`,
+      );
       const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
@@ -142,12 +151,20 @@ export function createModelStepActivity(deps: ActivityDeps) {
           meta,
           state: input.state,
           event: {
-            kind: 'model-usage',
+            kind: EVENT_KINDS.modelUsage,
             data: {
               step: input.stepNumber,
               model: input.model,
               usage: response.usage,
               finishReason: response.finishReason,
+              // What the stream shows of the step: its text and its calls (arguments cut short).
+              text: clipBytes(response.text ?? '', STEP_TEXT_MAX_BYTES).text,
+              toolCalls: toolCalls.map((call) => ({
+                id: call.toolCallId,
+                name: call.toolName,
+                summary: summaryOf(call),
+                arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
+              })),
             },
             key: storeKeys.usageEvent(execution, input.stepNumber),
           },
@@ -248,6 +265,22 @@ async function uniqueToolCalls(
   return unique;
 }
 
+/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
+const STEP_TEXT_MAX_BYTES = 16 * 1024;
+/** Longest one-line summary of a tool call. */
+const SUMMARY_MAX_CHARS = 120;
+
+/** One line for a tool call, e.g. `bash: npm test`; unknown tools are named as such. */
+function summaryOf(call: ToolCallPart): string {
+  const tool = findTool(call.toolName);
+  const parsed = tool?.parse(call.input);
+  const known = tool || WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
+  const summary = parsed?.ok
+    ? tool!.summarize(parsed.args)
+    : `${call.toolName}${known ? '' : ' (unknown tool)'}`;
+  return clipChars(summary, SUMMARY_MAX_CHARS);
+}
+
 /** Usage of a step stored before usage was kept with its message. */
 const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -278,11 +311,7 @@ function toolSpecs(names: string[]): ToolSpec[] {
 function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
-    const tool = findTool(call.toolName);
-    const parsed = tool?.parse(call.input);
-    const summary = parsed?.ok
-      ? tool!.summarize(parsed.args)
-      : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
+    const summary = summaryOf(call);
     // Workflow tools need their arguments in the workflow; anything else stays in the store.
     const inputBytes = JSON.stringify(call.input ?? null).length;
     const input = !workflowTool
@@ -290,7 +319,7 @@ function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepRe
       : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
         ? call.input
         : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
-    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary: clipChars(summary, 120) };
+    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary };
   });
   const text = textOf(entry.message).trim();
   return {

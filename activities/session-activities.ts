@@ -6,7 +6,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { contextEntries } from '../core/context-plan';
 import { ConfigError, FailureType } from '../core/errors';
-import { type GoalState, withLaterFields } from '../core/goal';
+import { EVENT_KINDS } from '../core/event-kinds';
+import type { InitData } from '../core/event-log';
+import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
@@ -49,7 +51,7 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
         existing ??
         (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
           state: input.state,
-          event: { kind: 'session-opened', data: { workflowId: input.workflowId }, key: 'opened' },
+          event: { kind: EVENT_KINDS.sessionOpened, data: initData(goal, input.workflowId), key: 'opened' },
         }));
       return { first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message) };
     },
@@ -134,6 +136,21 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
     /** Appends an event (notices, traces, decisions). */
     async recordEvent(input: RecordEventInput): Promise<void> {
       await store.appendEvent(input.sessionId, input.kind, input.data, input.key);
+    },
+  };
+}
+
+/** What the init event of a stream says about a goal. */
+export function initData(goal: GoalDefinition, workflowId: string): InitData {
+  return {
+    workflowId,
+    model: goal.model,
+    workspace: goal.workspace,
+    objective: goal.objective,
+    limits: {
+      maxSteps: goal.limits.maxSteps,
+      maxIterations: goal.limits.maxIterations,
+      maxMinutes: goal.limits.maxMinutes,
     },
   };
 }

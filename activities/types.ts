@@ -10,6 +10,7 @@ import type { MessageMeta, StoredMessage } from '../core/messages';
 import type { SandboxSettings } from '../core/sandbox-settings';
 import type { StateWrite } from '../core/state-write';
 import type { RequestUsage } from '../core/usage';
+import type { StoreEvent } from '../store/types';
 
 /** Input of `openSession`. */
 export interface OpenSessionInput {
@@ -119,7 +120,7 @@ export interface AppendMessageInput {
   meta?: MessageMeta;
   /** The goal state that accounts for this message, saved in the same transaction. */
   state?: StateWrite;
-  event?: { kind: string; data: unknown; key?: string };
+  event?: StoreEvent | StoreEvent[];
 }
 
 /** Input of `saveState`: a change to the saved goal state, with an event in the same transaction. */

@@ -11,6 +11,7 @@ import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
 import { installWorkerLogging } from '../worker/logging';
+import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
 import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
 import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
@@ -94,6 +95,11 @@ export class CliContext {
     return this.queueFromFlag
       ? `goalrun worker --task-queue ${this.settings.taskQueueOverride}`
       : 'goalrun worker';
+  }
+
+  /** The secret values this process knows (provider keys, database passwords), to redact from output. */
+  knownSecrets(): string[] {
+    return knownSecrets(this.settings);
   }
 
   /** A human description of the store, without credentials. */

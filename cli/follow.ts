@@ -9,6 +9,7 @@ import { plural } from '../core/text';
 import { workflowIdOf } from '../workflows/definitions';
 import { ActivityProgressReader } from './activity-progress';
 import type { CliContext } from './context';
+import { EventStreamPrinter } from './event-stream';
 import { exitCodeOf } from './exit-codes';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
 import { limitOfReason, raiseLimitAdvice } from './limit-hint';
@@ -23,6 +24,8 @@ const POLL_INTERVAL_MS = 700;
 /** Options of followGoal. */
 export interface FollowOptions {
   json?: boolean;
+  /** stream-json: print the event log from this cursor instead of live lines. */
+  stream?: { fromCursor: number };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
 }
@@ -40,7 +43,11 @@ export async function followGoal(
   options.interrupted?.then((received) => {
     signal = received;
   });
-  const live = options.json ? null : new LiveLine(process.stdout);
+  const json = options.json === true || options.stream !== undefined;
+  const live = json ? null : new LiveLine(process.stdout);
+  const printer = options.stream
+    ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
+    : null;
   const progress = new ActivityProgressReader(client, workflowId);
   let printed = 0;
   let temporalStatus = 'RUNNING';
@@ -93,12 +100,16 @@ export async function followGoal(
       const call = await progress.current(description.raw.pendingActivities, description.runId);
       live.update(call && { step: state?.steps ?? 0, ...call }, call?.activityId ?? '');
     }
+    await printer?.poll();
     await Promise.race([sleep(POLL_INTERVAL_MS), options.interrupted ?? new Promise(() => undefined)]);
   }
   live?.clear();
-  if (signal) return stopFollowing(context, sessionId, signal, options.json === true);
+  if (signal) return stopFollowing(context, sessionId, signal, json, printer);
   const final = await finalStatus(context, sessionId, temporalStatus);
-  if (options.json) {
+  if (printer) {
+    await printer.poll(true);
+    printer.finish(final);
+  } else if (json) {
     printJson(final);
   } else {
     for (const action of final.recent) if (action.n > printed) say(`  ${action.text}`);
@@ -116,6 +127,7 @@ async function stopFollowing(
   sessionId: string,
   signal: NodeJS.Signals,
   json: boolean,
+  printer: EventStreamPrinter | null = null,
 ): Promise<number> {
   const advice = [
     'Stopped following. The goal keeps its state in Temporal; nothing is lost.',
@@ -128,7 +140,10 @@ async function stopFollowing(
       notice(`could not read the goal's status: ${err.message}`);
       return null;
     });
-    if (view) printJson(view);
+    if (view && printer) {
+      await printer.poll(true);
+      printer.finish(view);
+    } else if (view) printJson(view);
     for (const line of advice) process.stderr.write(`${line}\n`);
   } else {
     say('');

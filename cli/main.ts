@@ -14,6 +14,7 @@ import { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
+import { outputFormatOption } from './output-format';
 import { addSteeringCommands } from './steering-program';
 
 const ENVIRONMENT_HELP = `
@@ -95,7 +96,8 @@ function buildProgram(): Command {
   run
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON (as `status --json`)')
+    .addOption(outputFormatOption())
+    .option('--json', 'the same as --output-format json: only the final status, as `status --json`')
     .action(action((context, objective: string, options) => runCommand(context, objective, options)));
 
   const start = program
@@ -170,7 +172,9 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON')
+    .addOption(outputFormatOption())
+    .option('--from-start', 'with stream-json: replay the session from its first event, not only what is new')
+    .option('--json', 'the same as --output-format json')
     .action(action((context, id: string | undefined, options) => watchCommand(context, id, options)));
 
   program
@@ -192,7 +196,8 @@ function buildProgram(): Command {
     .option('--force', 'resume a completed goal without a new instruction')
     .option('--no-worker', 'do not host a worker here')
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON')
+    .addOption(outputFormatOption())
+    .option('--json', 'the same as --output-format json')
     .action(action((context, id: string | undefined, options) => resumeCommand(context, id, options)));
 
   addSteeringCommands(program, { action, idHelp: ID_HELP, lastOption: LAST_OPTION });

@@ -91,6 +91,21 @@ export function addSteeringCommands(
     ),
   );
 
+  program
+    .command('transcript')
+    .description('print the session: messages, tool calls, results, summaries and steering, in order')
+    .argument('[id]', idHelp)
+    .option(...lastOption)
+    .option('--format <format>', 'md (for people) or jsonl (one stored message per line)', 'md')
+    .option('--full', 'expand spooled tool outputs in full')
+    .action(
+      action(async (context, id: string | undefined, options) =>
+        (
+          require('./commands/transcript-command') as typeof import('./commands/transcript-command')
+        ).transcriptCommand(context, id, options),
+      ),
+    );
+
   goalCommand('approve', 'let the command the goal waits on run outside the sandbox').action(
     action(async (context, id: string | undefined, options) =>
       (await steer()).approvalVerb('approve')(context, id, options),

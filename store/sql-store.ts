@@ -152,7 +152,7 @@ export class SqlSessionStore implements SessionStore {
     return this.client.transaction(async (tx) => {
       const result = await insertMessage(tx, sessionId, key, message, options.meta);
       if (options.state) await applyGoalStateWrite(tx, sessionId, options.state);
-      if (options.event) await insertEvent(tx, sessionId, options.event);
+      for (const event of [options.event ?? []].flat()) await insertEvent(tx, sessionId, event);
       return result;
     });
   }
@@ -164,12 +164,20 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<void> {
     await this.client.transaction(async (tx) => {
       await applyGoalStateWrite(tx, sessionId, write);
-      if (event) await insertEvent(tx, sessionId, event);
+      for (const each of [event ?? []].flat()) await insertEvent(tx, sessionId, each);
     });
   }
 
   async renameSession(id: string, name: string): Promise<void> {
     await this.client.query('UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+  }
+
+  async lastEventId(sessionId: string): Promise<number> {
+    const { rows } = await this.client.query<{ id: string | number | null }>(
+      'SELECT max(id) AS id FROM events WHERE session_id = $1',
+      [sessionId],
+    );
+    return Number(rows[0]?.id ?? 0);
   }
 
   async getEventByKey(sessionId: string, key: string): Promise<EventRow | null> {
@@ -215,12 +223,13 @@ export class SqlSessionStore implements SessionStore {
     await insertEvent(this.client, sessionId, { kind, data, key });
   }
 
-  async listEvents(sessionId: string, afterId?: number): Promise<EventRow[]> {
+  async listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]> {
     const { rows } = await this.client.query<EventRecord>(
       `SELECT id, session_id, kind, data, created_at FROM events
        WHERE session_id = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-       ORDER BY id`,
-      [sessionId, afterId ?? null],
+       ORDER BY id
+       LIMIT $3`,
+      [sessionId, afterId ?? null, limit ?? null],
     );
     return rows.map(toEvent);
   }

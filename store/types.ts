@@ -65,8 +65,15 @@ export interface MessageWriteOptions {
   meta?: MessageMeta;
   /** A change to the saved goal state. */
   state?: StateWrite;
-  /** An event, written once under its key. */
-  event?: { kind: string; data: unknown; key?: string };
+  /** Events, each written once under its key. */
+  event?: StoreEvent | StoreEvent[];
+}
+
+/** An event to write: a kind, its data, and a key that makes the write idempotent. */
+export interface StoreEvent {
+  kind: string;
+  data: unknown;
+  key?: string;
 }
 
 /**
@@ -102,6 +109,8 @@ export interface SessionStore {
   writeGoalState(sessionId: string, write: StateWrite, event?: MessageWriteOptions['event']): Promise<void>;
   /** Sets the session's name (/rename). */
   renameSession(id: string, name: string): Promise<void>;
+  /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */
+  lastEventId(sessionId: string): Promise<number>;
   /** The event stored under a key, or null. */
   getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
@@ -111,7 +120,8 @@ export interface SessionStore {
 
   /** Appends an event; with a key, a second call with the same key writes nothing. */
   appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
-  listEvents(sessionId: string, afterId?: number): Promise<EventRow[]>;
+  /** Events in log order after a cursor, at most `limit` of them. */
+  listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]>;
 
   /** Writes a full tool output to the spool under a key (the tool-call id); idempotent. */
   writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;

@@ -6,6 +6,9 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
+import { breakdownTotal } from '../core/cost';
+import { EVENT_KINDS } from '../core/event-kinds';
+import type { GoalEndedData } from '../core/event-log';
 import { type GoalState, type GoalStatus, initialGoalState, withLaterFields } from '../core/goal';
 import { keptProgressSummary, resumeMessage } from '../core/goal-messages';
 import { GoalSession } from '../core/goal-session';
@@ -24,6 +27,8 @@ import { createPublisher } from './visibility';
 
 /** An event written with a message or a state save. */
 type StoreEvent = { kind: string; data: unknown; key?: string };
+/** One event or several. */
+type StoreEvents = StoreEvent | StoreEvent[];
 
 /** A goal's execution: its session, its store writes, its time limit. */
 export class GoalRun {
@@ -144,7 +149,26 @@ export class GoalRun {
     this.unanswered = prepared.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
     await this.answerUnanswered('the goal was interrupted while this tool was running');
     const text = resumeMessage({ ...saved, executions: prepared.execution }, prepared.keptProgress);
-    await this.appendMessage(storeKeys.resume(this.execution), userText(text), {}, true);
+    const { goal } = this.state;
+    await this.appendMessage(
+      storeKeys.resume(this.execution),
+      userText(text),
+      {
+        event: {
+          kind: EVENT_KINDS.sessionResumed,
+          data: {
+            workflowId: this.workflowId,
+            model: goal.model,
+            workspace: goal.workspace,
+            objective: goal.objective,
+            limits: goal.limits,
+            execution: this.execution,
+          },
+          key: `resumed@${this.execution}`,
+        },
+      },
+      true,
+    );
     if (this.input.resumeMessage) {
       await this.deliverSteering({
         id: `resume-${this.execution}`,
@@ -176,7 +200,7 @@ export class GoalRun {
   async appendMessage(
     key: string,
     message: StoredMessage,
-    extra: { meta?: MessageMeta; event?: StoreEvent } = {},
+    extra: { meta?: MessageMeta; event?: StoreEvents } = {},
     full = false,
   ): Promise<LedgerEntry> {
     const state = this.stateWrite(full);
@@ -267,9 +291,19 @@ export class GoalRun {
     this.session.stopClock();
     this.timeLimit.disarm();
     this.publish();
+    const ended: GoalEndedData = {
+      status,
+      reason,
+      summary: this.state.finishSummary,
+      steps: this.state.steps,
+      iterations: this.state.iteration,
+      elapsedMs: this.session.elapsedMs(),
+      costUsd: breakdownTotal(this.state.breakdown ?? {}).costUsd,
+      usage: this.state.usage,
+    };
     await this.saveState(true, {
-      kind: 'goal-ended',
-      data: { status, reason },
+      kind: EVENT_KINDS.goalEnded,
+      data: ended,
       key: storeKeys.goalEnded(this.execution),
     });
   }

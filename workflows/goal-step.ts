@@ -7,6 +7,7 @@ import { ActivityFailure, condition, isCancellation } from '@temporalio/workflow
 import type { ModelStepResult, RunToolResult, ToolCallRef } from '../activities/types';
 import { addToBreakdown } from '../core/cost';
 import { FailureType } from '../core/errors';
+import { EVENT_KINDS } from '../core/event-kinds';
 import type { GoalStatus } from '../core/goal';
 import { continuationMessage } from '../core/goal-messages';
 import { checkStopRules, endIteration, recordToolOutcome } from '../core/goal-rules';
@@ -15,6 +16,7 @@ import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, MODEL_STEP_MAX_ATTEMPTS } from '.
 import { userText } from '../core/messages';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
+import { taskView } from '../core/task-graph';
 import { isTodoWriteCall } from '../core/todo-write-tool';
 import { GOAL_TOOL_NAMES } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
@@ -65,7 +67,7 @@ export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<Ste
         run.state = nudged.state;
         if (nudged.nudge) text = `${text}\n\n${nudged.nudge}`;
       }
-      await answer(run, call, text, outcome.ok);
+      await answer(run, call, text, outcome.ok, isTodoWriteCall(call.toolName));
       if (outcome.finished) finished = outcome.finished;
       continue;
     }
@@ -313,19 +315,54 @@ async function askApproval(
   };
 }
 
-/** Stores the result of a call the workflow answers itself. */
-async function answer(run: GoalRun, call: ToolCallRef, text: string, ok: boolean): Promise<void> {
-  await run.appendMessage(storeKeys.toolResult(call.toolCallId), {
-    role: 'tool',
-    content: [
-      {
-        type: 'tool-result',
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: ok ? { type: 'text', value: text } : { type: 'error-text', value: text },
-      },
-    ],
-  });
+/**
+ * Stores the result of a call the workflow answers itself, with its event for the stream (and the
+ * task list when the call changed it).
+ */
+async function answer(
+  run: GoalRun,
+  call: ToolCallRef,
+  text: string,
+  ok: boolean,
+  tasksChanged = false,
+): Promise<void> {
+  const key = storeKeys.toolResult(call.toolCallId);
+  const toolEvent = {
+    kind: EVENT_KINDS.tool,
+    data: {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ok,
+      bytes: utf8Bytes(text),
+      head: text.slice(0, 2048),
+    },
+    key: storeKeys.toolEvent(call.toolCallId),
+  };
+  const events = tasksChanged
+    ? [
+        toolEvent,
+        {
+          kind: EVENT_KINDS.taskUpdate,
+          data: { tasks: taskView(run.state.tasks) },
+          key: `tasks:${call.toolCallId}`,
+        },
+      ]
+    : toolEvent;
+  await run.appendMessage(
+    key,
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: ok ? { type: 'text', value: text } : { type: 'error-text', value: text },
+        },
+      ],
+    },
+    { event: events },
+  );
   run.unanswered = run.unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
 }
 
@@ -333,6 +370,10 @@ async function answer(run: GoalRun, call: ToolCallRef, text: string, ok: boolean
  * The model answered without a tool call: the turn is over. A goal that goes on gets a continuation
  * message, saved with a checkpoint (an iteration's end is a natural resume point).
  */
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
 async function endTurn(run: GoalRun): Promise<void> {
   const changes = run.state.changes;
   run.state = endIteration(run.state);

@@ -5,12 +5,13 @@ import type { GoalDefinition, GoalLimits } from '../../core/goal';
 import { newSessionId } from '../../store/session-id';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
-import { followGoal } from '../follow';
+import { type FollowOptions, followGoal } from '../follow';
 import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, goalFromOptions, limitsFromFlags } from '../goal-options';
 import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { notice, printJson, say } from '../output';
+import { outputFormatOf } from '../output-format';
 import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
 import { steerGoal } from '../steer-client';
@@ -36,12 +37,13 @@ export async function runCommand(
   const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
+  const follow = await followOptions(context, sessionId, options, interrupted, 'start');
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
-  if (!options.json) announce(started.sessionId, context, goal.model, goal.workspace);
+  if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
-  return followGoal(context, started.sessionId, { json: options.json, interrupted });
+  return followGoal(context, started.sessionId, follow);
 }
 
 /** `goalrun start`: start a goal and return at once. */
@@ -85,8 +87,9 @@ export async function resumeCommand(
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
     if (hostsWorker) await context.hostWorker();
-    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), options.json === true);
-    return followGoal(context, sessionId, { json: options.json, interrupted });
+    const follow = await followOptions(context, sessionId, options, interrupted, 'now');
+    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), follow.json === true);
+    return followGoal(context, sessionId, follow);
   }
   const store = await context.sessionStore();
   const row = await store.findSession(sessionId);
@@ -112,7 +115,11 @@ export async function resumeCommand(
     if (hostsWorker) await context.hostWorker();
     await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
     if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
-    return followGoal(context, sessionId, { json: options.json, interrupted });
+    return followGoal(
+      context,
+      sessionId,
+      await followOptions(context, sessionId, options, interrupted, 'start'),
+    );
   }
   if (saved.status === 'completed' && !message && !options.force) {
     throw new ConfigError(
@@ -130,13 +137,14 @@ export async function resumeCommand(
     );
   }
   if (hostsWorker) await context.hostWorker();
+  const follow = await followOptions(context, sessionId, options, interrupted, 'now');
   await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
   if (!options.json) {
     say(
       `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
     );
   }
-  return followGoal(context, sessionId, { json: options.json, interrupted });
+  return followGoal(context, sessionId, follow);
 }
 
 /**
@@ -184,6 +192,25 @@ async function steerRunningGoal(
     if (!json) say(describeSteering(sessionId, sent));
   }
   if (!json) say(`goal ${sessionId} is running; following it`);
+}
+
+/**
+ * How to follow a goal: the output format from --output-format / --json, and for stream-json where
+ * the stream starts (`start`: the whole session; `now`: only what comes next).
+ */
+export async function followOptions(
+  context: CliContext,
+  sessionId: string,
+  options: { json?: boolean; outputFormat?: string; fromStart?: boolean },
+  interrupted: Promise<NodeJS.Signals>,
+  from: 'start' | 'now',
+): Promise<FollowOptions> {
+  const format = outputFormatOf(options);
+  options.json = format !== 'text';
+  if (format !== 'stream-json') return { json: format === 'json', interrupted };
+  const fromCursor =
+    from === 'start' || options.fromStart ? 0 : await (await context.sessionStore()).lastEventId(sessionId);
+  return { json: true, interrupted, stream: { fromCursor } };
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */

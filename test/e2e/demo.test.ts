@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordDevServerAddress, stopBackgroundDevServer, stopBackgroundDevServer } from '../../cli/dev-server';
+import { recordDevServerAddress, stopBackgroundDevServer } from '../../cli/dev-server';
 import { stopEmbeddedStore } from '../../store/open';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { findFreePort } from '../support/temporal-server';
