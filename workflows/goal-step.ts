@@ -38,8 +38,10 @@ export interface ApprovalBox {
 /** Runs one step. Returns how the goal ended when a `finish` call ended it. */
 export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<StepEnd> {
   const stepNumber = run.state.steps + 1;
-  run.state = { ...run.state, steps: stepNumber };
+  // The step is counted once its answer is stored: the state saved with the answer accounts for the
+  // messages before it, and a resume counts the answers stored after that (see prepareResume).
   const step = await callModel(run, stepNumber);
+  run.state = { ...run.state, steps: stepNumber };
   recordModelStep(run, step, stepNumber);
 
   if (step.toolCalls.length === 0) {
