@@ -13,6 +13,8 @@ export const FailureType = {
   ContextOverflow: 'ContextOverflow',
   /** goalrun is misconfigured: unknown provider, missing API key, bad model file. */
   ConfigError: 'ConfigError',
+  /** The tool host is shutting down: the command was not started (or was killed); retry on another worker. */
+  ToolHostShuttingDown: 'ToolHostShuttingDown',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

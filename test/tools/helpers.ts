@@ -1,6 +1,7 @@
 /**
  * Shared fixtures for the tool tests: throwaway workspaces and plain ToolContext objects.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,4 +48,29 @@ export function processExists(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/**
+ * Host pids of live (non-zombie) processes whose command line contains `marker`. Works across PID
+ * namespaces, where `$$` inside a sandbox means nothing outside it.
+ */
+export function processesWithMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && cmdline.includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+/** A number unique enough to find a test's processes by command line (`sleep 300.<n>`). */
+export function uniqueMarker(): string {
+  return `300.${Math.floor(Math.random() * 1e9)}`;
 }
