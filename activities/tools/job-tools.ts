@@ -14,6 +14,11 @@ function managerOf(context: ToolContext) {
   return context.jobs ?? processJobManager();
 }
 
+/** `1024 KiB`, `100 bytes`. */
+function describeBytes(bytes: number): string {
+  return bytes >= BYTES_PER_KIB ? `${Math.round(bytes / BYTES_PER_KIB)} KiB` : `${bytes} bytes`;
+}
+
 /** `running`, `exited (code 0)`, `killed`. */
 export function describeStatus(job: JobInfo): string {
   if (job.status !== 'exited') return job.status;
@@ -52,8 +57,8 @@ export function formatJobPage(page: JobOutputPage): string {
   const lines: string[] = [];
   if (page.dropped > 0) {
     lines.push(
-      `[${page.dropped} bytes before offset ${page.offset} were dropped: a job keeps only its last ` +
-        `${JOB_OUTPUT_BUFFER_BYTES / BYTES_PER_KIB} KiB of output; reading from offset ${page.offset}]`,
+      `[${page.dropped} bytes before offset ${page.offset} were dropped: a job keeps only the last ` +
+        `${describeBytes(page.capacity)} of its output; reading from offset ${page.offset}]`,
     );
   }
   const where = page.more
@@ -110,7 +115,7 @@ export const jobOutputTool: ToolDefinition<JobOutputArgs> = {
   description: [
     'Reads the combined stdout and stderr of a background job started with bash run_in_background, from an',
     'absolute byte offset; the header gives the job status and next_offset to continue from. A job keeps the',
-    `last ${JOB_OUTPUT_BUFFER_BYTES / BYTES_PER_KIB} KiB of its output: reading an offset that was dropped starts at the oldest kept byte and says so.`,
+    `last ${describeBytes(JOB_OUTPUT_BUFFER_BYTES)} of its output: reading an offset that was dropped starts at the oldest kept byte and says so.`,
   ].join(' '),
   schema: jobOutputArgs,
   summarize: (args) => `job-output: ${args.job_id}${args.offset ? ` from ${args.offset}` : ''}`,

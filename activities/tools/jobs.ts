@@ -62,6 +62,8 @@ export interface JobOutputPage {
   dropped: number;
   /** True when more output is buffered beyond `nextOffset`. */
   more: boolean;
+  /** How many bytes of output the job keeps. */
+  capacity: number;
 }
 
 interface Job {
@@ -205,6 +207,7 @@ export class JobManager {
       text: page.text,
       dropped: page.dropped,
       more: page.next < job.output.end,
+      capacity: job.output.capacity,
     };
   }
 

@@ -74,3 +74,14 @@ export function processesWithMarker(marker: string): number[] {
 export function uniqueMarker(): string {
   return `300.${Math.floor(Math.random() * 1e9)}`;
 }
+
+/** Host pids of live `sleep <marker>` processes (not the shells or sandboxes whose arguments mention it). */
+export function sleepersWithMarker(marker: string): number[] {
+  return processesWithMarker(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+    } catch {
+      return false;
+    }
+  });
+}
