@@ -15,6 +15,8 @@ import { isGroupAlive, isProcessRunnable, killProcessGroup, signalGroup } from '
 const POLL_INTERVAL_MS = 25;
 /** How long SIGKILLed processes get to disappear before we give up waiting. */
 const SIGKILL_WAIT_MS = 5_000;
+/** How long a kill waits for bwrap to report the sandbox's pid. */
+const INFO_WAIT_MS = 2_000;
 /** bwrap's own error lines start with this. */
 const BWRAP_ERROR_PREFIX = 'bwrap:';
 /** bwrap's own stderr is short; more than this is not bwrap talking. */
@@ -35,6 +37,8 @@ export class ToolProcess {
   /** Resolves when the output pipes are closed. */
   readonly closed: Promise<void>;
   private innerPid: number | undefined;
+  /** Resolves once bwrap reported the sandbox's pid, or can no longer report it. */
+  private readonly innerPidKnown: Promise<void>;
   private stderrText = '';
   private exit: ProcessExit | undefined;
 
@@ -61,15 +65,26 @@ export class ToolProcess {
       if (this.stderrText.length < MAX_SANDBOX_STDERR_CHARS) this.stderrText += chunk.toString('utf8');
     });
     const info = child.stdio[BWRAP_INFO_FD] as NodeJS.ReadableStream | null | undefined;
+    let infoDone: () => void = () => {};
+    this.innerPidKnown = new Promise((resolve) => {
+      infoDone = resolve;
+    });
     if (info) {
       let text = '';
       info.on('data', (chunk: Buffer) => {
         text += chunk.toString('utf8');
         const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-        if (match) this.innerPid = Number(match[1]);
+        if (match) {
+          this.innerPid = Number(match[1]);
+          infoDone();
+        }
       });
-      info.on('error', () => {});
+      info.on('error', infoDone);
+      info.on('close', infoDone);
+    } else {
+      infoDone();
     }
+    this.exited.then(infoDone);
   }
 
   /** Starts a process; an error (missing program) is returned, not thrown. */
@@ -125,6 +140,8 @@ export class ToolProcess {
    */
   async kill(graceMs: number): Promise<boolean> {
     if (!this.sandboxed) return killProcessGroup(this.pid, graceMs);
+    // Killing bwrap before its sandbox exists could orphan the sandbox: learn its pid first.
+    await Promise.race([this.innerPidKnown, delay(INFO_WAIT_MS, undefined, { ref: false })]);
     if (!this.isAlive()) return true;
     if (this.innerPid !== undefined) {
       signalGroup(this.innerPid, 'SIGTERM');

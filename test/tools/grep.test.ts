@@ -74,7 +74,7 @@ describe('grep', () => {
   it('reports an invalid regular expression', async () => {
     const outcome = await grep({ pattern: 'foo(' });
     expect(outcome.ok).toBe(false);
-    expect(outcome.output).toMatch(/^invalid regular expression: .*Unterminated group/);
+    expect(outcome.output).toMatch(/^invalid regular expression: .*unclosed group/);
   });
 
   it('fails clearly for a missing path', async () => {

@@ -17,11 +17,17 @@ export async function removeWorkspace(workspace: string): Promise<void> {
   await rm(workspace, { recursive: true, force: true });
 }
 
+/**
+ * The session id of a test file's tool calls: one per test process, so that two files running at
+ * once never share (or remove) each other's private sandbox /tmp.
+ */
+export const TEST_SESSION = `test-session-${process.pid}`;
+
 /** A ToolContext for tests; the tools under test never touch the store. */
 export function makeContext(workspace: string, overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     workspace,
-    sessionId: 'test-session',
+    sessionId: TEST_SESSION,
     toolCallId: 'test-call',
     signal: new AbortController().signal,
     heartbeat: () => {},

@@ -15,6 +15,7 @@ import {
   processesWithMarker,
   removeWorkspace,
   sleepersWithMarker,
+  TEST_SESSION,
   uniqueMarker,
 } from './helpers';
 
@@ -27,7 +28,7 @@ beforeEach(async () => {
   jobs = new JobManager({ killGraceMs: 300 });
 });
 afterEach(async () => {
-  await jobs.killSession('test-session');
+  await jobs.killSession(TEST_SESSION);
   await removeWorkspace(workspace);
 });
 
@@ -61,7 +62,7 @@ describe.each([
     expect(outcome.job?.pid).toBeGreaterThan(0);
     expect(outcome.output).toMatch(/^started background job job-1: echo ready/);
     await until('the job to run', () => processesWithMarker(marker).length > 0);
-    expect(jobs.list('test-session')).toMatchObject([{ jobId: 'job-1', status: 'running' }]);
+    expect(jobs.list(TEST_SESSION)).toMatchObject([{ jobId: 'job-1', status: 'running' }]);
   });
 
   it('reads output by absolute offset while the job runs, with bash job_id and job-output', async () => {
@@ -71,7 +72,7 @@ describe.each([
     );
     await until(
       'three lines',
-      () => (jobs.read('test-session', 'job-2', 0, 1000)?.text.match(/line/g)?.length ?? 0) === 3,
+      () => (jobs.read(TEST_SESSION, 'job-2', 0, 1000)?.text.match(/line/g)?.length ?? 0) === 3,
     );
     const whole = await runBash({ job_id: 'job-2' }, context());
     expect(whole.output).toBe(
@@ -93,14 +94,14 @@ describe.each([
     const killed = await jobKillTool.run({ job_id: 'job-3' }, context());
     expect(killed).toMatchObject({ ok: true, output: 'killed job-3', killedJobs: ['job-3'] });
     expect(processesWithMarker(marker)).toEqual([]);
-    expect(jobs.list('test-session')[0]).toMatchObject({ status: 'killed' });
+    expect(jobs.list(TEST_SESSION)[0]).toMatchObject({ status: 'killed' });
     const again = await jobKillTool.run({ job_id: 'job-3' }, context());
     expect(again.output).toBe('job-3 was not running; nothing killed');
   });
 
   it('reports how a finished job exited', async () => {
     await runBash({ command: 'echo bye; exit 4', run_in_background: true }, context({ jobId: 'job-4' }));
-    await until('the job to exit', () => jobs.list('test-session')[0]?.status === 'exited');
+    await until('the job to exit', () => jobs.list(TEST_SESSION)[0]?.status === 'exited');
     const read = await jobOutputTool.run({ job_id: 'job-4' }, context());
     expect(read.output).toBe(
       'job=job-4 status=exited (code 4) offset=0 next_offset=4 (end of output)\nbye\n',
@@ -120,10 +121,10 @@ describe.each([
       'three jobs',
       () => sleepersWithMarker(mine).length === 2 && sleepersWithMarker(theirs).length === 1,
     );
-    expect((await jobs.killSession('test-session')).sort()).toEqual(['job-1', 'job-2']);
+    expect((await jobs.killSession(TEST_SESSION)).sort()).toEqual(['job-1', 'job-2']);
     expect(processesWithMarker(mine)).toEqual([]);
     expect(sleepersWithMarker(theirs)).toHaveLength(1);
-    expect(jobs.list('test-session')).toEqual([]);
+    expect(jobs.list(TEST_SESSION)).toEqual([]);
     await jobs.killSession('other-session');
     expect(processesWithMarker(theirs)).toEqual([]);
   });
@@ -156,8 +157,8 @@ describe('job bookkeeping', () => {
         { command: 'seq 1 1000', run_in_background: true },
         makeContext(workspace, { jobs: small, jobId: 'job-9' }),
       );
-      await until('the job to exit', () => small.list('test-session')[0]?.status === 'exited');
-      const read = small.read('test-session', 'job-9', 0, 1_000);
+      await until('the job to exit', () => small.list(TEST_SESSION)[0]?.status === 'exited');
+      const read = small.read(TEST_SESSION, 'job-9', 0, 1_000);
       expect(read).toMatchObject({ offset: 3793, nextOffset: 3893, dropped: 3793, more: false });
       expect(read?.text.endsWith('999\n1000\n')).toBe(true);
       const shown = await jobOutputTool.run({ job_id: 'job-9' }, makeContext(workspace, { jobs: small }));
@@ -165,7 +166,7 @@ describe('job bookkeeping', () => {
         '[3793 bytes before offset 3793 were dropped: a job keeps only the last 100 bytes of its output; reading from offset 3793]',
       );
     } finally {
-      await small.killSession('test-session');
+      await small.killSession(TEST_SESSION);
     }
   });
 
