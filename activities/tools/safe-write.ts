@@ -106,13 +106,24 @@ async function ensureDirectory(
   return { ok: true, real };
 }
 
-/** Removes a file we created, unless what is at that name now is some other file. */
-async function unlinkCreated(target: string, handle: FileHandle): Promise<void> {
-  try {
-    const [opened, named] = await Promise.all([handle.stat(), lstat(target)]);
-    if (opened.dev === named.dev && opened.ino === named.ino) await unlink(target);
-  } catch {
-    // Gone already, or replaced: nothing of ours to remove.
+/**
+ * Removes a file we created, unless what is at that name now is some other file. The descriptor's
+ * own path comes first: when a swapped symlink led the open elsewhere, `target` may name an
+ * unrelated file again by now, while the descriptor's path names where ours really is.
+ */
+async function unlinkCreated(candidates: ReadonlyArray<string | undefined>, handle: FileHandle): Promise<void> {
+  const opened = await handle.stat();
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    try {
+      const named = await lstat(candidate);
+      if (opened.dev === named.dev && opened.ino === named.ino) {
+        await unlink(candidate);
+        return;
+      }
+    } catch {
+      // Gone already, or replaced: try the next name.
+    }
   }
 }
 
@@ -179,12 +190,12 @@ async function checkOpened(
   boundary: Boundary,
   shown: string,
 ): Promise<Checked<{ real: string }>> {
+  const opened = await pathOfDescriptor(handle, target);
   const refuse = async (error: string): Promise<Checked<{ real: string }>> => {
-    if (created) await unlinkCreated(target, handle);
+    if (created) await unlinkCreated([opened, target], handle);
     await handle.close();
     return { ok: false, error };
   };
-  const opened = await pathOfDescriptor(handle, target);
   if (!opened || !isInside(opened, boundary.writeRoots))
     return refuse(outsideError(boundary, shown, opened ?? target));
   const stat = await handle.stat();
