@@ -111,7 +111,10 @@ async function ensureDirectory(
  * own path comes first: when a swapped symlink led the open elsewhere, `target` may name an
  * unrelated file again by now, while the descriptor's path names where ours really is.
  */
-async function unlinkCreated(candidates: ReadonlyArray<string | undefined>, handle: FileHandle): Promise<void> {
+async function unlinkCreated(
+  candidates: ReadonlyArray<string | undefined>,
+  handle: FileHandle,
+): Promise<void> {
   const opened = await handle.stat();
   for (const candidate of candidates) {
     if (!candidate) continue;
