@@ -9,7 +9,7 @@ import type { SandboxSettings } from '../../core/sandbox-settings';
 import { buildBwrapArgs, SANDBOX_TMP } from './bwrap-args';
 import { toolEnvironment } from './environment';
 import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
-import { exposedPathDirs } from './path-exposure';
+import { cachedExposedPathDirs } from './path-exposure';
 import { checkSandbox } from './probe';
 
 /**
@@ -112,7 +112,7 @@ export async function prepareLaunch(
     privateTmp: dirs.tmp,
     hide: [...hide, ...sensitive.dirs],
     protect: installDir ? [installDir] : [],
-    expose: exposedPathDirs(host.hostEnv.PATH, hide, binds),
+    expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
     maskFiles: sensitive.files,
     cwd: workspace,
     infoFd: BWRAP_INFO_FD,

@@ -76,3 +76,23 @@ export function exposedPathDirs(
   for (const dir of sorted) if (!kept.some((outer) => isWithin(dir, outer))) kept.push(dir);
   return kept.slice(0, MAX_EXPOSED);
 }
+
+/** PATH directories change rarely; scanning them costs milliseconds per command, so answers are kept this long. */
+const EXPOSURE_CACHE_MS = 60_000;
+const exposureCache = new Map<string, { at: number; dirs: string[] }>();
+
+/** exposedPathDirs, remembered for a minute per PATH, hidden and visible directories. */
+export function cachedExposedPathDirs(
+  pathValue: string | undefined,
+  hidden: readonly string[],
+  visible: readonly string[],
+): string[] {
+  const key = JSON.stringify([pathValue, hidden, visible]);
+  const cached = exposureCache.get(key);
+  if (cached && Date.now() - cached.at < EXPOSURE_CACHE_MS) return cached.dirs;
+  const dirs = exposedPathDirs(pathValue, hidden, visible);
+  // Workspaces vary per goal; a bounded cache cannot grow with them.
+  if (exposureCache.size > 100) exposureCache.clear();
+  exposureCache.set(key, { at: Date.now(), dirs });
+  return dirs;
+}
