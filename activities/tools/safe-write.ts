@@ -52,6 +52,7 @@ function errorCode(error: unknown): string | undefined {
  */
 async function ensureDirectory(
   dir: string,
+  leaf: string,
   boundary: Boundary,
   shown: string,
   create: boolean,
@@ -73,9 +74,9 @@ async function ensureDirectory(
     }
   }
   if (!isInside(real, boundary.writeRoots)) {
-    return { ok: false, error: outsideError(boundary, shown, path.join(real, ...missing)) };
+    return { ok: false, error: outsideError(boundary, shown, path.join(real, ...missing, leaf)) };
   }
-  for (const name of missing) {
+  for (const [index, name] of missing.entries()) {
     if (!create)
       return {
         ok: false,
@@ -99,7 +100,8 @@ async function ensureDirectory(
     if (!isInside(nextReal, boundary.writeRoots)) {
       // Someone swapped a parent for a symlink while we worked: undo our directory and refuse.
       if (made) await rmdir(nextReal).catch(() => undefined);
-      return { ok: false, error: outsideError(boundary, shown, nextReal) };
+      const leadsTo = path.join(nextReal, ...missing.slice(index + 1), leaf);
+      return { ok: false, error: outsideError(boundary, shown, leadsTo) };
     }
     real = nextReal;
   }
@@ -146,7 +148,7 @@ export async function openForWrite(
   for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
     const name = path.basename(lexical);
     if (path.dirname(lexical) === lexical) return { ok: false, error: `${shown} is not a file path` };
-    const parent = await ensureDirectory(path.dirname(lexical), boundary, shown, options.create);
+    const parent = await ensureDirectory(path.dirname(lexical), name, boundary, shown, options.create);
     if (!parent.ok) return parent;
     const target = path.join(parent.real, name);
     let handle: FileHandle;
