@@ -54,7 +54,7 @@ export interface ToolRunResult extends RunToolResult {
 /** What the tool activity needs from its worker. */
 export interface ToolActivityDeps {
   store: SessionStore;
-  /** Known secret values (provider keys, the database password); absent: found in the worker's environment. */
+  /** Known secret values (provider keys, the database password); those found in the worker's environment are added. */
   secrets?: string[];
   /** This worker's tool task queue, recorded with the jobs it starts. */
   processQueue?: string;
@@ -82,7 +82,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
   let redactor: Redactor | undefined;
   // Built on first use, so a worker's environment is read when it runs, not when it is imported.
   const redact = (text: string) => {
-    redactor ??= createRedactor(deps.secrets ?? secretsFromEnvironment(process.env));
+    redactor ??= createRedactor([...(deps.secrets ?? []), ...secretsFromEnvironment(process.env)]);
     return redactor(text);
   };
   const processQueue = () => deps.processQueue ?? 'local';

@@ -14,6 +14,9 @@ export interface ToolCallRouting {
   escalation?: { command: string; justification: string };
 }
 
+/** Tools that act on one job (bash-output is job-output's retired name). */
+const JOB_TOOL_NAMES: ReadonlySet<string> = new Set(['job-output', 'job-kill', 'bash-output']);
+
 /** Longest justification carried in workflow state; the rest stays in the stored arguments. */
 const MAX_JUSTIFICATION_CHARS = 2_000;
 /** Longest command carried in workflow state for an approval prompt. */
@@ -46,7 +49,7 @@ export function routingOf(toolName: string, rawArgs: unknown): ToolCallRouting |
   const args = argsObject(rawArgs);
   if (!args) return undefined;
   const jobId = typeof args.job_id === 'string' && args.job_id !== '' ? args.job_id : undefined;
-  if (toolName === 'job-output' || toolName === 'job-kill') return jobId ? { jobId } : undefined;
+  if (JOB_TOOL_NAMES.has(toolName)) return jobId ? { jobId } : undefined;
   if (toolName !== 'bash') return undefined;
   const command = typeof args.command === 'string' ? args.command : undefined;
   const routing: ToolCallRouting = {};

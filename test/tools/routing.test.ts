@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolSpecOf } from '../../activities/tool-catalog';
+import { findTool, toolSpecOf } from '../../activities/tool-catalog';
 import { routingOf } from '../../activities/tools/routing';
 import { WORKSPACE_TOOL_NAMES } from '../../core/tool-names';
 
@@ -11,6 +11,7 @@ describe('routingOf', () => {
     expect(routingOf('bash', { job_id: 'job-2', offset: 100 })).toEqual({ jobId: 'job-2' });
     expect(routingOf('job-output', { job_id: 'job-2' })).toEqual({ jobId: 'job-2' });
     expect(routingOf('job-kill', '{"job_id":"all"}')).toEqual({ jobId: 'all' });
+    expect(routingOf('bash-output', { job_id: 'job-1' })).toEqual({ jobId: 'job-1' });
   });
 
   it('carries an escalation request with its command and justification', () => {
@@ -50,5 +51,11 @@ describe('the job tools in the catalog', () => {
     expect(WORKSPACE_TOOL_NAMES).toEqual(expect.arrayContaining(['job-output', 'job-kill']));
     for (const name of WORKSPACE_TOOL_NAMES) expect(toolSpecOf(name), name).toBeDefined();
     expect(toolSpecOf('job-kill')?.inputSchema).toMatchObject({ required: ['job_id'] });
+    // The retired name still runs, but is not offered.
+    expect(findTool('bash-output')?.parse({ job_id: 'job-1' })).toEqual({
+      ok: true,
+      args: { job_id: 'job-1' },
+    });
+    expect(WORKSPACE_TOOL_NAMES).not.toContain('bash-output');
   });
 });
