@@ -51,6 +51,19 @@ function realExistingDir(dir: string): string | undefined {
   }
 }
 
+/** Directories that hold the host's Unix sockets (/var/run only where it is not a link to /run). */
+export const SOCKET_DIRS: readonly string[] = ['/run', '/var/run'];
+
+function socketDirs(): string[] {
+  return SOCKET_DIRS.filter((dir) => {
+    try {
+      return lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Entries of $HOME to hide when a bind shows $HOME itself. */
 function sensitiveHomeEntries(home: string): { dirs: string[]; files: string[] } {
   const dirs: string[] = [];
@@ -100,6 +113,9 @@ export async function prepareLaunch(
   const hide = [host.home, host.goalrunHome]
     .map((dir) => (dir ? realExistingDir(dir) : undefined))
     .filter((dir): dir is string => dir !== undefined);
+  // A new network namespace cuts TCP, not Unix sockets: without the network, the host's socket
+  // directories (PostgreSQL, Docker, D-Bus, ssh-agent) are hidden too.
+  const sockets = settings.network ? [] : socketDirs();
   const binds = [workspace, ...writableRoots];
   const home = host.home ? realExistingDir(host.home) : undefined;
   const sensitive = home && binds.includes(home) ? sensitiveHomeEntries(home) : { dirs: [], files: [] };
@@ -110,7 +126,7 @@ export async function prepareLaunch(
     workspace,
     writableRoots,
     privateTmp: dirs.tmp,
-    hide: [...hide, ...sensitive.dirs],
+    hide: [...hide, ...sockets, ...sensitive.dirs],
     protect: installDir ? [installDir] : [],
     expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
     maskFiles: sensitive.files,

@@ -22,6 +22,16 @@ const BWRAP_ERROR_PREFIX = 'bwrap:';
 /** bwrap's own stderr is short; more than this is not bwrap talking. */
 const MAX_SANDBOX_STDERR_CHARS = 4_000;
 
+/** True when a process group of that id exists (zombies included). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** How a process ended. */
 export interface ProcessExit {
   code: number | null;
@@ -143,7 +153,8 @@ export class ToolProcess {
     // Killing bwrap before its sandbox exists could orphan the sandbox: learn its pid first.
     await Promise.race([this.innerPidKnown, delay(INFO_WAIT_MS, undefined, { ref: false })]);
     if (!this.isAlive()) return true;
-    if (this.innerPid !== undefined) {
+    // Before the sandbox's session exists (still being set up) there is nobody to ask nicely.
+    if (this.innerPid !== undefined && groupExists(this.innerPid)) {
       signalGroup(this.innerPid, 'SIGTERM');
       signalGroup(this.innerPid, 'SIGCONT');
       if (await this.waitGone(graceMs)) return true;

@@ -160,6 +160,22 @@ describe('network', () => {
     const outcome = await bash(connect(), { network: true });
     expect(outcome.output).toBe('hello from the host\n[exit code 0]');
   });
+
+  it("hides the host's Unix sockets (a database's, Docker's) while the network is off", async () => {
+    const socketPath = `/run/goalrun-policy-${process.pid}.sock`;
+    const unix = net.createServer((socket) => socket.end('hello over a unix socket\n'));
+    await new Promise<void>((resolve) => unix.listen(socketPath, resolve));
+    try {
+      const client = `node -e "require('net').connect('${socketPath}').on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log(e.code))"`;
+      const off = await bash(client);
+      expect(off.output).toContain('ENOENT');
+      expect(off.output).not.toContain('hello over a unix socket');
+      const on = await bash(client, { network: true });
+      expect(on.output).toContain('hello over a unix socket');
+    } finally {
+      await new Promise<void>((resolve) => unix.close(() => resolve()));
+    }
+  });
 });
 
 describe('read-only sandbox', () => {
