@@ -39,6 +39,7 @@ import { createModelClient, toActivityFailure } from './providers';
 import { isUnreachableError } from './providers/errors';
 import type { ModelClient, ToolSpec } from './providers/types';
 import { findTool, toolSpecOf } from './tool-catalog';
+import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
 
@@ -319,7 +320,14 @@ function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepRe
       : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
         ? call.input
         : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
-    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary };
+    const routing = routingOf(call.toolName, call.input);
+    return {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input,
+      summary,
+      ...(routing ? { routing } : {}),
+    };
   });
   const text = textOf(entry.message).trim();
   return {

@@ -55,18 +55,11 @@ export interface ToolCallRef {
   /** One line for the Web UI and the log, e.g. `bash: npm test`. */
   summary: string;
   /** What the workflow must know to route the call: background jobs, escalations out of the sandbox. */
-  routing?: ToolRouting;
+  routing?: import('./tools/routing').ToolCallRouting;
 }
 
-/** Routing facts of a tool call, read from its arguments by the model step. */
-export interface ToolRouting {
-  /** `bash` with run_in_background: the workflow assigns a job id. */
-  background?: boolean;
-  /** The job a job-output, job-kill or `bash` job_id call is about (`all` for job-kill of every job). */
-  jobId?: string;
-  /** The model asks to run this command outside the sandbox. */
-  escalation?: { command: string; justification: string };
-}
+/** Routing facts of a tool call, read from its arguments by the model step (activities/tools/routing.ts). */
+export type { ToolCallRouting as ToolRouting } from './tools/routing';
 
 /** Result of `modelStep`. */
 export interface ModelStepResult {

@@ -6,14 +6,13 @@
 
 import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
 import { installWorkerLogging } from '../worker/logging';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
-import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
+import { connectWorker, createGoalWorker, type GoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
 import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
 import { notice } from './output';
 
@@ -27,7 +26,7 @@ export class CliContext {
   private connection?: Connection;
   private store?: Promise<SessionStore>;
   private queue?: Promise<string>;
-  private worker?: { worker: Worker; running: Promise<void> };
+  private worker?: { worker: GoalWorker; running: Promise<void> };
   private queueFromFlag = false;
 
   constructor(settings: Settings = loadSettings()) {
@@ -127,6 +126,7 @@ export class CliContext {
       taskQueue: await this.taskQueue(),
       store: await this.sessionStore(),
       providerEnv: this.settings.providerEnv,
+      secrets: this.knownSecrets(),
     });
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));

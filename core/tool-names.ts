@@ -7,6 +7,8 @@ export const WORKSPACE_TOOL_NAMES = [
   'glob',
   'grep',
   'tool-output',
+  'job-output',
+  'job-kill',
 ];
 
 /** Tools offered to the model that the workflow handles on its durable state. */

@@ -7,9 +7,12 @@ import type {
   GoalStatus,
   MessageWriteOptions,
   NewSession,
+  RecordedToolResult,
   SessionRow,
   SessionStore,
   SpoolPage,
+  ToolResultFacts,
+  ToolResultRecord,
 } from './types';
 
 /** Sessions that `listSessions` returns when the caller names no limit. */
@@ -308,6 +311,18 @@ export class SqlSessionStore implements SessionStore {
     };
   }
 
+  async recordToolResult(record: ToolResultRecord): Promise<RecordedToolResult> {
+    try {
+      return await this.client.transaction((tx) => writeToolResult(tx, record));
+    } catch (error) {
+      // A concurrent attempt stored the result first; ours was rolled back whole. Return theirs.
+      if (!(error instanceof ToolResultStoredMeanwhile)) throw error;
+      const stored = await storedToolResult(this.client, record);
+      if (!stored) throw new Error(`Tool result ${record.messageKey} of ${record.sessionId} vanished.`);
+      return stored;
+    }
+  }
+
   async saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void> {
     await this.client.query(
       'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
@@ -475,4 +490,104 @@ function toEntry(row: MessageRecord): TranscriptEntry {
     message: { role: row.role, content: row.content } as StoredMessage,
     ...(row.meta ? { meta: row.meta } : {}),
   };
+}
+
+/** Thrown inside the transaction when another attempt's result message appeared meanwhile. */
+class ToolResultStoredMeanwhile extends Error {}
+
+/**
+ * The stored result of a tool call, facts included, or null. The facts live in the tool event
+ * today; once messages have their `meta` column they are read from the message row instead.
+ */
+async function storedToolResult(
+  db: SqlExecutor,
+  record: ToolResultRecord,
+): Promise<RecordedToolResult | null> {
+  const { rows } = await db.query<MessageRecord>(
+    'SELECT seq, key, role, content FROM messages WHERE session_id = $1 AND key = $2',
+    [record.sessionId, record.messageKey],
+  );
+  if (rows.length === 0) return null;
+  const entry = toEntry(rows[0]);
+  const events = await db.query<{ data: Partial<ToolResultFacts> | null }>(
+    'SELECT data FROM events WHERE session_id = $1 AND key = $2',
+    [record.sessionId, record.eventKey],
+  );
+  const data = events.rows[0]?.data ?? {};
+  const part = entry.message.role === 'tool' ? entry.message.content[0] : undefined;
+  const facts: ToolResultFacts = {
+    ok: data.ok ?? part?.output.type === 'text',
+    changedWorkspace: data.changedWorkspace ?? true,
+    bytes: data.bytes ?? 0,
+    ...(data.spoolId !== undefined && data.spoolId !== null ? { spoolId: data.spoolId } : {}),
+    lines: data.lines ?? 0,
+    firstLine: data.firstLine ?? '',
+    lastLine: data.lastLine ?? '',
+    argsDigest: data.argsDigest ?? '',
+  };
+  return { seq: entry.seq, created: false, message: entry.message, facts };
+}
+
+/** Spool row, event, message: all or nothing (issue 9, item 7). */
+async function writeToolResult(tx: SqlExecutor, record: ToolResultRecord): Promise<RecordedToolResult> {
+  const earlier = await storedToolResult(tx, record);
+  if (earlier) return earlier;
+  let spoolId: number | undefined;
+  if (record.spoolContent !== undefined) {
+    spoolId = await insertSpool(tx, record, record.toolCallId);
+    if (spoolId === undefined) {
+      // The key is taken: either a concurrent attempt committed its whole result (return that),
+      // or a spool row without a message was left by a store that wrote them apart.
+      if (await storedToolResult(tx, record)) throw new ToolResultStoredMeanwhile();
+      spoolId = await insertSpool(tx, record, `${record.toolCallId}@${Date.now().toString(36)}`);
+      if (spoolId === undefined) throw new ToolResultStoredMeanwhile();
+    }
+  }
+  const facts: ToolResultFacts = { ...record.facts, ...(spoolId !== undefined ? { spoolId } : {}) };
+  const message = record.message(spoolId);
+  // An event already under this key has no message (we checked): a store that wrote them apart
+  // died in between. It describes a result nobody saw, so this attempt's facts replace it.
+  await tx.query(
+    `INSERT INTO events (session_id, kind, key, data)
+     VALUES ($1, 'tool', $2, $3::jsonb)
+     ON CONFLICT (session_id, key) DO UPDATE SET data = EXCLUDED.data`,
+    [
+      record.sessionId,
+      record.eventKey,
+      toJson({ toolCallId: record.toolCallId, toolName: record.toolName, ...facts, ...record.eventExtra }),
+    ],
+  );
+  // The facts go beside the message too: the context builder renders stubs from them.
+  const inserted = await tx.query<{ seq: string | number }>(
+    `INSERT INTO messages (session_id, key, role, content, meta)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING seq`,
+    [
+      record.sessionId,
+      record.messageKey,
+      message.role,
+      JSON.stringify(message.content),
+      toJson({ tool: facts }),
+    ],
+  );
+  if (inserted.rows.length === 0) throw new ToolResultStoredMeanwhile();
+  return { seq: Number(inserted.rows[0].seq), created: true, message, facts };
+}
+
+/** Inserts a spool row under a key; undefined when the key is taken. */
+async function insertSpool(
+  tx: SqlExecutor,
+  record: ToolResultRecord,
+  key: string,
+): Promise<number | undefined> {
+  const content = record.spoolContent ?? '';
+  const { rows } = await tx.query<{ id: string | number }>(
+    `INSERT INTO spool (session_id, key, tool_name, content, size_bytes)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING id`,
+    [record.sessionId, key, record.toolName, content, Buffer.byteLength(content, 'utf8')],
+  );
+  return rows.length > 0 ? Number(rows[0].id) : undefined;
 }

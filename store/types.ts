@@ -76,6 +76,49 @@ export interface StoreEvent {
   key?: string;
 }
 
+/** The facts of a tool result that compaction's stubs need (bytes, spool id, edges, status). */
+export interface ToolResultFacts {
+  ok: boolean;
+  changedWorkspace: boolean;
+  /** UTF-8 bytes of the full output. */
+  bytes: number;
+  /** The spool copy of the full output, when it was spooled. */
+  spoolId?: number;
+  /** Lines of the full output. */
+  lines: number;
+  firstLine: string;
+  lastLine: string;
+  /** Compact JSON of the call's arguments, long strings clipped. */
+  argsDigest: string;
+}
+
+/** A tool result to store in one transaction: spool row, tool event and result message. */
+export interface ToolResultRecord {
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  /** Key of the result message (storeKeys.toolResult). */
+  messageKey: string;
+  /** Key of the tool event (storeKeys.toolEvent). */
+  eventKey: string;
+  /** The full output; spooled when given. */
+  spoolContent?: string;
+  /** Builds the result message once the spool id is known (the truncation footer names it). */
+  message: (spoolId: number | undefined) => StoredMessage;
+  facts: Omit<ToolResultFacts, 'spoolId'>;
+  /** More fields for the tool event (attempt, job), beside the facts. */
+  eventExtra?: Record<string, unknown>;
+}
+
+/** What recordToolResult stored, or found stored by an earlier attempt. */
+export interface RecordedToolResult {
+  seq: number;
+  /** False when an earlier attempt had already stored the result (nothing was written now). */
+  created: boolean;
+  message: StoredMessage;
+  facts: ToolResultFacts;
+}
+
 /**
  * The session store. Every write that an activity makes is keyed, so a retried activity writes
  * nothing twice. Messages are append-only: nothing here updates or deletes a message.
@@ -127,6 +170,12 @@ export interface SessionStore {
   writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;
   /** Reads `limit` bytes from `offset` of a spooled output of this session; null when there is none. */
   readSpool(sessionId: string, spoolId: number, offset: number, limit: number): Promise<SpoolPage | null>;
+
+  /**
+   * Stores a tool's result in one transaction: spool row, tool event (with the facts) and result
+   * message. Idempotent by the message key: a second call returns the first call's result.
+   */
+  recordToolResult(record: ToolResultRecord): Promise<RecordedToolResult>;
 
   saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void>;
   latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;

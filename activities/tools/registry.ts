@@ -10,6 +10,7 @@ import { fileReadTool } from './file-read';
 import { fileWriteTool } from './file-write';
 import { globTool } from './glob';
 import { grepTool } from './grep';
+import { jobKillTool, jobOutputTool } from './job-tools';
 import type { ToolDefinition } from './types';
 
 /** Every tool that works on the goal's workspace, keyed by the name the model calls it by. */
@@ -21,6 +22,8 @@ export const WORKSPACE_TOOLS: Record<string, ToolDefinition<any>> = {
   [fileEditTool.name]: fileEditTool,
   [globTool.name]: globTool,
   [grepTool.name]: grepTool,
+  [jobOutputTool.name]: jobOutputTool,
+  [jobKillTool.name]: jobKillTool,
 };
 
 /** The model-facing spec of one tool: name, description and the JSON Schema of its arguments. */

@@ -13,6 +13,8 @@ describe('WORKSPACE_TOOLS', () => {
       'file-write',
       'glob',
       'grep',
+      'job-kill',
+      'job-output',
     ]);
     for (const [name, tool] of Object.entries(WORKSPACE_TOOLS)) expect(tool.name).toBe(name);
   });
@@ -27,8 +29,15 @@ describe('toolSpecsFor', () => {
     expect(bashSpec.description).toMatch(/time/);
     expect(bashSpec.inputSchema).toMatchObject({
       type: 'object',
-      required: ['command'],
-      properties: { command: { type: 'string' }, timeout_ms: { type: 'integer' } },
+      properties: {
+        command: { type: 'string' },
+        timeout_ms: { type: 'integer' },
+        run_in_background: { type: 'boolean' },
+        job_id: { type: 'string' },
+        offset: { type: 'integer' },
+        sandbox_permissions: { enum: ['use_default', 'require_escalated'] },
+        justification: { type: 'string' },
+      },
     });
     expect(bashSpec.inputSchema).not.toHaveProperty('$schema');
   });
@@ -49,14 +58,29 @@ describe('parseToolArgs', () => {
   });
 
   it('names a missing field', () => {
-    expect(parseToolArgs(bash, {})).toEqual({
+    const missing = 'invalid arguments for bash: command: give command (to run) or job_id (to read a job)';
+    expect(parseToolArgs(bash, {})).toEqual({ ok: false, error: missing });
+    expect(parseToolArgs(bash, '')).toEqual({ ok: false, error: missing });
+    expect(parseToolArgs(WORKSPACE_TOOLS['job-output'], {})).toEqual({
       ok: false,
-      error: 'invalid arguments for bash: command: expected string, received undefined',
+      error: 'invalid arguments for job-output: job_id: expected string, received undefined',
     });
-    expect(parseToolArgs(bash, '')).toEqual({
+  });
+
+  it('takes command or job_id for bash, not both, and offset only with job_id', () => {
+    expect(parseToolArgs(bash, { job_id: 'job-1', offset: 5 })).toEqual({
+      ok: true,
+      args: { job_id: 'job-1', offset: 5 },
+    });
+    expect(parseToolArgs(bash, { command: 'ls', job_id: 'job-1' })).toEqual({
       ok: false,
-      error: 'invalid arguments for bash: command: expected string, received undefined',
+      error: 'invalid arguments for bash: job_id: give command or job_id, not both',
     });
+    expect(parseToolArgs(bash, { command: 'ls', offset: 3 })).toEqual({
+      ok: false,
+      error: 'invalid arguments for bash: offset: offset only applies with job_id',
+    });
+    expect(parseToolArgs(bash, { command: 'ls', sandbox_permissions: 'root' }).ok).toBe(false);
   });
 
   it('names every field of the wrong type', () => {
