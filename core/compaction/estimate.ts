@@ -5,7 +5,7 @@
  * compaction the latest report describes a context that no longer exists (spec: pressure resets), so until
  * the next request reports, the pressure is fixedTokens plus contextTokens of the new plan.
  */
-import type { LedgerEntry } from '../ledger';
+import { type LedgerEntry, lastSeqOfEntry } from '../ledger';
 
 /** What the pressure estimate is built from. */
 export interface PressureInput {
@@ -20,7 +20,10 @@ export function estimatePressure(input: PressureInput): number {
   return input.lastReportedInputTokens + input.tokensAppendedSince;
 }
 
-/** Estimated tokens of the ledger entries after `afterSeq` (the last message the latest request saw). */
+/**
+ * Estimated tokens of the ledger entries after `afterSeq` (the last message the latest request saw). A
+ * range reaching past it counts whole: over-estimating pressure is the safe side.
+ */
 export function tokensAppendedSince(ledger: LedgerEntry[], afterSeq: number): number {
-  return ledger.reduce((sum, entry) => (entry.seq > afterSeq ? sum + entry.tokens : sum), 0);
+  return ledger.reduce((sum, entry) => (lastSeqOfEntry(entry) > afterSeq ? sum + entry.tokens : sum), 0);
 }
