@@ -118,8 +118,9 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
     const tail = planTailPrune(ledger, pruned.plan, {
       forced: mode.forced,
       estimateTokens: pruned.after,
-      targetTokens: summarize ? target + Math.max(0, saving) : target,
+      targetTokens: target,
       hardLimitTokens: targets.hardLimitTokens,
+      laterSavingTokens: summarize ? saving : 0,
     });
     current = { ...current, plan: tail.plan, tailStubbed: tail.stubbed, after: tail.after };
     if (tail.after < target && !mode.manual) return current;

@@ -21,6 +21,8 @@ export interface TailPruneOptions {
   targetTokens: number;
   /** The newest exchange is stubbed only while the estimate is over this (the request would not fit). */
   hardLimitTokens: number;
+  /** What a summary made next will take out: both levels are judged as after it. */
+  laterSavingTokens?: number;
 }
 
 /** The plan with tail outputs stubbed, which ones (ascending), and the estimate after. */
@@ -70,9 +72,10 @@ export function planTailPrune(
       after = estimateOf(current);
     }
   };
-  stubUntil(older, options.targetTokens);
+  const later = Math.max(0, options.laterSavingTokens ?? 0);
+  stubUntil(older, options.targetTokens + later);
   // Newest last: the model has not read these results yet, so only a request that cannot fit loses them.
-  stubUntil(newest, options.hardLimitTokens + 1);
+  stubUntil(newest, options.hardLimitTokens + 1 + later);
   return {
     plan: current,
     stubbed: stubbed.map((entry) => entry.seq).sort((a, b) => a - b),

@@ -24,7 +24,7 @@ import {
 } from '../../../core/compaction/prepare-summary';
 import { prunedContextTokens } from '../../../core/compaction/prune';
 import { type CompactionState, initialCompactionState } from '../../../core/compaction/state';
-import { spanRanges } from '../../../core/compaction/summary-span';
+import { spanRanges, summaryFloorTokens } from '../../../core/compaction/summary-span';
 import { compactionTargets } from '../../../core/compaction/targets';
 import { contextEntries } from '../../../core/context-plan';
 import { appendLedger, type LedgerEntry, lastSeqOf } from '../../../core/ledger';
@@ -70,6 +70,8 @@ export interface SimOptions {
   fixedTokens: number;
   thresholdPct?: number;
   targetPct?: number;
+  /** The rules of goals started before the low-water mark (compaction-legacy.ts), for comparison. */
+  legacy?: boolean;
 }
 
 /** What a compaction is asked to do. */
@@ -94,6 +96,8 @@ export class SimGoal {
   readonly notices: string[] = [];
   /** Every summarizer input, in order. */
   readonly summarizerInputs: string[] = [];
+  /** The auto-compact decision before each step. */
+  readonly decisions: string[] = [];
   next: SummarizerBehaviour = 'ok';
   private calls = 0;
   private spools = 0;
@@ -178,16 +182,21 @@ export class SimGoal {
     const stepNumber = this.steps + 1;
     const estimate = this.pressure();
     const targets = this.targets;
+    const floorInput = {
+      ledger: this.ledger,
+      plan: this.compaction.plan,
+      before: estimate,
+      targets,
+      fixedTokens: this.compaction.fixedTokens,
+    };
     const floorTokens =
-      estimate >= targets.thresholdTokens
-        ? compactionFloorTokens({
-            ledger: this.ledger,
-            plan: this.compaction.plan,
-            before: estimate,
-            targets,
-            fixedTokens: this.compaction.fixedTokens,
-          })
-        : undefined;
+      estimate < targets.thresholdTokens
+        ? undefined
+        : this.options.legacy
+          ? summaryFloorTokens(this.ledger, this.compaction.plan, {
+              fixedTokens: this.compaction.fixedTokens,
+            })
+          : compactionFloorTokens(floorInput);
     const decision = decideAutoCompact({
       budgetState: this.compaction.autoCompact,
       estimateTokens: estimate,
@@ -197,6 +206,7 @@ export class SimGoal {
       stepNumber,
       floorTokens,
     });
+    this.decisions.push(decision.action);
     if (decision.action === 'prune-only') await this.compact({ pruneOnly: true });
     else if (decision.action === 'compact') await this.compact({});
     else if (decision.action === 'forced') await this.compact({ forced: true });
@@ -210,14 +220,15 @@ export class SimGoal {
     const c = this.compaction;
     const targets = this.targets;
     const measured = this.pressure();
-    const before = request.recovery ? Math.max(measured, targets.hardLimitTokens + 1) : measured;
+    const legacy = this.options.legacy;
+    const before = request.recovery && !legacy ? Math.max(measured, targets.hardLimitTokens + 1) : measured;
     const input = {
       ledger: this.ledger,
       plan: c.plan,
       before,
       targets,
       fixedTokens: c.fixedTokens,
-      mode: { manual: request.manual, forced: request.forced, pruneOnly: request.pruneOnly },
+      mode: { manual: request.manual, forced: request.forced, pruneOnly: request.pruneOnly, legacy },
     };
     const pruned = planCompaction(input);
     if (!pruned.summary) {
