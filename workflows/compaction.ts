@@ -168,7 +168,13 @@ export async function compact(
     const prunedAny = pruned.stubbed.length + pruned.tailStubbed.length + pruned.elided.length > 0;
     if (!prunedAny) return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
     const note = notice(pruned.after, 0, pruned.tailStubbed, () =>
-      shortfallReason(start.ledger, pruned.plan, compaction.fixedTokens, pruned.noSummaryReason),
+      shortfallReason(
+        start.ledger,
+        pruned.plan,
+        compaction.fixedTokens,
+        pruned.after,
+        pruned.noSummaryReason,
+      ),
     );
     setCompaction(
       host,
@@ -218,7 +224,7 @@ export async function compact(
     done.after,
     messageCount(start.ledger.filter((entry) => inSpan.has(entry.seq))),
     tailStubbed,
-    () => shortfallReason(done.ledger, done.plan, compaction.fixedTokens),
+    () => shortfallReason(done.ledger, done.plan, compaction.fixedTokens, done.after),
   );
   host.set({
     ...withSummarizerUsage(host.get(), summarizeInput.model, result.usage, compaction.card),

@@ -2,11 +2,12 @@
  * What one compaction does, decided before and after the summarizer call (spec S-COMPACT, issue 9.2):
  * prune old outputs; if that does not reach the low-water mark, summarize the span before the verbatim
  * tail when that pays, or stub the tail itself when it alone holds too much; after a summary, stub the
- * tail if the estimate is still over the mark. Every estimate is the measured pressure less what the
- * plan takes out, so provider counts stay the reference. Pure: the workflow runs the summarizer between.
+ * tail if the estimate is still over the mark. Every estimate is the measured pressure scaled by what
+ * the plan takes out of the ledger's estimate, so provider counts stay the reference. Pure: the workflow runs the summarizer between.
  */
 import type { ContextPlan } from '../context-plan';
 import type { LedgerEntry } from '../ledger';
+import { scaledEstimate } from './estimate';
 import { planPrune, prunedContextTokens } from './prune';
 import {
   applySummary,
@@ -88,6 +89,7 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
     fixedTokens: input.fixedTokens,
     forced: mode.forced,
     estimateTokens: input.before,
+    afterEstimate: mode.legacy ? 'delta' : 'scaled',
   });
   const result: PrunedCompaction = {
     plan: pruned.plan,
@@ -107,10 +109,15 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
   if (pruned.enough && !mode.manual) return result;
 
   const span = mode.pruneOnly ? null : planSummary(ledger, pruned.plan, { forced: mode.forced });
+  // Measured tokens per estimated token of the pruned context: the summary's estimates are scaled by it.
+  const estimated = input.fixedTokens + prunedContextTokens(ledger, pruned.plan);
+  const perEstimated = estimated > 0 ? pruned.after / estimated : 1;
   const shown = span ? spanShownTokens(ledger, pruned.plan, span) : 0;
   const previous = previousSummaryTokens(ledger, pruned.plan);
-  const saving = span ? shown - expectedSummaryTokens(previous, targets.usableInputTokens) : 0;
-  const summarize = span !== null && worthSummarizing(shown - previous, pruned.after, input);
+  const spanTokens = Math.round((shown - previous) * perEstimated);
+  const expected = expectedSummaryTokens(previous, targets.usableInputTokens);
+  const saving = span ? Math.round((shown - expected) * perEstimated) : 0;
+  const summarize = span !== null && worthSummarizing(spanTokens, pruned.after, input);
 
   let current = result;
   // The verbatim tail holds too much when even the summary would leave the estimate over the mark.
@@ -118,6 +125,7 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
     const tail = planTailPrune(ledger, pruned.plan, {
       forced: mode.forced,
       estimateTokens: pruned.after,
+      fixedTokens: input.fixedTokens,
       targetTokens: target,
       hardLimitTokens: targets.hardLimitTokens,
       laterSavingTokens: summarize ? saving : 0,
@@ -129,7 +137,7 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
   const noSummaryReason = mode.pruneOnly
     ? 'auto-compact is paused'
     : span
-      ? `the span before the last exchanges holds only ${shown - previous} tokens`
+      ? `the span before the last exchanges holds only ${spanTokens} tokens`
       : 'nothing before the last exchanges to summarize';
   return { ...current, noSummaryReason };
 }
@@ -148,11 +156,13 @@ export function completeSummary(
   if (input.mode.legacy) {
     return { ...applied, tailStubbed: [], after: input.fixedTokens + shownAfter };
   }
-  const after = Math.max(0, pruned.after - (shownBefore - shownAfter));
+  const fixed = input.fixedTokens;
+  const after = scaledEstimate(pruned.after, fixed + shownBefore, fixed + shownAfter);
   if (after < input.targets.targetTokens) return { ...applied, tailStubbed: [], after };
   const tail = planTailPrune(applied.ledger, applied.plan, {
     forced: input.mode.forced,
     estimateTokens: after,
+    fixedTokens: fixed,
     targetTokens: input.targets.targetTokens,
     hardLimitTokens: input.targets.hardLimitTokens,
   });
@@ -173,5 +183,6 @@ export function compactionFloorTokens(input: Omit<CompactionInput, 'mode'>): num
   const shown = spanShownTokens(input.ledger, fullest.plan, fullest.summary);
   const previous = previousSummaryTokens(input.ledger, fullest.plan);
   const expected = expectedSummaryTokens(previous, input.targets.usableInputTokens);
-  return Math.max(0, fullest.after - shown + expected);
+  const estimated = input.fixedTokens + prunedContextTokens(input.ledger, fullest.plan);
+  return scaledEstimate(fullest.after, estimated, Math.max(0, estimated - shown + expected));
 }

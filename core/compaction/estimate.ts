@@ -27,3 +27,15 @@ export function estimatePressure(input: PressureInput): number {
 export function tokensAppendedSince(ledger: LedgerEntry[], afterSeq: number): number {
   return ledger.reduce((sum, entry) => (lastSeqOfEntry(entry) > afterSeq ? sum + entry.tokens : sum), 0);
 }
+
+/**
+ * The estimate of a request after a compaction, in the units of the measured one. The ledger's token
+ * estimates can differ from the provider's count by a factor (they are meant never to be lower), so
+ * what a plan takes out is scaled by measured ÷ estimated: taking out half the estimated context takes
+ * out half the measured one. Subtracting estimated tokens from a measured count instead can claim more
+ * was freed than the request ever held.
+ */
+export function scaledEstimate(measured: number, estimatedBefore: number, estimatedAfter: number): number {
+  if (estimatedBefore <= 0) return measured;
+  return Math.max(0, Math.round((measured * estimatedAfter) / estimatedBefore));
+}

@@ -6,6 +6,7 @@
  */
 import { type ContextPlan, contextEntries, contextTokens, shownTokens } from '../context-plan';
 import type { LedgerEntry } from '../ledger';
+import { scaledEstimate } from './estimate';
 import { hasLargeArgs, isLargeOutput } from './prunable';
 import { tailExchanges, verbatimTailStart } from './tail';
 import {
@@ -29,6 +30,12 @@ export interface PruneOptions {
   forced?: boolean;
   /** Measured pressure (provider usage plus appended messages); defaults to fixedTokens plus the ledger estimate. */
   estimateTokens?: number;
+  /**
+   * How the estimate after pruning is derived from the measured one: `scaled` by the ratio of the ledger
+   * estimates (scaledEstimate); `delta`, the measured one less the estimated tokens taken out, is how
+   * goals started before the low-water mark judged it, and their histories replay only that way.
+   */
+  afterEstimate?: 'scaled' | 'delta';
 }
 
 /** How far pruning went: nothing (already under the threshold), spooled outputs only, or everything allowed. */
@@ -100,7 +107,11 @@ export function planPrune(ledger: LedgerEntry[], plan: ContextPlan, options: Pru
   const before = options.estimateTokens ?? options.fixedTokens + shownBefore;
   const target = options.targetTokens ?? options.thresholdTokens;
   const outcome = (next: ContextPlan, stubs: LedgerEntry[], elisions: LedgerEntry[], stage: PruneStage) => {
-    const after = Math.max(0, before - (shownBefore - prunedContextTokens(ledger, next)));
+    const shownAfter = prunedContextTokens(ledger, next);
+    const after =
+      options.afterEstimate === 'scaled'
+        ? scaledEstimate(before, options.fixedTokens + shownBefore, options.fixedTokens + shownAfter)
+        : Math.max(0, before - (shownBefore - shownAfter));
     const seqs = (entries: LedgerEntry[]) => entries.map((entry) => entry.seq).sort((a, b) => a - b);
     return {
       plan: next,

@@ -7,11 +7,15 @@ import type { LedgerEntry } from '../ledger';
 import { formatTokens } from './notice';
 import { STUB_EXCERPT_TOKENS, STUB_TOKENS } from './thresholds';
 
-/** E.g. `system prompt and tools 3k, first message 1k, summary 2k, later messages 7k; the span …`. */
+/**
+ * E.g. `system prompt and tools 3k, first message 1k, summary 2k, later messages 7k; no summary: …`.
+ * The parts are the ledger's estimates scaled to add up to `afterTokens`, the measured estimate.
+ */
 export function shortfallReason(
   ledger: LedgerEntry[],
   plan: ContextPlan,
   fixedTokens: number,
+  afterTokens: number,
   noSummaryReason?: string,
 ): string {
   const stubbed = new Set(plan.stubSeqs);
@@ -25,12 +29,15 @@ export function shortfallReason(
     else if (kept.has(entry.seq)) parts.kept += tokens;
     else parts.later += tokens;
   }
+  const estimated = fixedTokens + parts.first + parts.summary + parts.kept + parts.later;
+  const scale = estimated > 0 ? afterTokens / estimated : 1;
+  const show = (tokens: number) => formatTokens(tokens * scale);
   const held = [
-    `system prompt and tools ${formatTokens(fixedTokens)}`,
-    `first message ${formatTokens(parts.first)}`,
-    ...(parts.summary > 0 ? [`summary ${formatTokens(parts.summary)}`] : []),
-    ...(parts.kept > 0 ? [`kept user messages ${formatTokens(parts.kept)}`] : []),
-    `later messages ${formatTokens(parts.later)}`,
+    `system prompt and tools ${show(fixedTokens)}`,
+    `first message ${show(parts.first)}`,
+    ...(parts.summary > 0 ? [`summary ${show(parts.summary)}`] : []),
+    ...(parts.kept > 0 ? [`kept user messages ${show(parts.kept)}`] : []),
+    `later messages ${show(parts.later)}`,
   ].join(', ');
   return noSummaryReason ? `${held}; no summary: ${noSummaryReason}` : held;
 }

@@ -7,6 +7,7 @@
  */
 import type { ContextPlan } from '../context-plan';
 import type { LedgerEntry } from '../ledger';
+import { scaledEstimate } from './estimate';
 import { isLargeOutput } from './prunable';
 import { prunedContextTokens, tailRegion, withPruned } from './prune';
 import { opensExchange, tailExchanges, verbatimTailStart } from './tail';
@@ -17,6 +18,8 @@ export interface TailPruneOptions {
   forced?: boolean;
   /** The estimate of the request as the plan stands. */
   estimateTokens: number;
+  /** System prompt and tool schemas, part of every request: the base the estimate is scaled on. */
+  fixedTokens: number;
   /** Stub outputs until the estimate is below this (the low-water mark). */
   targetTokens: number;
   /** The newest exchange is stubbed only while the estimate is over this (the request would not fit). */
@@ -59,7 +62,11 @@ export function planTailPrune(
 ): TailPruneResult {
   const shownBefore = prunedContextTokens(ledger, plan);
   const estimateOf = (next: ContextPlan) =>
-    Math.max(0, options.estimateTokens - (shownBefore - prunedContextTokens(ledger, next)));
+    scaledEstimate(
+      options.estimateTokens,
+      options.fixedTokens + shownBefore,
+      options.fixedTokens + prunedContextTokens(ledger, next),
+    );
   const { older, newest } = tailPruneCandidates(ledger, plan, options.forced ?? false);
   let current = plan;
   let after = options.estimateTokens;

@@ -75,6 +75,7 @@ function decisions(
     tail: planTailPrune(ledger, plan, {
       forced,
       estimateTokens: before,
+      fixedTokens: fixed,
       targetTokens: targets.targetTokens,
       hardLimitTokens: targets.hardLimitTokens,
     }),
