@@ -72,10 +72,9 @@ export interface SummarizedCompaction {
   after: number;
 }
 
-/** Whether a summary pays for its summarizer call. */
-function worthSummarizing(shown: number, after: number, input: CompactionInput): boolean {
-  if (input.mode.manual || after > input.targets.hardLimitTokens) return true;
-  return shown >= input.targets.usableInputTokens * SUMMARY_MIN_SPAN_SHARE;
+/** Whether a summary pays for its summarizer call by what it frees (a manual one always does). */
+function worthSummarizing(shown: number, input: CompactionInput): boolean {
+  return input.mode.manual === true || shown >= input.targets.usableInputTokens * SUMMARY_MIN_SPAN_SHARE;
 }
 
 /** Stage 1, and whether and what to summarize. */
@@ -117,23 +116,24 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
   const spanTokens = Math.round((shown - previous) * perEstimated);
   const expected = expectedSummaryTokens(previous, targets.usableInputTokens);
   const saving = span ? Math.round((shown - expected) * perEstimated) : 0;
-  const summarize = span !== null && worthSummarizing(spanTokens, pruned.after, input);
+  const worth = span !== null && worthSummarizing(spanTokens, input);
 
   let current = result;
   // The verbatim tail holds too much when even the summary would leave the estimate over the mark.
-  if (!summarize || pruned.after - saving >= target) {
+  if (!worth || pruned.after - saving >= target) {
     const tail = planTailPrune(ledger, pruned.plan, {
       forced: mode.forced,
       estimateTokens: pruned.after,
       fixedTokens: input.fixedTokens,
       targetTokens: target,
       hardLimitTokens: targets.hardLimitTokens,
-      laterSavingTokens: summarize ? saving : 0,
+      laterSavingTokens: worth ? saving : 0,
     });
     current = { ...current, plan: tail.plan, tailStubbed: tail.stubbed, after: tail.after };
     if (tail.after < target && !mode.manual) return current;
   }
-  if (summarize) return { ...current, summary: span };
+  // A request that would still not fit is summarized whatever the span holds: it is the last resort.
+  if (span && (worth || current.after > targets.hardLimitTokens)) return { ...current, summary: span };
   const noSummaryReason = mode.pruneOnly
     ? 'auto-compact is paused'
     : span

@@ -137,6 +137,7 @@ describe('long runs keep every fact, within the window, without thrashing', () =
           `(${(summaries.length / c.steps).toFixed(2)} per step, ${(stats.summarizer.inputShare * 100).toFixed(1)} % ` +
           `of input tokens), largest request ${largest} tokens`,
       );
+      // Every compaction's notice, to see how a size behaves: DEBUG_NOTICES=1 npx vitest run <this file>.
       if (process.env.DEBUG_NOTICES) console.log(notices.join('\n'));
     },
     480_000,

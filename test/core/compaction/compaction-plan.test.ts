@@ -129,6 +129,23 @@ describe('planCompaction', () => {
     );
   });
 
+  it('over the hard limit, summarizes even a small span, unless stubbing makes the request fit', () => {
+    const builder = new LedgerBuilder();
+    builder.first(300);
+    builder.exchange([{ tokens: 300 }]);
+    for (let i = 0; i < 3; i++) builder.exchange([{ tokens: 100 }]);
+    const small = planCompaction(inputOf(builder.entries, { before: TARGETS.hardLimitTokens + 1 }));
+    expect(small.summary).not.toBeNull();
+    const stubbable = new LedgerBuilder();
+    stubbable.first(300);
+    stubbable.exchange([{ tokens: 300 }]);
+    for (let i = 0; i < 3; i++) stubbable.exchange([{ tokens: 3_000, spooled: true }]);
+    const input = inputOf(stubbable.entries);
+    const fits = planCompaction({ ...input, before: TARGETS.hardLimitTokens + 1, mode: { forced: true } });
+    expect(fits.summary).toBeNull();
+    expect(fits.after).toBeLessThanOrEqual(TARGETS.hardLimitTokens);
+  });
+
   it('a manual compaction summarizes whatever span there is', () => {
     const builder = new LedgerBuilder();
     builder.first(300);
