@@ -1,8 +1,8 @@
 /**
  * Keeps the ledger small (spec: control state in Temporal stays small): old runs of small messages are
- * folded into one range entry, and old tool results lose the fields no decision reads. Folding
- * changes no compaction decision: only messages pruning can never shrink are folded, only whole tool
- * exchanges, and only before the verbatim tail, which never moves back; token sums stay exact.
+ * folded into one range entry, and settled entries that stay lose the fields no decision reads. Folding
+ * changes no compaction decision: only messages pruning can never shrink are folded, never a result
+ * apart from its call, and only before the verbatim tail, which never moves back; token sums stay exact.
  */
 import type { LedgerEntry } from '../ledger';
 import { hasLargeArgs, isLargeOutput } from './prunable';
@@ -19,13 +19,20 @@ function standsAlone(entry: LedgerEntry): boolean {
 }
 
 /**
- * An old tool result without the fields no compaction decision reads (tool name, size, status): they live
- * in the stored message. Call ids stay, so a later fold still sees which exchange a result belongs to.
+ * An old entry without the fields no decision reads once it is settled: call ids (only the verbatim
+ * tail's pairing reads them, and a settled entry is never in it again), tool name, size and status
+ * (stub facts live in the stored message's meta, where the context builder reads them).
  */
 function settled(entry: LedgerEntry): LedgerEntry {
-  if (entry.role !== 'tool') return entry;
-  const { toolName: _name, bytes: _bytes, ok: _ok, ...rest } = entry;
-  return rest;
+  if (entry.role === 'assistant' && entry.toolCallIds) {
+    const { toolCallIds: _ids, ...rest } = entry;
+    return rest;
+  }
+  if (entry.role === 'tool') {
+    const { toolCallId: _id, toolName: _name, bytes: _bytes, ok: _ok, ...rest } = entry;
+    return rest;
+  }
+  return entry;
 }
 
 /** One range entry for a run of foldable entries. */
@@ -75,7 +82,7 @@ export function foldLedger(ledger: LedgerEntry[]): LedgerEntry[] {
   let index = 0;
   for (; index < sorted.length && (sorted[index].to ?? sorted[index].seq) < boundary; index++) {
     const entry = sorted[index];
-    // A result whose call is not in the run would make the range end inside an exchange.
+    // A result whose call is not in the run (or whose call id was dropped as settled) stays on its own.
     const foldable =
       !standsAlone(entry) &&
       (entry.role !== 'tool' || (entry.toolCallId !== undefined && open.has(entry.toolCallId)));

@@ -260,4 +260,32 @@ describe('the control state of a 1M-token goal', () => {
     // Without folding the same state is far over the budget: the test measures what folding does.
     expect(jsonBytes(unfolded)).toBeGreaterThan(CONTROL_STATE_BUDGET_BYTES);
   });
+
+  it('stays under 256 KiB with outputs just large enough to be pruned, up to the threshold of a 1M window', () => {
+    // The worst case folding cannot fold: every exchange holds a prunable output. Compaction starts at
+    // the threshold (85 % of the usable input), so the context never holds much more than this.
+    const builder = new LedgerBuilder();
+    builder.first(500);
+    let ledger: LedgerEntry[] = [];
+    let emitted = 0;
+    while (ledgerTokens(ledger) < 850_000) {
+      builder.exchange([{ tokens: 520, spooled: true }]);
+      for (const entry of builder.entries.slice(emitted)) ledger = appendLedger(ledger, entry);
+      emitted = builder.entries.length;
+    }
+    const goal = {
+      sessionId: 'sess-1m-large',
+      objective: 'a long goal on a 1M-token model',
+      workspace: '/work/space',
+      model: 'openai:gpt-4.1',
+      limits: DEFAULT_LIMITS,
+    };
+    const state = { ...initialGoalState(goal), compaction: initialCompactionState(1), ledger };
+    const size = controlStateSize(state);
+    console.log(
+      `${emitted} messages of ~520-token outputs (${ledgerTokens(ledger)} tokens): ${size.ledgerEntries} entries, ` +
+        `control state ${size.bytes} bytes`,
+    );
+    expect(size.bytes).toBeLessThan(CONTROL_STATE_BUDGET_BYTES);
+  });
 });
