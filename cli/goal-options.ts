@@ -121,6 +121,7 @@ export function goalFromOptions(
     autoCompact: {
       enabled: settings.config.auto_compact_enabled,
       thresholdPct: settings.config.auto_compact_threshold_pct,
+      targetPct: settings.config.auto_compact_target_pct,
       maxFailures: settings.config.auto_compact_max_failures,
     },
     contextWindowTokens:

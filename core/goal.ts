@@ -74,7 +74,7 @@ export interface GoalDefinition {
   /** Task queue of the workers that can reach the workspace; defaults to the workflow's own. */
   toolTaskQueue?: string;
   /** Auto-compact settings (config auto_compact_*); defaults from the spec when absent. */
-  autoCompact?: { enabled?: boolean; thresholdPct?: number; maxFailures?: number };
+  autoCompact?: { enabled?: boolean; thresholdPct?: number; targetPct?: number; maxFailures?: number };
   /** A context window that overrides the model card (config context_window). */
   contextWindowTokens?: number;
   /** A cheaper model for the summarizer (config summarizer_model); the goal's model when absent. */

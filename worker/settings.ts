@@ -45,6 +45,7 @@ export const configSchema = z
     database_url: z.string().min(1).optional(),
     auto_compact_enabled: z.boolean().optional(),
     auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
+    auto_compact_target_pct: z.number().min(1).max(100).optional(),
     auto_compact_max_failures: positiveInt.optional(),
     context_window: positiveInt.optional(),
     summarizer_model: z.string().min(1).optional(),
