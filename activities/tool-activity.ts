@@ -6,6 +6,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { argsDigest } from '../core/compaction/stub';
+import { charCount } from '../core/compaction/text-excerpt';
 import { FailureType } from '../core/errors';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
@@ -137,6 +138,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
           ok: outcome.ok,
           changedWorkspace: outcome.changedWorkspace,
           bytes,
+          chars: charCount(output),
           lines: lineCount(output),
           firstLine: edges.first,
           lastLine: edges.last,

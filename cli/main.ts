@@ -2,7 +2,9 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
+import { SANDBOX_MODES } from '../core/sandbox-settings';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
+import { WORKER_ROLES } from '../worker/roles';
 import { DEFAULT_MODEL } from '../worker/settings';
 import { compactCommand, policyCommand, statsCommand } from './commands/context-commands';
 import { demoCommand } from './commands/demo-command';
@@ -210,8 +212,66 @@ function buildProgram(): Command {
         .choices([...WORKER_LOG_LEVELS])
         .default('info'),
     )
+    .addOption(
+      new Option(
+        '--role <role>',
+        'all: goals, model calls and tools; model: goals and model calls (holds the provider keys); tools: the tools of this host (no provider key needed)',
+      )
+        .choices([...WORKER_ROLES])
+        .default('all'),
+    )
+    .option(
+      '--workspace-root <dir>',
+      'with --role tools: the directory whose workspaces this host serves (default: the current one)',
+    )
     .option(...TASK_QUEUE_OPTION)
     .action(action((context, options) => workerCommand(context, options)));
+
+  program
+    .command('doctor')
+    .description(
+      'check what goals need here: bubblewrap (and that it can sandbox), ripgrep, temporal, the database, provider keys',
+    )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'the sandbox mode goals will use (with off, bubblewrap is optional)',
+      ).choices([...SANDBOX_MODES]),
+    )
+    .option('--json', 'print the checks as JSON')
+    .action(
+      action(async (context, options) =>
+        (require('./commands/doctor-command') as typeof import('./commands/doctor-command')).doctorCommand(
+          context,
+          options,
+        ),
+      ),
+    );
+
+  const store = program
+    .command('store')
+    .description('the embedded PostgreSQL store goalrun runs when DATABASE_URL is not set');
+  store
+    .command('status')
+    .description('where it is, whether it runs, and how to connect to it')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (context, options) =>
+        (
+          require('./commands/store-commands') as typeof import('./commands/store-commands')
+        ).storeStatusCommand(context, options),
+      ),
+    );
+  store
+    .command('stop')
+    .description('stop it (running workers lose their connection; any goalrun command starts it again)')
+    .action(
+      action(async (context) =>
+        (require('./commands/store-commands') as typeof import('./commands/store-commands')).storeStopCommand(
+          context,
+        ),
+      ),
+    );
 
   program
     .command('dev')

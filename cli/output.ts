@@ -46,7 +46,23 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `objective  ${snapshot.objective}`,
     `model      ${snapshot.model}`,
   ];
+  if (snapshot.name) lines.push(`name       ${snapshot.name}`);
   if (snapshot.modelNote) lines.push(`note       ${snapshot.modelNote}`);
+  // A goal without a sandbox must never go unnoticed.
+  if (snapshot.sandbox === 'off')
+    lines.push("sandbox    OFF: tool commands run with the worker's own rights");
+  else if (snapshot.sandbox === 'read-only') lines.push('sandbox    read-only');
+  if (snapshot.approval) {
+    lines.push(
+      `approval   waiting: ${snapshot.approval.command}`,
+      `           because: ${snapshot.approval.justification}`,
+      `           answer:  goalrun approve ${snapshot.sessionId}  |  goalrun deny ${snapshot.sessionId} --reason "…"`,
+    );
+  }
+  if (snapshot.runningJobs)
+    lines.push(
+      `jobs       ${plural(snapshot.runningJobs, 'background job')} running (goalrun jobs ${snapshot.sessionId})`,
+    );
   lines.push(
     `workspace  ${snapshot.workspace}`,
     `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,

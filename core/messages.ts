@@ -37,6 +37,8 @@ export type StoredMessage =
 export interface ToolOutputFacts {
   /** Size of the full output in bytes. */
   bytes: number;
+  /** Size of the full output in characters (code points). */
+  chars?: number;
   /** The spool row holding the full output, when it was spooled. */
   spoolId?: number;
   lines?: number;

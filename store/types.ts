@@ -82,6 +82,8 @@ export interface ToolResultFacts {
   changedWorkspace: boolean;
   /** UTF-8 bytes of the full output. */
   bytes: number;
+  /** Characters (code points) of the full output. */
+  chars?: number;
   /** The spool copy of the full output, when it was spooled. */
   spoolId?: number;
   /** Lines of the full output. */

@@ -10,6 +10,7 @@ import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
+import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 
 /** The model a goal uses when neither a flag nor the config names one. */
 export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
@@ -29,6 +30,20 @@ export function taskQueueForStore(storeId: string): string {
 }
 
 const positiveInt = z.number().int().positive();
+
+/** The `sandbox` section of the config (issue 8): how tool processes are contained. */
+const sandboxSchema = z
+  .object({
+    mode: z.enum(SANDBOX_MODES).optional(),
+    network: z.boolean().optional(),
+    writable_roots: z
+      .array(z.string().refine((dir) => path.isAbsolute(dir), 'must be an absolute path'))
+      .optional(),
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).optional(),
+    approval: z.enum(APPROVAL_POLICIES).optional(),
+    approval_timeout_minutes: positiveInt.optional(),
+  })
+  .strict();
 
 /** The config file's schema. Unknown keys are errors, so a typo never silently does nothing. */
 export const configSchema = z
@@ -51,6 +66,9 @@ export const configSchema = z
     summarizer_model: z.string().min(1).optional(),
     backup_model: z.string().min(1).optional(),
     provider_unreachable_minutes: positiveInt.optional(),
+    sandbox: sandboxSchema.optional(),
+    /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
+    tools_queue: z.string().min(1).optional(),
   })
   .strict();
 

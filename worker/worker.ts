@@ -6,7 +6,6 @@
  * polls a queue of its own, where the operations on the background jobs it holds are sent.
  */
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
@@ -16,6 +15,9 @@ import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
+import type { WorkerRole } from './roles';
+
+export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
 /** Running activities get this long to finish when the worker stops (the SDK default is 0). */
 export const SHUTDOWN_GRACE_TIME = '30s';
@@ -23,12 +25,6 @@ export const SHUTDOWN_GRACE_TIME = '30s';
 export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
 export const MAX_CONCURRENT_ACTIVITIES = 20;
-
-/** What a worker process does. */
-export const WORKER_ROLES = ['all', 'model', 'tools'] as const;
-
-/** One of WORKER_ROLES. */
-export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 /** Options of a goal worker process. */
 export interface GoalWorkerOptions {
@@ -43,12 +39,6 @@ export interface GoalWorkerOptions {
   role?: WorkerRole;
   /** The tools queue a `tools` worker polls (see toolsQueueName); ignored by other roles. */
   toolsQueue?: string;
-}
-
-/** The task queue of a tool host: its host name and the workspace root it serves. */
-export function toolsQueueName(workspaceRoot: string, host = os.hostname()): string {
-  const slug = workspaceRoot.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
-  return `goalrun-tools@${host}:${slug}`;
 }
 
 /** The workers of one process, run and stopped together. */

@@ -8,7 +8,7 @@ import { setAutoCompact } from '../core/compaction/failure-budget';
 import { FINAL_STATUSES, noteAction } from '../core/goal';
 import { autoCompact, type CompactionHost, type CompactionResult, compact, compactionOf } from './compaction';
 import { compactUpdate, policyQuery, setAutoCompactUpdate } from './definitions';
-import { policyOf } from './policy';
+import { policyOf, policyWithStateSize } from './policy';
 
 /** What the main loop and the steering handler use of the compaction control. */
 export interface CompactionControl {
@@ -63,7 +63,7 @@ export function setupCompactionControl(host: CompactionHost): CompactionControl 
     return policyOf(host.get());
   });
 
-  setHandler(policyQuery, () => policyOf(host.get()));
+  setHandler(policyQuery, () => policyWithStateSize(host.get()));
 
   return {
     request,

@@ -1,5 +1,5 @@
 /**
- * The workflow state a compaction reads and writes, shared by today's rules and the legacy ones: the
+ * The workflow state a compaction reads and writes: the
  * compaction state, the pressure estimate, the notices and the summarizer's usage.
  */
 import { estimatePressure, tokensAppendedSince } from '../core/compaction/estimate';
@@ -15,7 +15,22 @@ import type { RequestUsage } from '../core/usage';
 export interface CompactionHost {
   get(): GoalState;
   set(state: GoalState): void;
-  appendMessage(key: string, message: StoredMessage): Promise<void>;
+  /** Stores a notice; with `done`, the notice reports a compaction (the event stream shows it as one). */
+  appendMessage(key: string, message: StoredMessage, done?: CompactionDone): Promise<void>;
+}
+
+/** What a finished compaction reports to the event stream. */
+export interface CompactionDone {
+  beforeTokens: number;
+  afterTokens: number;
+  kind: 'auto' | 'manual' | 'forced' | 'recovery';
+}
+
+/** The kind of a compaction request, as the event stream names it. */
+export function compactionKind(request: CompactionRequest): CompactionDone['kind'] {
+  if (request.recovery) return 'recovery';
+  if (request.forced) return 'forced';
+  return request.manual ? 'manual' : 'auto';
 }
 
 /** How a compaction ended. */
@@ -76,11 +91,11 @@ export function setCompaction(host: CompactionHost, compaction: CompactionState,
 }
 
 /** Writes a one-line notice to the transcript and the recent-actions log. */
-export async function notify(host: CompactionHost, note: string): Promise<void> {
+export async function notify(host: CompactionHost, note: string, done?: CompactionDone): Promise<void> {
   const state = host.get();
   const compaction = compactionOf(state);
   host.set(noteAction({ ...state, compaction: { ...compaction, notices: compaction.notices + 1 } }, note));
-  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`));
+  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`), done);
   // The notice itself is part of the next request; it must not look like unreported pressure.
   const after = host.get();
   const current = compactionOf(after);

@@ -5,7 +5,7 @@
  * compaction aims below the low-water mark, so compactions are spaced out, and merges the earlier
  * summary, so no fact a summary carried disappears.
  */
-import { isCancellation, log, patched } from '@temporalio/workflow';
+import { isCancellation, log } from '@temporalio/workflow';
 import type { SummarizeResult } from '../activities/compaction-activities';
 import {
   type CompactionInput,
@@ -22,15 +22,16 @@ import {
 } from '../core/compaction/failure-budget';
 import { compactionNotice } from '../core/compaction/notice';
 import { shortfallReason } from '../core/compaction/shortfall';
-import { spanRanges, summaryFloorTokens } from '../core/compaction/summary-span';
+import { spanRanges } from '../core/compaction/summary-span';
 import { compactionTargets } from '../core/compaction/targets';
-import { type GoalState, noteAction } from '../core/goal';
+import type { GoalState } from '../core/goal';
 import { messageCount } from '../core/ledger';
 import { storeActivities, summarizerActivities } from './activities-proxy';
 import {
   type CompactionHost,
   type CompactionRequest,
   type CompactionResult,
+  compactionKind,
   compactionOf,
   countSummary,
   currentPressure,
@@ -39,7 +40,6 @@ import {
   setCompaction,
   withSummarizerUsage,
 } from './compaction-host';
-import { compactLegacy } from './compaction-legacy';
 import { innermostMessage } from './failures';
 
 export {
@@ -50,12 +50,6 @@ export {
   compactionOf,
   currentPressure,
 } from './compaction-host';
-
-/**
- * Marks histories made with the low-water mark, tail stubbing and the summary gate. Without it (a goal
- * started before), the legacy rules decide, so that its history replays as it was made.
- */
-export const LOW_WATER_PATCH = 'compaction-low-water';
 
 /** Resolves the model's budget when the state has none yet (first step of an execution). */
 export async function ensureBudget(host: CompactionHost): Promise<void> {
@@ -90,18 +84,15 @@ export async function autoCompact(
   const compaction = compactionOf(state);
   const budget = compaction.budget;
   if (!budget) return null;
-  const legacy = !patched(LOW_WATER_PATCH);
   const estimate = currentPressure(state);
   const targets = compactionTargets(budget, compaction.autoCompact);
   const { ledger, plan } = { ledger: state.ledger, plan: compaction.plan };
   const fixedTokens = compaction.fixedTokens;
   // The floor only matters over the threshold, and costs a full planning pass to compute.
   const over = estimate >= targets.thresholdTokens;
-  const floorTokens = !over
-    ? undefined
-    : legacy
-      ? summaryFloorTokens(ledger, plan, { fixedTokens })
-      : compactionFloorTokens({ ledger, plan, before: estimate, targets, fixedTokens });
+  const floorTokens = over
+    ? compactionFloorTokens({ ledger, plan, before: estimate, targets, fixedTokens })
+    : undefined;
   const decision = decideAutoCompact({
     budgetState: compaction.autoCompact,
     estimateTokens: estimate,
@@ -138,7 +129,6 @@ export async function compact(
   const budget = compaction.budget;
   const measured = currentPressure(start);
   if (!budget) return { stage: 'none', beforeTokens: measured, afterTokens: measured, note: null };
-  if (!patched(LOW_WATER_PATCH)) return compactLegacy(host, stepNumber, request);
 
   const targets = compactionTargets(budget, compaction.autoCompact);
   // The provider said the request does not fit, whatever the estimate says: only reductions are trusted.
@@ -182,7 +172,11 @@ export async function compact(
       { ...compaction, plan: pruned.plan, autoCompact: recordPruneOnly(compaction.autoCompact, stepNumber) },
       pruned.after,
     );
-    await notify(host, note);
+    await notify(host, note, {
+      beforeTokens: before,
+      afterTokens: pruned.after,
+      kind: compactionKind(request),
+    });
     return { stage: 'pruned', beforeTokens: before, afterTokens: pruned.after, note };
   }
 
@@ -243,6 +237,7 @@ export async function compact(
   await notify(
     host,
     result.extracted ? `${note} (summary extracted from the transcript: the summarizer failed)` : note,
+    { beforeTokens: before, afterTokens: done.after, kind: compactionKind(request) },
   );
   return { stage: 'summarized', beforeTokens: before, afterTokens: done.after, note };
 }

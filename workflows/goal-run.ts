@@ -75,16 +75,16 @@ export class GoalRun {
         this.state = next;
       },
       // Notices are numbered per session; the execution keeps a resumed run's notices apart.
-      appendMessage: async (key, message) => {
+      appendMessage: async (key, message, done) => {
         const notice = key.startsWith(KEY_PREFIX.notice) && !key.includes('@');
         const stored = notice
           ? storeKeys.notice(this.execution, Number(key.slice(KEY_PREFIX.notice.length)))
           : key;
-        await this.appendMessage(
-          stored,
-          message,
-          notice ? { event: { kind: 'notice', data: { text: textOfUser(message) }, key: stored } } : {},
-        );
+        const text = textOfUser(message).replace(/^\[goalrun\] /, '');
+        const event = done
+          ? { kind: EVENT_KINDS.compaction, data: { ...done, text }, key: stored }
+          : { kind: EVENT_KINDS.notice, data: { text }, key: stored };
+        await this.appendMessage(stored, message, notice ? { event } : {});
       },
     };
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import webpack from 'webpack';
 import { createCompactionActivities } from '../../activities/compaction-activities';
 import { createGoalActivities } from '../../activities/workflow-activities';
