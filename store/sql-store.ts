@@ -504,21 +504,26 @@ async function storedToolResult(
   record: ToolResultRecord,
 ): Promise<RecordedToolResult | null> {
   const { rows } = await db.query<MessageRecord>(
-    'SELECT seq, key, role, content FROM messages WHERE session_id = $1 AND key = $2',
+    'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = $2',
     [record.sessionId, record.messageKey],
   );
   if (rows.length === 0) return null;
   const entry = toEntry(rows[0]);
-  const events = await db.query<{ data: Partial<ToolResultFacts> | null }>(
-    'SELECT data FROM events WHERE session_id = $1 AND key = $2',
-    [record.sessionId, record.eventKey],
-  );
-  const data = events.rows[0]?.data ?? {};
+  // The facts are beside the message; results stored before that kept them in the tool event only.
+  let data = (entry.meta?.tool ?? null) as Partial<ToolResultFacts> | null;
+  if (!data) {
+    const events = await db.query<{ data: Partial<ToolResultFacts> | null }>(
+      'SELECT data FROM events WHERE session_id = $1 AND key = $2',
+      [record.sessionId, record.eventKey],
+    );
+    data = events.rows[0]?.data ?? {};
+  }
   const part = entry.message.role === 'tool' ? entry.message.content[0] : undefined;
   const facts: ToolResultFacts = {
     ok: data.ok ?? part?.output.type === 'text',
     changedWorkspace: data.changedWorkspace ?? true,
     bytes: data.bytes ?? 0,
+    ...(data.chars !== undefined ? { chars: data.chars } : {}),
     ...(data.spoolId !== undefined && data.spoolId !== null ? { spoolId: data.spoolId } : {}),
     lines: data.lines ?? 0,
     firstLine: data.firstLine ?? '',

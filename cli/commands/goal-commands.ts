@@ -167,10 +167,11 @@ async function steerRunningGoal(
   }).filter(([, value]) => value !== undefined);
   if (live?.status === 'limit_reached') {
     if (pairs.length === 0) {
-      const hit = limitOfReason(live.reason);
-      const flag = hit ? LIMITS[hit].flag : '--max-steps';
+      const hit = limitOfReason(live.reason) ?? 'steps';
+      const limits = live.limits ?? { maxSteps: live.steps, maxIterations: live.iteration, maxMinutes: 0, noProgressLimit: 0 };
       throw new ConfigError(
-        `goal ${sessionId} waits at its limit (${live.reason}); raise it: goalrun resume ${sessionId} ${flag} N (or goalrun limits ${sessionId} ${flag} N)`,
+        `goal ${sessionId} is at ${describeLimit(hit, limits[LIMITS[hit].field])}, so it would stop again at once; ` +
+          raiseLimitAdvice(sessionId, hit, raisedLimit(hit, live, limits)),
       );
     }
     const raised = await steerGoal(
