@@ -55,12 +55,13 @@ export class GoalWorker {
   }
 
   /**
-   * Stops polling, kills every running tool process and background job (new tool calls are refused
-   * with "goalrun worker is shutting down; command not started"), and lets Temporal retry the
-   * interrupted calls on another worker.
+   * Stops polling. With `killTools` (a `goalrun worker` told to stop), every running tool process and
+   * background job is killed, new tool calls are refused with "goalrun worker is shutting down;
+   * command not started", and Temporal retries the interrupted calls on another worker. Without it
+   * (`run` stops following), running calls get the grace time to finish.
    */
-  shutdown(): void {
-    if (this.processQueue) void processJobManager().shutdown();
+  shutdown(options: { killTools?: boolean } = {}): void {
+    if (options.killTools && this.processQueue) void processJobManager().shutdown();
     for (const worker of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   }
 

@@ -183,8 +183,8 @@ export class GoalRun {
   // --- Store writes --------------------------------------------------------------------------
 
   /** The state write for the store: only what changed, or everything for a checkpoint. */
-  stateWrite(full = false): StateWrite {
-    const saved = { ...this.session.savedState(), keptProgress: this.session.keptProgress };
+  stateWrite(full = false, as: Partial<GoalState> = {}): StateWrite {
+    const saved = { ...this.session.savedState(), keptProgress: this.session.keptProgress, ...as };
     const write = this.writes.writeFor(saved, full);
     // The transcript seq the state accounts for: a resume recounts the steps stored after it.
     write.set.checkpointSeq = lastSeqOf(this.state.ledger);

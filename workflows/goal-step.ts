@@ -38,10 +38,8 @@ export interface ApprovalBox {
 /** Runs one step. Returns how the goal ended when a `finish` call ended it. */
 export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<StepEnd> {
   const stepNumber = run.state.steps + 1;
-  // The step is counted once its answer is stored: the state saved with the answer accounts for the
-  // messages before it, and a resume counts the answers stored after that (see prepareResume).
-  const step = await callModel(run, stepNumber);
   run.state = { ...run.state, steps: stepNumber };
+  const step = await callModel(run, stepNumber);
   recordModelStep(run, step, stepNumber);
 
   if (step.toolCalls.length === 0) {
@@ -82,7 +80,9 @@ export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<Ste
 async function callModel(run: GoalRun, stepNumber: number): Promise<ModelStepResult> {
   const attempt = async () => {
     const { goal } = run.state;
-    const state = run.stateWrite();
+    // The state saved with the answer accounts for the messages before it, so it does not count this
+    // step yet: a resume counts the answers stored after it (see prepareResume).
+    const state = run.stateWrite(false, { steps: stepNumber - 1 });
     const result = await modelActivities(
       `model step ${stepNumber} · ${goal.model}`,
       modelAttempts(goal),
