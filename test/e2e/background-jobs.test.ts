@@ -213,6 +213,51 @@ describe('background jobs', () => {
     });
   });
 
+  it('kills the jobs of a goal that completes, and of one that stops at a limit', async () => {
+    const t = goalTestEnv('jobs-end');
+    worker(t);
+    for (const [ending, extra] of [
+      ['completed', []],
+      ['limit_reached', ['--max-steps', '2']],
+    ] as const) {
+      const port = await freePort();
+      const turns: Array<() => TestTurn> = [
+        () => bash({ command: `node server.js ${port}`, run_in_background: true }),
+        () => bash({ command: fetchInSandbox(port, '/alive') }),
+      ];
+      model.setFallback((body) => turns[requestStep(body) - 1]?.() ?? finish);
+      fs.writeFileSync(path.join(t.workspace, 'server.js'), SERVER_JS);
+      const started = await runCli(
+        [
+          'start',
+          `a job, then ${ending}`,
+          '--workspace',
+          t.workspace,
+          '--model',
+          'openai-compatible:test-model',
+          '--base-url',
+          model.url,
+          '--network',
+          '--json',
+          ...extra,
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      await waitFor(`the goal to be ${ending}`, async () => (await status(t, sessionId)).status === ending);
+      const results = await toolResultsOf(store, sessionId);
+      expect(results[1].text).toContain('served /alive');
+      await waitFor('the job to be gone', () => processesWith('server.js', String(port)).length === 0);
+      expect(await fetchFromHost(port, '/after-end')).toBe('ECONNREFUSED');
+      const checkpoint = await store.latestCheckpoint(sessionId);
+      expect(checkpoint?.goalState).toMatchObject({
+        status: ending,
+        jobs: [expect.objectContaining({ jobId: 'job-1', status: 'killed' })],
+      });
+    }
+  });
+
   it('SIGTERM on the worker kills the command and the job; the call is retried elsewhere', async () => {
     const t = goalTestEnv('jobs-sigterm');
     const port = await freePort();
