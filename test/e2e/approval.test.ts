@@ -133,11 +133,20 @@ describe('approvals of commands outside the sandbox', () => {
     expect(fs.existsSync(marker)).toBe(false);
     expect(received).not.toContain('escalated');
 
+    // `watch` says what waits, why, and how to answer.
+    const watcher = spawnCli(['watch', sessionId], t.env);
+    const watched = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+    await waitFor('watch to show the request', () => watcher.output().includes(`because: ${JUSTIFICATION}`));
+    expect(watcher.output()).toContain(`approval   waiting: ${command}`);
+    expect(watcher.output()).toContain(`goalrun approve ${sessionId}`);
+
     const approved = await runCli(['approve', sessionId], t.env);
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('approved');
     const final = await ended(sessionId);
     expect(final.status).toBe('completed');
+    expect(await watched).toBe(0);
+    expect(watcher.output().match(/because: /g)).toHaveLength(1);
 
     // It ran outside the sandbox: it wrote outside the workspace and reached the host's loopback.
     expect(fs.readFileSync(marker, 'utf8')).toBe('written-outside\n');
