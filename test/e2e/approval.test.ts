@@ -196,6 +196,32 @@ describe('approvals of commands outside the sandbox', () => {
     expect(decided).toEqual([expect.objectContaining({ command, decision: 'denied', reason })]);
   });
 
+  it('cancel while waiting runs nothing and leaves no request pending', async () => {
+    const command = `echo cancelled > ${path.join(outside, 'cancelled.txt')}`;
+    const scripted = scriptedModel(t.home, [escalate(command), finish]);
+    const sessionId = await start(['--model', scripted, '--approval', 'on-request']);
+    await waitFor('the goal to wait for approval', async () => {
+      const shown = await status(sessionId);
+      return shown.status === 'waiting_approval' ? shown : undefined;
+    });
+    const cancelled = await runCli(['cancel', sessionId, '--wait'], t.env);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const final = await waitFor('the goal to be cancelled', async () => {
+      const shown = await status(sessionId);
+      return shown.status === 'cancelled' ? shown : undefined;
+    });
+    expect(final.approval).toBeNull();
+    expect((await runCli(['status', sessionId], t.env)).stdout).not.toContain('approval   waiting');
+    expect(fs.existsSync(path.join(outside, 'cancelled.txt'))).toBe(false);
+    const [bash] = await toolResultsOf(store, sessionId);
+    expect(bash.ok).toBe(false);
+    expect(bash.text).toContain('not run to completion: the goal was cancelled');
+    const checkpoint = await store.latestCheckpoint(sessionId);
+    expect(checkpoint?.goalState).toMatchObject({ status: 'cancelled', approval: null });
+    const { decided } = await approvalEvents(sessionId);
+    expect(decided).toEqual([expect.objectContaining({ command, decision: 'denied', by: 'cancel' })]);
+  });
+
   it('denies a request nobody answers within config approval_timeout_minutes', async () => {
     // Its own data dir with a config: the policy and the timeout both come from config.json.
     const home = tempDir('approval-config-home');
