@@ -3,6 +3,7 @@
  * verb per command (`pause`, `limits`, `model`, …) that sends the same update; `approve` and `deny`
  * answer an escalation out of the sandbox.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
 import type { JobRecord } from '../../core/jobs-registry';
@@ -14,6 +15,7 @@ import { positiveIntFlag } from '../goal-options';
 import { workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
+import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 /** Options every steering verb takes. */
 export interface SteerOptions {
@@ -86,7 +88,13 @@ export async function jobsCommand(
   return 0;
 }
 
-/** `goalrun approve <id>` and `goalrun deny <id> [--reason TEXT]`. */
+/** How long `approve` and `deny` wait for a worker to take the answer before they say none did. */
+export const APPROVAL_ANSWER_WAIT_MS = 30_000;
+
+/**
+ * `goalrun approve <id>` and `goalrun deny <id> [--reason TEXT]`. The answer is a Temporal update,
+ * which only a running worker can take: with none, it says so instead of waiting without a word.
+ */
 export function approvalVerb(decision: 'approve' | 'deny') {
   return async (
     context: CliContext,
@@ -99,10 +107,24 @@ export function approvalVerb(decision: 'approve' | 'deny') {
       throw new ConfigError(`goal ${sessionId} is not running; nothing waits for approval`);
     }
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+    const { taskQueue } = await handle.describe();
+    const retry = `the goal keeps waiting; answer again once a worker runs (${context.workerHint()})`;
+    if ((await hasLiveWorker(client, taskQueue)) === false) {
+      throw new ConfigError(`${noWorkerMessage(taskQueue, context.workerHint())}; ${retry}`);
+    }
     try {
-      const text = await handle.executeUpdate(approvalUpdate, {
+      const update = handle.executeUpdate(approvalUpdate, {
         args: [{ decision, reason: options.reason, from: senderName() }],
       });
+      // Given up on below, it must not fail the process later as an unhandled rejection.
+      update.catch(() => undefined);
+      const text = await Promise.race([update, delay(APPROVAL_ANSWER_WAIT_MS, null, { ref: false })]);
+      if (text === null) {
+        throw new ConfigError(
+          `no worker took the answer within ${APPROVAL_ANSWER_WAIT_MS / 1000} s (a worker of task queue ${taskQueue} may have just stopped); ` +
+            `it may still reach the goal when a worker picks it up, else ${retry}`,
+        );
+      }
       if (options.json) printJson({ decision, text });
       else say(text);
       return 0;

@@ -196,6 +196,51 @@ describe('approvals of commands outside the sandbox', () => {
     expect(decided).toEqual([expect.objectContaining({ command, decision: 'denied', reason })]);
   });
 
+  it('an answer while no worker runs says so instead of hanging; the goal gets it once one does', async () => {
+    const command = `echo offline > ${path.join(outside, 'offline.txt')}`;
+    const sessionId = await start([
+      '--model',
+      scriptedModel(t.home, [escalate(command), finish]),
+      '--approval',
+      'on-request',
+    ]);
+    await waitFor('the goal to wait for approval', async () => {
+      const shown = await status(sessionId);
+      return shown.status === 'waiting_approval' ? shown : undefined;
+    });
+    await killAndWait(worker, 'SIGKILL');
+    const reason = 'answered while the worker was down';
+    const offline = await runCli(['deny', sessionId, '--reason', reason], t.env);
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toMatch(/no worker (took the answer within 30 s|is polling task queue)/);
+    expect(offline.stderr).toContain('answer again once a worker runs');
+
+    worker = spawnCli(['worker'], t.env);
+    const restarted = Date.now();
+    // Temporal keeps an update it accepted for a goal with no worker: it usually arrives now, but it
+    // may be dropped, and then the person answers again, as the message said.
+    let answeredAgain = false;
+    await waitFor(
+      'the goal to end',
+      async () => {
+        const shown = await status(sessionId);
+        if (shown.status === 'completed') return true;
+        if (shown.status === 'waiting_approval' && !answeredAgain && Date.now() - restarted > 20_000) {
+          answeredAgain = true;
+          expect((await runCli(['deny', sessionId, '--reason', reason], t.env)).code).toBe(0);
+        }
+        return undefined;
+      },
+      120_000,
+      1_000,
+    );
+    const [bash] = await toolResultsOf(store, sessionId);
+    expect(bash.text).toContain(reason);
+    expect(fs.existsSync(path.join(outside, 'offline.txt'))).toBe(false);
+    const { decided } = await approvalEvents(sessionId);
+    expect(decided).toEqual([expect.objectContaining({ decision: 'denied', reason })]);
+  });
+
   it('cancel while waiting runs nothing and leaves no request pending', async () => {
     const command = `echo cancelled > ${path.join(outside, 'cancelled.txt')}`;
     const scripted = scriptedModel(t.home, [escalate(command), finish]);
