@@ -12,8 +12,8 @@ import { approvalUpdate, jobsQuery, type SteerResult, workflowIdOf } from '../..
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import { positiveIntFlag } from '../goal-options';
-import { workflowStatus } from '../goal-status';
-import { printJson, say } from '../output';
+import { queryWithTimeout, workflowStatus } from '../goal-status';
+import { notice, printJson, say } from '../output';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
@@ -82,7 +82,20 @@ export async function jobsCommand(
   if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
     throw new ConfigError(`goal ${sessionId} is not running; its background jobs ended with it`);
   }
-  const jobs: JobRecord[] = await client.workflow.getHandle(workflowIdOf(sessionId)).query(jobsQuery);
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  let jobs = await queryWithTimeout(() => handle.query(jobsQuery));
+  if (jobs === null) {
+    // No worker answers (a query needs one): the registry as the goal last saved it.
+    const row = await (await context.sessionStore()).findSession(sessionId);
+    const saved = (row?.goalState as { jobs?: JobRecord[] } | null | undefined)?.jobs;
+    if (!saved) {
+      throw new ConfigError(
+        `goal ${sessionId} did not answer (no worker runs it?) and has no saved jobs yet`,
+      );
+    }
+    notice(`no worker answered for goal ${sessionId}; these are its jobs as it last saved them`);
+    jobs = saved;
+  }
   if (options.json) printJson(jobs);
   else say(renderJobs(jobs, Date.now()));
   return 0;

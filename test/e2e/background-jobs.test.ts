@@ -301,6 +301,12 @@ describe('background jobs', () => {
     expect(pending.lastFailure?.message).toBe(KILLED_BY_SHUTDOWN_MESSAGE);
     expect(pending.lastFailure?.applicationFailureInfo?.type).toBe('ToolHostShuttingDown');
 
+    // With no worker to answer a query, `goalrun jobs` shows the registry as the goal last saved it.
+    const offline = await runCli(['jobs', sessionId], t.env);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain('no worker answered');
+    expect(offline.stdout).toContain(`job-1 [running] node server.js ${port}`);
+
     // Another worker runs the call again, and the job, whose host is gone, is lost.
     worker(t);
     await waitFor(
