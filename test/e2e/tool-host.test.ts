@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../store/types';
-import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
@@ -141,6 +141,31 @@ describe('a model worker and a tools-only worker', () => {
     expect(model.requests).toHaveLength(3);
     for (const request of model.requests) {
       expect(request.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    }
+  });
+
+  it('says when nobody polls the tools queue a goal is started with (a typo would wait forever)', async () => {
+    const toolsQueue = /--tools-queue '([^']+)'/.exec(toolsWorker.output())?.[1] as string;
+    // A model that finishes at once: these goals need no tool, only the notice matters.
+    const done = scriptedModel(t.home, [
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'nothing to do' } }] },
+    ]);
+    const args = ['--workspace', project, '--model', done, '--json'];
+    const served = await runCli(['start', 'served', ...args, '--tools-queue', toolsQueue], t.env);
+    expect(served.code, served.stderr).toBe(0);
+    expect(served.stderr).not.toContain('no tool host');
+
+    const typo = `${toolsQueue}-typo`;
+    const unserved = await runCli(['start', 'unserved', ...args, '--tools-queue', typo], t.env);
+    expect(unserved.code, unserved.stderr).toBe(0);
+    expect(unserved.stderr).toContain(`no tool host is polling ${typo}`);
+    expect(unserved.stderr).toContain('goalrun worker --role tools --workspace-root');
+    for (const started of [served, unserved]) {
+      const { sessionId } = JSON.parse(started.stdout);
+      await waitFor('the goal to finish', async () => {
+        const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
+        return shown.status === 'completed';
+      });
     }
   });
 
