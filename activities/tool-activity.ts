@@ -253,6 +253,7 @@ async function storedResult(
     ok: data.ok ?? part?.output.type === 'text',
     changedWorkspace: data.changedWorkspace ?? true,
     bytes: data.bytes ?? 0,
+    ...(typeof data.chars === 'number' ? { chars: data.chars } : {}),
     ...(typeof data.spoolId === 'number' ? { spoolId: data.spoolId } : {}),
     lines: data.lines ?? 0,
     firstLine: data.firstLine ?? '',
