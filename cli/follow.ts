@@ -14,7 +14,7 @@ import { exitCodeOf } from './exit-codes';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
 import { limitOfReason, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
-import { formatDuration, notice, printJson, say } from './output';
+import { approvalPrompt, formatDuration, notice, printJson, say } from './output';
 import { signalExitCode } from './signals';
 import { firstEvents, hasLiveWorker, noWorkerMessage } from './worker-presence';
 
@@ -54,6 +54,7 @@ export async function followGoal(
   let pickedUp = false;
   let checkedWorkers = false;
   let waitingSince: Date | null = null;
+  let announcedApproval: string | null = null;
   while (!signal) {
     const description = await handle.describe();
     temporalStatus = description.status.name;
@@ -97,6 +98,11 @@ export async function followGoal(
         if (action.n > printed) live.print(`  ${action.text}`);
       }
       printed = Math.max(printed, ...(state?.recent ?? []).map((action) => action.n));
+      // An escalation waits for a person: say once what it is, why, and how to answer it.
+      if (state?.approval && state.approval.toolCallId !== announcedApproval) {
+        announcedApproval = state.approval.toolCallId;
+        live.print(approvalPrompt(sessionId, state.approval));
+      }
       const call = await progress.current(description.raw.pendingActivities, description.runId);
       live.update(call && { step: state?.steps ?? 0, ...call }, call?.activityId ?? '');
     }

@@ -135,14 +135,21 @@ export function limitsFromFlags(options: GoalOptions): Partial<GoalLimits> {
   return limits;
 }
 
-/** Resolves and checks the workspace directory. */
-export function resolveWorkspace(dir: string | undefined): string {
+/**
+ * Resolves and checks the workspace directory. With `onToolHost` (a goal whose tools run on a tool
+ * host, --tools-queue) the workspace may live only on that host: an absolute path that does not
+ * exist here is accepted, and the tool host reports it if it is missing there too.
+ */
+export function resolveWorkspace(dir: string | undefined, onToolHost = false): string {
   const workspace = path.resolve(dir ?? process.cwd());
   let stat: fs.Stats;
   try {
     stat = fs.statSync(workspace);
   } catch {
-    throw new ConfigError(`workspace ${workspace} does not exist`);
+    if (onToolHost && dir !== undefined && path.isAbsolute(dir)) return workspace;
+    throw new ConfigError(
+      `workspace ${workspace} does not exist${onToolHost ? ' here (a workspace that exists only on the tool host must be given as an absolute path)' : ''}`,
+    );
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${workspace} is not a directory`);
   return workspace;
@@ -164,7 +171,8 @@ export function goalFromOptions(
   }
   // Flags first: a typo in a number is the cheapest thing to report.
   const limits = { ...settings.defaultLimits, ...limitsFromFlags(options) };
-  const workspace = resolveWorkspace(options.workspace);
+  const toolTaskQueue = options.toolsQueue ?? settings.config.tools_queue;
+  const workspace = resolveWorkspace(options.workspace, toolTaskQueue !== undefined);
   const model = normalizeModelSpec(options.model ?? settings.defaultModel);
   const baseUrl = options.baseUrl ?? settings.config.base_url;
   checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
@@ -191,7 +199,7 @@ export function goalFromOptions(
     backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
     sandbox,
-    toolTaskQueue: options.toolsQueue ?? settings.config.tools_queue,
+    toolTaskQueue,
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,

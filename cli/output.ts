@@ -52,13 +52,7 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
   if (snapshot.sandbox === 'off')
     lines.push("sandbox    OFF: tool commands run with the worker's own rights");
   else if (snapshot.sandbox === 'read-only') lines.push('sandbox    read-only');
-  if (snapshot.approval) {
-    lines.push(
-      `approval   waiting: ${snapshot.approval.command}`,
-      `           because: ${snapshot.approval.justification}`,
-      `           answer:  goalrun approve ${snapshot.sessionId}  |  goalrun deny ${snapshot.sessionId} --reason "…"`,
-    );
-  }
+  if (snapshot.approval) lines.push(approvalPrompt(snapshot.sessionId, snapshot.approval));
   if (snapshot.runningJobs)
     lines.push(
       `jobs       ${plural(snapshot.runningJobs, 'background job')} running (goalrun jobs ${snapshot.sessionId})`,
@@ -87,6 +81,18 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
   }
   if (snapshot.keptProgress) lines.push(`kept progress:\n${indent(snapshot.keptProgress)}`);
   return lines.join('\n');
+}
+
+/** What an escalation waits for, why, and how to answer it (status and watch). */
+export function approvalPrompt(
+  sessionId: string,
+  approval: { command: string; justification: string },
+): string {
+  return [
+    `approval   waiting: ${approval.command}`,
+    `           because: ${approval.justification}`,
+    `           answer:  goalrun approve ${sessionId}  |  goalrun deny ${sessionId} --reason "…"`,
+  ].join('\n');
 }
 
 function indent(text: string): string {

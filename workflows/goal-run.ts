@@ -311,6 +311,22 @@ export class GoalRun {
   /** The cleanup of a cancelled goal: answered calls, a kept-progress summary, status cancelled. */
   async cancelled(): Promise<void> {
     if (!this.opened) await this.open();
+    // A cancelled goal waits for nobody: its pending escalation is denied, or status would show it forever.
+    const pending = this.state.approval;
+    if (pending) {
+      this.session.approvalAnswered('denied', 'the goal was cancelled');
+      await this.saveState(false, {
+        kind: 'approval',
+        data: {
+          toolCallId: pending.toolCallId,
+          command: pending.command,
+          decision: 'denied',
+          reason: 'the goal was cancelled',
+          by: 'cancel',
+        },
+        key: `approval:${pending.toolCallId}`,
+      });
+    }
     await this.answerUnanswered('the goal was cancelled while this tool was running');
     const summary = keptProgressSummary(this.state, this.session.elapsedMs());
     this.session.keptProgress = summary;

@@ -17,6 +17,7 @@ import { userText } from '../core/messages';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
+import { plural } from '../core/text';
 import { isTodoWriteCall } from '../core/todo-write-tool';
 import { GOAL_TOOL_NAMES } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
@@ -291,7 +292,7 @@ async function askApproval(
       ? approvals.answer
       : {
           decision: 'deny',
-          reason: `no answer within ${sandbox.approvalTimeoutMinutes} minutes`,
+          reason: `no answer within ${plural(sandbox.approvalTimeoutMinutes, 'minute')}`,
           from: 'timeout',
         };
   approvals.answer = null;

@@ -3,7 +3,7 @@
  * start a sandbox, the database must answer), one line per item, each missing item with its fix.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { SandboxMode } from '../../core/sandbox-settings';
@@ -92,8 +92,28 @@ async function ripgrepCheck(input: DoctorInput): Promise<DoctorCheck> {
   return { name: 'ripgrep', ok: true, required: false, detail: `${(await versionOf(rg)) ?? 'rg'} at ${rg}` };
 }
 
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function temporalCheck(input: DoctorInput): DoctorCheck {
   const found = input.findTemporalBinary(input.env);
+  // goalrun quietly falls back to PATH and its cache; a wrong explicit setting is still worth a word.
+  const explicit = input.env.TEMPORAL_CLI_PATH;
+  if (explicit && !isExecutableFile(explicit)) {
+    return {
+      name: 'temporal CLI',
+      ok: false,
+      required: false,
+      detail: `TEMPORAL_CLI_PATH=${explicit} is not an executable file${found ? ` (goalrun falls back to ${found})` : ''}`,
+      fix: `point TEMPORAL_CLI_PATH at the temporal binary, or unset it${found ? '' : ' and run npm run temporal (builds it once into ~/.cache/goalrun/bin)'}`,
+    };
+  }
   if (!found) {
     return {
       name: 'temporal CLI',

@@ -19,7 +19,7 @@ import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
 import { prepareLaunch } from '../sandbox/launch';
 import { HeadTailBuffer } from './head-tail-buffer';
 import { readJobOutput, startBackgroundJob } from './job-tools';
-import { processJobManager, shuttingDownFailure } from './jobs';
+import { KILLED_BY_SHUTDOWN_MESSAGE, processJobManager, shuttingDownFailure } from './jobs';
 import { type ProcessExit, ToolProcess } from './tool-process';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 
@@ -222,7 +222,7 @@ async function runForeground(
 
   if (stopReason === 'cancel') throw cancellationError(signal);
   // Killed because the worker stops: another worker runs the call again (and says it may have run).
-  if (stopReason === 'shutdown') throw shuttingDownFailure();
+  if (stopReason === 'shutdown') throw shuttingDownFailure(KILLED_BY_SHUTDOWN_MESSAGE);
   const sandboxFailure = stopReason === undefined ? child.sandboxFailure() : undefined;
   if (sandboxFailure && exit?.code !== 0) {
     return { ok: false, output: `sandbox failed to start: ${sandboxFailure}`, changedWorkspace: false };

@@ -23,11 +23,18 @@ import { ToolProcess } from './tool-process';
 /** What a shutting-down worker answers to every new tool call (spec S-JOBS). */
 export const SHUTTING_DOWN_MESSAGE = 'goalrun worker is shutting down; command not started';
 
+/**
+ * What a command that was already running fails with when the shutdown kills it: "not started" would
+ * be untrue, and the retry's result warns the model that the command may already have run.
+ */
+export const KILLED_BY_SHUTDOWN_MESSAGE =
+  'goalrun worker is shutting down; command killed, Temporal runs it again on another worker';
+
 /** The failure a tool call gets from a shutting-down worker: retryable, so another worker runs it. */
-export function shuttingDownFailure(): ApplicationFailure {
+export function shuttingDownFailure(message = SHUTTING_DOWN_MESSAGE): ApplicationFailure {
   return ApplicationFailure.create({
     type: FailureType.ToolHostShuttingDown,
-    message: SHUTTING_DOWN_MESSAGE,
+    message,
     nonRetryable: false,
   });
 }

@@ -16,7 +16,13 @@ import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
 import { steerGoal } from '../steer-client';
 import { webUiUrl } from '../web-ui';
-import { firstEvents, hasLiveWorker, noWorkerMessage } from '../worker-presence';
+import {
+  firstEvents,
+  hasLiveToolHost,
+  hasLiveWorker,
+  noToolHostMessage,
+  noWorkerMessage,
+} from '../worker-presence';
 import { describe as describeSteering } from './steer-commands';
 
 /** Options of `resume`, besides the limits. */
@@ -43,6 +49,7 @@ export async function runCommand(
   const started = await startGoal(context, goal);
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
+  await warnIfNoToolHost(context, goal);
   return followGoal(context, started.sessionId, follow);
 }
 
@@ -64,6 +71,7 @@ export async function startCommand(
   }
   noteModel(goal.model);
   await warnIfNoWorker(context, started.taskQueue);
+  await warnIfNoToolHost(context, goal);
   return 0;
 }
 
@@ -225,6 +233,15 @@ async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<v
   const client = await context.temporal();
   if ((await hasLiveWorker(client, taskQueue)) === false)
     notice(noWorkerMessage(taskQueue, context.workerHint()));
+}
+
+/** A goal whose tools go to a tool host that nobody runs would wait at its first tool call, silently. */
+async function warnIfNoToolHost(context: CliContext, goal: GoalDefinition): Promise<void> {
+  if (!goal.toolTaskQueue) return;
+  const client = await context.temporal();
+  if ((await hasLiveToolHost(client, goal.toolTaskQueue)) === false) {
+    notice(noToolHostMessage(goal.toolTaskQueue, goal.workspace));
+  }
 }
 
 function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {

@@ -3,6 +3,7 @@
  * verb per command (`pause`, `limits`, `model`, …) that sends the same update; `approve` and `deny`
  * answer an escalation out of the sandbox.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
 import type { JobRecord } from '../../core/jobs-registry';
@@ -11,9 +12,10 @@ import { approvalUpdate, jobsQuery, type SteerResult, workflowIdOf } from '../..
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import { positiveIntFlag } from '../goal-options';
-import { workflowStatus } from '../goal-status';
-import { printJson, say } from '../output';
+import { queryWithTimeout, workflowStatus } from '../goal-status';
+import { notice, printJson, say } from '../output';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
+import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 /** Options every steering verb takes. */
 export interface SteerOptions {
@@ -80,13 +82,32 @@ export async function jobsCommand(
   if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
     throw new ConfigError(`goal ${sessionId} is not running; its background jobs ended with it`);
   }
-  const jobs: JobRecord[] = await client.workflow.getHandle(workflowIdOf(sessionId)).query(jobsQuery);
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  let jobs = await queryWithTimeout(() => handle.query(jobsQuery));
+  if (jobs === null) {
+    // No worker answers (a query needs one): the registry as the goal last saved it.
+    const row = await (await context.sessionStore()).findSession(sessionId);
+    const saved = (row?.goalState as { jobs?: JobRecord[] } | null | undefined)?.jobs;
+    if (!saved) {
+      throw new ConfigError(
+        `goal ${sessionId} did not answer (no worker runs it?) and has no saved jobs yet`,
+      );
+    }
+    notice(`no worker answered for goal ${sessionId}; these are its jobs as it last saved them`);
+    jobs = saved;
+  }
   if (options.json) printJson(jobs);
   else say(renderJobs(jobs, Date.now()));
   return 0;
 }
 
-/** `goalrun approve <id>` and `goalrun deny <id> [--reason TEXT]`. */
+/** How long `approve` and `deny` wait for a worker to take the answer before they say none did. */
+export const APPROVAL_ANSWER_WAIT_MS = 30_000;
+
+/**
+ * `goalrun approve <id>` and `goalrun deny <id> [--reason TEXT]`. The answer is a Temporal update,
+ * which only a running worker can take: with none, it says so instead of waiting without a word.
+ */
 export function approvalVerb(decision: 'approve' | 'deny') {
   return async (
     context: CliContext,
@@ -99,10 +120,24 @@ export function approvalVerb(decision: 'approve' | 'deny') {
       throw new ConfigError(`goal ${sessionId} is not running; nothing waits for approval`);
     }
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+    const { taskQueue } = await handle.describe();
+    const retry = `the goal keeps waiting; answer again once a worker runs (${context.workerHint()})`;
+    if ((await hasLiveWorker(client, taskQueue)) === false) {
+      throw new ConfigError(`${noWorkerMessage(taskQueue, context.workerHint())}; ${retry}`);
+    }
     try {
-      const text = await handle.executeUpdate(approvalUpdate, {
+      const update = handle.executeUpdate(approvalUpdate, {
         args: [{ decision, reason: options.reason, from: senderName() }],
       });
+      // Given up on below, it must not fail the process later as an unhandled rejection.
+      update.catch(() => undefined);
+      const text = await Promise.race([update, delay(APPROVAL_ANSWER_WAIT_MS, null, { ref: false })]);
+      if (text === null) {
+        throw new ConfigError(
+          `no worker took the answer within ${APPROVAL_ANSWER_WAIT_MS / 1000} s (a worker of task queue ${taskQueue} may have just stopped); ` +
+            `it may still reach the goal when a worker picks it up, else ${retry}`,
+        );
+      }
       if (options.json) printJson({ decision, text });
       else say(text);
       return 0;

@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBash } from '../../activities/tools/bash';
 import { jobKillTool, jobOutputTool } from '../../activities/tools/job-tools';
-import { JobManager, SHUTTING_DOWN_MESSAGE } from '../../activities/tools/jobs';
+import { JobManager, KILLED_BY_SHUTDOWN_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../../activities/tools/jobs';
 import type { ToolContext } from '../../activities/tools/types';
 import { FailureType } from '../../core/errors';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../core/sandbox-settings';
@@ -200,7 +200,7 @@ describe('worker shutdown', () => {
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({
       type: FailureType.ToolHostShuttingDown,
-      message: SHUTTING_DOWN_MESSAGE,
+      message: KILLED_BY_SHUTDOWN_MESSAGE,
       nonRetryable: false,
     });
     expect(processesWithMarker(foreground)).toEqual([]);

@@ -94,7 +94,7 @@ describe('runTool', () => {
       ok: true,
       changedWorkspace: true,
       bytes: Buffer.byteLength(stored.spool[0].content),
-      chars: stored.spool[0].content.length,
+      chars: [...stored.spool[0].content].length,
       spoolId: result.entry.spoolId,
       lines: 5001,
       firstLine: '1',
