@@ -1,8 +1,8 @@
 /** The policy view of a goal's context (spec S-GAUGE), from its compaction state. */
 import { type PolicyView, policyView } from '../core/budget';
-import type { GoalState } from '../core/goal';
 import { controlStateSize } from '../core/compaction/state-size';
 import { compactionTargets } from '../core/compaction/targets';
+import type { GoalState } from '../core/goal';
 import { compactionOf, currentPressure } from './compaction';
 
 /** The policy view, or null before the model's budget is known. */

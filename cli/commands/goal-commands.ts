@@ -176,7 +176,12 @@ async function steerRunningGoal(
   if (live?.status === 'limit_reached') {
     if (pairs.length === 0) {
       const hit = limitOfReason(live.reason) ?? 'steps';
-      const limits = live.limits ?? { maxSteps: live.steps, maxIterations: live.iteration, maxMinutes: 0, noProgressLimit: 0 };
+      const limits = live.limits ?? {
+        maxSteps: live.steps,
+        maxIterations: live.iteration,
+        maxMinutes: 0,
+        noProgressLimit: 0,
+      };
       throw new ConfigError(
         `goal ${sessionId} is at ${describeLimit(hit, limits[LIMITS[hit].field])}, so it would stop again at once; ` +
           raiseLimitAdvice(sessionId, hit, raisedLimit(hit, live, limits)),

@@ -41,7 +41,8 @@ export async function workerCommand(
     toolsQueue,
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown({ killTools: true }));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => worker.shutdown({ killTools: true }));
   // Said on stderr before any log line, so a person (or a test) sees at once which goals it serves.
   if (toolsQueue) {
     notice(
