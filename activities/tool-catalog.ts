@@ -1,5 +1,6 @@
 /** Every tool that runs as an activity, with argument parsing and the specs the model is shown. */
 import { z } from 'zod';
+import { LEGACY_TOOL } from '../core/tool-names';
 import type { ToolSpec } from './providers/types';
 import { jobOutputTool } from './tools/job-tools';
 import { parseToolArgs, WORKSPACE_TOOLS } from './tools/registry';
@@ -14,15 +15,12 @@ export interface CatalogTool {
   run(args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
 
-/** bash-output, job-output's retired name. */
-export const LEGACY_JOB_OUTPUT_NAME = 'bash-output';
-
 // biome-ignore lint/suspicious/noExplicitAny: the catalog holds tools of different argument types
 const ACTIVITY_TOOLS: Record<string, ToolDefinition<any>> = {
   ...WORKSPACE_TOOLS,
   [toolOutputTool.name]: toolOutputTool,
   // The retired name of job-output (spec S-JOBS): not offered, still handled.
-  [LEGACY_JOB_OUTPUT_NAME]: { ...jobOutputTool, name: LEGACY_JOB_OUTPUT_NAME },
+  [LEGACY_TOOL.bashOutput]: { ...jobOutputTool, name: LEGACY_TOOL.bashOutput },
 };
 
 /** The tool of that name, or undefined for an unknown (or workflow-handled) tool. */

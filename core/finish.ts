@@ -1,8 +1,9 @@
 /** The `finish` tool: the model's way to end a goal. Handled in the workflow, so it is plain code. */
+import { TOOL } from './tool-names';
 
 /** What the model is shown about `finish`. */
 export const FINISH_TOOL_SPEC = {
-  name: 'finish',
+  name: TOOL.finish,
   description:
     'End the goal. Call it once the objective is fully done and verified (status "complete"), or when you cannot make further progress without help (status "blocked", explaining what is missing). The summary is shown to the user: say what you did and how you checked it.',
   inputSchema: {

@@ -4,9 +4,10 @@
  * it concerns, all at once, so the model can fix a call in one retry.
  */
 import { TASK_STATUSES, type TaskStatus } from './task-graph-types';
+import { TOOL } from './tool-names';
 
 /** Prefix of every error text, so the model knows which tool complained. */
-export const TODO_WRITE_ERROR_PREFIX = 'todo-write:';
+export const TODO_WRITE_ERROR_PREFIX = `${TOOL.todoWrite}:`;
 
 /** Most characters a task's content may hold; the graph lives in durable workflow state. */
 export const MAX_TASK_CONTENT_CHARS = 4_000;

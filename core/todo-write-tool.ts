@@ -3,18 +3,10 @@
  * only on the plan (spec S-TASKS). Handled in the workflow on its durable state, so it is plain code.
  */
 import { TASK_STATUSES } from './task-graph-types';
-
-/** Name of the tool. */
-export const TODO_WRITE_TOOL_NAME = 'todo-write';
+import { LEGACY_TASK_TOOL_NAMES, LEGACY_TOOL, TOOL } from './tool-names';
 
 /** Retired tool names that still work, each mapped onto a todo-write call. */
-export const LEGACY_TASK_TOOL_ALIASES = [
-  'task-create',
-  'task-update',
-  'task-get',
-  'task-list',
-  'task-delete',
-] as const;
+export const LEGACY_TASK_TOOL_ALIASES = LEGACY_TASK_TOOL_NAMES;
 
 /** One of the retired tool names. */
 export type LegacyTaskToolName = (typeof LEGACY_TASK_TOOL_ALIASES)[number];
@@ -33,7 +25,7 @@ const TODO_WRITE_DESCRIPTION = [
 
 /** What the model is shown about `todo-write`. */
 export const TODO_WRITE_TOOL_SPEC = {
-  name: TODO_WRITE_TOOL_NAME,
+  name: TOOL.todoWrite,
   description: TODO_WRITE_DESCRIPTION,
   inputSchema: {
     type: 'object',
@@ -77,9 +69,7 @@ export const TODO_WRITE_TOOL_SPEC = {
 
 /** Whether a tool name is todo-write or one of its retired aliases. */
 export function isTodoWriteCall(toolName: string): boolean {
-  return (
-    toolName === TODO_WRITE_TOOL_NAME || (LEGACY_TASK_TOOL_ALIASES as readonly string[]).includes(toolName)
-  );
+  return toolName === TOOL.todoWrite || (LEGACY_TASK_TOOL_ALIASES as readonly string[]).includes(toolName);
 }
 
 /**
@@ -120,18 +110,18 @@ function pickTask(record: Record<string, unknown>): Record<string, unknown> {
 export function legacyCallToTodoWrite(toolName: string, args: unknown): unknown {
   if (!(LEGACY_TASK_TOOL_ALIASES as readonly string[]).includes(toolName)) return args;
   const name = toolName as LegacyTaskToolName;
-  if (name === 'task-get' || name === 'task-list') return {};
+  if (name === LEGACY_TOOL.taskGet || name === LEGACY_TOOL.taskList) return {};
   const value = decode(args);
   const record =
     typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;
   if (record === undefined) return value;
-  if (name === 'task-delete') {
+  if (name === LEGACY_TOOL.taskDelete) {
     if (record.ids !== undefined) return { delete: record.ids };
     return { delete: [record.id ?? ''] };
   }
   const task = pickTask(record);
-  if (name === 'task-update' && task.id === undefined) task.id = '';
+  if (name === LEGACY_TOOL.taskUpdate && task.id === undefined) task.id = '';
   return { todos: [task], merge: true };
 }

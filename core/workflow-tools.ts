@@ -7,6 +7,7 @@ import type { GoalState, GoalStatus } from './goal';
 import { recordToolOutcome } from './goal-rules';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
 import { isTodoWriteCall, legacyCallToTodoWrite, PLAN_ONLY_NUDGE } from './todo-write-tool';
+import { TOOL } from './tool-names';
 
 /** A call the workflow handles itself. */
 export interface WorkflowToolCall {
@@ -27,12 +28,12 @@ export interface WorkflowToolOutcome {
 
 /** Whether the workflow handles this tool itself. */
 export function isWorkflowTool(toolName: string): boolean {
-  return toolName === 'finish' || isTodoWriteCall(toolName);
+  return toolName === TOOL.finish || isTodoWriteCall(toolName);
 }
 
 /** Handles one workflow tool call on the goal state. */
 export function handleWorkflowTool(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  if (call.toolName === 'finish') return handleFinish(state, call);
+  if (call.toolName === TOOL.finish) return handleFinish(state, call);
   return handleTodoWrite(state, call);
 }
 
@@ -40,8 +41,8 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   const parsed = parseFinishArgs(call.input);
   if (!parsed.ok) {
     const next = recordToolOutcome(state, {
-      toolName: 'finish',
-      summary: 'finish: invalid arguments',
+      toolName: TOOL.finish,
+      summary: `${TOOL.finish}: invalid arguments`,
       ok: false,
       changedWorkspace: false,
     });
@@ -49,8 +50,8 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   }
   const { status, summary } = parsed.args;
   const next = recordToolOutcome(state, {
-    toolName: 'finish',
-    summary: `finish: ${status}`,
+    toolName: TOOL.finish,
+    summary: `${TOOL.finish}: ${status}`,
     ok: true,
     changedWorkspace: false,
   });
@@ -64,9 +65,10 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
 }
 
 function handleTodoWrite(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  const args = call.toolName === 'todo-write' ? call.input : legacyCallToTodoWrite(call.toolName, call.input);
+  const args =
+    call.toolName === TOOL.todoWrite ? call.input : legacyCallToTodoWrite(call.toolName, call.input);
   const outcome = applyTodoWrite(state.tasks, args, { subAgent: false });
-  const summary = outcome.ok ? `todo-write: ${summarizeTaskList(outcome.view)}` : 'todo-write: rejected';
+  const summary = `${TOOL.todoWrite}: ${outcome.ok ? summarizeTaskList(outcome.view) : 'rejected'}`;
   const next = recordToolOutcome(
     { ...state, tasks: outcome.graph },
     { toolName: call.toolName, summary, ok: outcome.ok, changedWorkspace: false },

@@ -18,7 +18,7 @@ import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { isTodoWriteCall } from '../core/todo-write-tool';
-import { GOAL_TOOL_NAMES } from '../core/tool-names';
+import { GOAL_TOOL_NAMES, TOOL } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
 import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workflow-tools';
 import { jobActivities, modelActivities, toolActivities } from './activities-proxy';
@@ -162,7 +162,7 @@ async function runWorkspaceTool(
 ): Promise<void> {
   const { goal } = run.state;
   const routing = call.routing;
-  if (call.toolName === 'job-kill' && routing?.jobId === 'all') {
+  if (call.toolName === TOOL.jobKill && routing?.jobId === 'all') {
     await killAllJobsForModel(run, call);
     return;
   }
