@@ -1,5 +1,7 @@
 /** Every tool that runs as an activity, with argument parsing and the specs the model is shown. */
-import { z } from 'zod';
+import { FINISH_TOOL_SPEC } from '../core/finish';
+import { modelJsonSchema } from '../core/model-json-schema';
+import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
 import { LEGACY_TOOL } from '../core/tool-names';
 import type { ToolSpec } from './providers/types';
 import { jobOutputTool } from './tools/job-tools';
@@ -35,13 +37,41 @@ export function findTool(name: string): CatalogTool | undefined {
   };
 }
 
-/** The spec the model is shown for a tool, or undefined when there is no such activity tool. */
-export function toolSpecOf(name: string): ToolSpec | undefined {
+/** The tools the workflow handles itself, as the model is shown them. */
+const WORKFLOW_TOOL_SPECS: ToolSpec[] = [
+  { ...FINISH_TOOL_SPEC, inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown> },
+  {
+    ...TODO_WRITE_TOOL_SPEC,
+    inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
+  },
+];
+
+/** Specs already built: a schema's JSON form does not change while the process runs. */
+const specCache = new Map<string, ToolSpec>();
+
+function specOf(name: string): ToolSpec | undefined {
+  const cached = specCache.get(name);
+  if (cached) return cached;
   const tool = ACTIVITY_TOOLS[name];
-  if (!tool) return undefined;
-  return {
-    name,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.schema) as Record<string, unknown>,
-  };
+  const spec = tool
+    ? { name, description: tool.description, inputSchema: modelJsonSchema(tool.schema) }
+    : WORKFLOW_TOOL_SPECS.find((workflowTool) => workflowTool.name === name);
+  if (spec) specCache.set(name, spec);
+  return spec;
+}
+
+/**
+ * The specs the model is offered for these tool names, in the order given: activity tools from the
+ * catalog, todo-write and finish from core. An unknown name throws: offering a tool that does not
+ * exist, or silently dropping one the workflow asked for, would be a bug.
+ */
+export function toolSpecsFor(names: readonly string[]): ToolSpec[] {
+  return names.map((name) => {
+    const spec = specOf(name);
+    if (!spec) {
+      const known = [...Object.keys(ACTIVITY_TOOLS), ...WORKFLOW_TOOL_SPECS.map((tool) => tool.name)];
+      throw new Error(`unknown tool: ${name} (known: ${known.join(', ')})`);
+    }
+    return spec;
+  });
 }
