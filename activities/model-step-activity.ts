@@ -11,7 +11,6 @@ import {
   DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
-  WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
 import {
   type MessageMeta,
@@ -30,6 +29,7 @@ import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
+import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
@@ -285,20 +285,15 @@ const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTok
 
 function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
     const summary = summaryOf(call);
-    // Workflow tools need their arguments in the workflow; anything else stays in the store.
-    const inputBytes = JSON.stringify(call.input ?? null).length;
-    const input = !workflowTool
-      ? undefined
-      : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
-        ? call.input
-        : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
+    // Workflow tools get their arguments validated here, at the boundary, and carried to the
+    // workflow parsed; any other tool's arguments stay in the store.
+    const args = workflowToolArgsFor(call.toolName, call.input);
     const routing = routingOf(call.toolName, call.input);
     return {
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      input,
+      ...(args ? { args } : {}),
       summary,
       ...(routing ? { routing } : {}),
     };

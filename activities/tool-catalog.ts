@@ -1,7 +1,7 @@
 /** Every tool that runs as an activity, with argument parsing and the specs the model is shown. */
-import { FINISH_TOOL_SPEC } from '../core/finish';
+import { finishToolSpec } from '../core/finish';
 import { modelJsonSchema } from '../core/model-json-schema';
-import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
+import { todoWriteToolSpec } from '../core/todo-write-schema';
 import { LEGACY_TOOL } from '../core/tool-names';
 import type { ToolSpec } from './providers/types';
 import { jobOutputTool } from './tools/job-tools';
@@ -38,13 +38,7 @@ export function findTool(name: string): CatalogTool | undefined {
 }
 
 /** The tools the workflow handles itself, as the model is shown them. */
-const WORKFLOW_TOOL_SPECS: ToolSpec[] = [
-  { ...FINISH_TOOL_SPEC, inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown> },
-  {
-    ...TODO_WRITE_TOOL_SPEC,
-    inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
-  },
-];
+const WORKFLOW_TOOL_SPECS: ToolSpec[] = [finishToolSpec(), todoWriteToolSpec()];
 
 /** Specs already built: a schema's JSON form does not change while the process runs. */
 const specCache = new Map<string, ToolSpec>();

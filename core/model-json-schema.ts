@@ -13,10 +13,8 @@ import { z } from 'zod';
 export function modelJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const generated = z.toJSONSchema(schema, {
     io: 'input',
-    override: ({ jsonSchema }) => {
-      if (jsonSchema.type === 'object' && jsonSchema.additionalProperties === undefined) {
-        jsonSchema.additionalProperties = false;
-      }
+    override: ({ zodSchema, jsonSchema }) => {
+      if (zodSchema._zod.def.type === 'object') jsonSchema.additionalProperties = false;
     },
   }) as Record<string, unknown>;
   const { $schema: _dialect, ...jsonSchema } = generated;
