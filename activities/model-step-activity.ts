@@ -6,13 +6,11 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
-import { FINISH_TOOL_SPEC } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import {
   DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
-  WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
 import {
   type MessageMeta,
@@ -27,18 +25,18 @@ import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { plural } from '../core/text';
-import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
+import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
 import { isUnreachableError } from './providers/errors';
-import type { ModelClient, ToolSpec } from './providers/types';
-import { findTool, toolSpecOf } from './tool-catalog';
+import type { ModelClient } from './providers/types';
+import { findTool, toolSpecsFor } from './tool-catalog';
 import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
@@ -107,7 +105,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
         workspace: session.projectDir,
         tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
       });
-      const tools = toolSpecs(input.tools);
+      const tools = toolSpecsFor(input.tools);
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
@@ -285,46 +283,17 @@ function summaryOf(call: ToolCallPart): string {
 /** Usage of a step stored before usage was kept with its message. */
 const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
-/** Tool specs offered to the model: workspace tools from the catalog, `finish` from core. */
-function toolSpecs(names: string[]): ToolSpec[] {
-  return names.flatMap((name): ToolSpec[] => {
-    if (name === FINISH_TOOL_SPEC.name) {
-      return [
-        {
-          ...FINISH_TOOL_SPEC,
-          inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
-        },
-      ];
-    }
-    if (name === TODO_WRITE_TOOL_SPEC.name) {
-      return [
-        {
-          ...TODO_WRITE_TOOL_SPEC,
-          inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
-        },
-      ];
-    }
-    const spec = toolSpecOf(name);
-    return spec ? [spec] : [];
-  });
-}
-
 function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
     const summary = summaryOf(call);
-    // Workflow tools need their arguments in the workflow; anything else stays in the store.
-    const inputBytes = JSON.stringify(call.input ?? null).length;
-    const input = !workflowTool
-      ? undefined
-      : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
-        ? call.input
-        : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
+    // Workflow tools get their arguments validated here, at the boundary, and carried to the
+    // workflow parsed; any other tool's arguments stay in the store.
+    const args = workflowToolArgsFor(call.toolName, call.input);
     const routing = routingOf(call.toolName, call.input);
     return {
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      input,
+      ...(args ? { args } : {}),
       summary,
       ...(routing ? { routing } : {}),
     };

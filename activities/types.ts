@@ -10,6 +10,7 @@ import type { MessageMeta, StoredMessage } from '../core/messages';
 import type { SandboxSettings } from '../core/sandbox-settings';
 import type { StateWrite } from '../core/state-write';
 import type { RequestUsage } from '../core/usage';
+import type { WorkflowToolArgs } from '../core/workflow-tool-args';
 import type { StoreEvent } from '../store/types';
 
 /** Input of `openSession`. */
@@ -50,7 +51,12 @@ export interface ModelStepInput {
 export interface ToolCallRef {
   toolCallId: string;
   toolName: string;
-  /** Parsed arguments when they are small; otherwise the tool activity reads them from the store. */
+  /** A workflow tool's arguments (todo-write and its aliases, finish), validated by the model step. */
+  args?: WorkflowToolArgs;
+  /**
+   * A workflow tool's raw arguments, in results recorded before the model step validated them (a
+   * goal in flight across that upgrade replays them). Other tools' arguments stay in the store.
+   */
   input?: unknown;
   /** One line for the Web UI and the log, e.g. `bash: npm test`. */
   summary: string;

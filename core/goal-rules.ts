@@ -5,11 +5,12 @@
 import type { GoalLimits, GoalState, GoalStatus } from './goal';
 import { noteAction } from './goal';
 import { plural } from './text';
-import { LEGACY_TASK_TOOL_NAMES } from './tool-names';
+import { WORKFLOW_HANDLED_TOOL_NAMES } from './tool-names';
 
 /** Tools whose calls change nothing in the workspace, so they never count as progress. */
-// Spec: an iteration with no tool call besides task-list updates made no progress.
-const NON_PROGRESS_TOOLS = new Set(['todo-write', ...LEGACY_TASK_TOOL_NAMES, 'finish']);
+// Spec: an iteration with no tool call besides task-list updates made no progress. These are the
+// tools the workflow handles itself: todo-write, its retired aliases and finish.
+const NON_PROGRESS_TOOLS = new Set(WORKFLOW_HANDLED_TOOL_NAMES);
 
 /** The workspace changes remembered for the continuation message. */
 const CHANGES_KEPT = 20;

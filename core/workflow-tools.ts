@@ -1,17 +1,25 @@
 /**
  * Tools handled inside the workflow on its durable state: `finish` and `todo-write` (with its
- * legacy aliases). Pure: the workflow stores the returned text as the call's result.
+ * legacy aliases). Pure: the workflow stores the returned text as the call's result. Their
+ * arguments arrive validated by the model step (workflow-tool-args.ts); only types come from the
+ * modules with zod schemas, which workflow code loads solely for calls recorded before that.
  */
-import { parseFinishArgs } from './finish';
+import type { ParsedFinish } from './finish';
 import type { GoalState, GoalStatus } from './goal';
 import { recordToolOutcome } from './goal-rules';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
-import { isTodoWriteCall, legacyCallToTodoWrite, PLAN_ONLY_NUDGE } from './todo-write-tool';
+import type { ParsedTodoWrite } from './task-graph-args';
+import { isTodoWriteCall, PLAN_ONLY_NUDGE } from './todo-write-tool';
+import { TOOL } from './tool-names';
+import type { WorkflowToolArgs } from './workflow-tool-args';
 
 /** A call the workflow handles itself. */
 export interface WorkflowToolCall {
   toolCallId: string;
   toolName: string;
+  /** The arguments as the model step validated them. */
+  args?: WorkflowToolArgs;
+  /** The raw arguments, in model-step results recorded before the model step validated them. */
   input?: unknown;
 }
 
@@ -27,21 +35,38 @@ export interface WorkflowToolOutcome {
 
 /** Whether the workflow handles this tool itself. */
 export function isWorkflowTool(toolName: string): boolean {
-  return toolName === 'finish' || isTodoWriteCall(toolName);
+  return toolName === TOOL.finish || isTodoWriteCall(toolName);
 }
 
-/** Handles one workflow tool call on the goal state. */
-export function handleWorkflowTool(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  if (call.toolName === 'finish') return handleFinish(state, call);
-  return handleTodoWrite(state, call);
+/**
+ * The validated arguments of a call recorded without them: a model-step result from before the
+ * model step validated workflow tool arguments, replayed by a goal in flight across that upgrade.
+ * They are validated here as they were then, so the replay reaches the same state. The schemas load
+ * only now: the module is in the workflow bundle but evaluated on first use (webpackMode eager).
+ */
+export async function recordedWorkflowToolArgs(call: WorkflowToolCall): Promise<WorkflowToolArgs> {
+  const { parseWorkflowToolArgs } = await import(/* webpackMode: "eager" */ './workflow-tool-args.js');
+  const args = parseWorkflowToolArgs(call.toolName, call.input);
+  // A bug, not a bad call: fail the workflow task, so a fixed build can retry it.
+  if (!args) throw new Error(`${call.toolName} is not a tool the workflow handles`);
+  return args;
 }
 
-function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  const parsed = parseFinishArgs(call.input);
+/** Handles one workflow tool call on the goal state, given its validated arguments. */
+export function handleWorkflowTool(
+  state: GoalState,
+  call: WorkflowToolCall,
+  args: WorkflowToolArgs,
+): WorkflowToolOutcome {
+  if (args.tool === TOOL.finish) return handleFinish(state, args.parsed);
+  return handleTodoWrite(state, call.toolName, args.parsed);
+}
+
+function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutcome {
   if (!parsed.ok) {
     const next = recordToolOutcome(state, {
-      toolName: 'finish',
-      summary: 'finish: invalid arguments',
+      toolName: TOOL.finish,
+      summary: `${TOOL.finish}: invalid arguments`,
       ok: false,
       changedWorkspace: false,
     });
@@ -49,8 +74,8 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   }
   const { status, summary } = parsed.args;
   const next = recordToolOutcome(state, {
-    toolName: 'finish',
-    summary: `finish: ${status}`,
+    toolName: TOOL.finish,
+    summary: `${TOOL.finish}: ${status}`,
     ok: true,
     changedWorkspace: false,
   });
@@ -63,13 +88,13 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   };
 }
 
-function handleTodoWrite(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  const args = call.toolName === 'todo-write' ? call.input : legacyCallToTodoWrite(call.toolName, call.input);
-  const outcome = applyTodoWrite(state.tasks, args, { subAgent: false });
-  const summary = outcome.ok ? `todo-write: ${summarizeTaskList(outcome.view)}` : 'todo-write: rejected';
+/** A todo-write call, or a call of one of its retired aliases (toolName) mapped onto one. */
+function handleTodoWrite(state: GoalState, toolName: string, parsed: ParsedTodoWrite): WorkflowToolOutcome {
+  const outcome = applyTodoWrite(state.tasks, parsed, { subAgent: false });
+  const summary = `${TOOL.todoWrite}: ${outcome.ok ? summarizeTaskList(outcome.view) : 'rejected'}`;
   const next = recordToolOutcome(
     { ...state, tasks: outcome.graph },
-    { toolName: call.toolName, summary, ok: outcome.ok, changedWorkspace: false },
+    { toolName, summary, ok: outcome.ok, changedWorkspace: false },
   );
   return { state: next, ok: outcome.ok, text: outcome.result };
 }

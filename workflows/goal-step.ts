@@ -19,9 +19,14 @@ import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { plural } from '../core/text';
 import { isTodoWriteCall } from '../core/todo-write-tool';
-import { GOAL_TOOL_NAMES } from '../core/tool-names';
+import { GOAL_TOOL_NAMES, TOOL } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
-import { handleWorkflowTool, isWorkflowTool, planOnlyNudge } from '../core/workflow-tools';
+import {
+  handleWorkflowTool,
+  isWorkflowTool,
+  planOnlyNudge,
+  recordedWorkflowToolArgs,
+} from '../core/workflow-tools';
 import { jobActivities, modelActivities, toolActivities } from './activities-proxy';
 import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
@@ -59,7 +64,9 @@ export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<Ste
       continue;
     }
     if (isWorkflowTool(call.toolName)) {
-      const outcome = handleWorkflowTool(run.state, call);
+      // Validated by the model step; only results recorded before it did carry raw arguments.
+      const args = call.args ?? (await recordedWorkflowToolArgs(call));
+      const outcome = handleWorkflowTool(run.state, call, args);
       run.state = outcome.state;
       handled.push({ toolName: call.toolName, ok: outcome.ok });
       let text = outcome.text;
@@ -163,7 +170,7 @@ async function runWorkspaceTool(
 ): Promise<void> {
   const { goal } = run.state;
   const routing = call.routing;
-  if (call.toolName === 'job-kill' && routing?.jobId === 'all') {
+  if (call.toolName === TOOL.jobKill && routing?.jobId === 'all') {
     await killAllJobsForModel(run, call);
     return;
   }

@@ -16,6 +16,7 @@ import {
   JOB_OUTPUT_DEFAULT_LIMIT,
 } from '../../core/limits';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { TOOL } from '../../core/tool-names';
 import { prepareLaunch } from '../sandbox/launch';
 import { HeadTailBuffer } from './head-tail-buffer';
 import { readJobOutput, startBackgroundJob } from './job-tools';
@@ -281,7 +282,7 @@ function formatOutput(text: string, status: string[]): string {
 
 /** The `bash` tool. */
 export const bashTool: ToolDefinition<BashArgs> = {
-  name: 'bash',
+  name: TOOL.bash,
   description: [
     'Runs a shell command with `bash -c` in the workspace directory and returns its combined stdout and stderr,',
     'followed by a line with the exit code. Commands run in a sandbox: the workspace is writable, the rest of the',

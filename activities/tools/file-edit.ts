@@ -4,6 +4,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
+import { TOOL } from '../../core/tool-names';
 import { describeFsError } from './paths';
 import { openForWrite, replaceContent } from './safe-write';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
@@ -46,7 +47,7 @@ async function runFileEdit(args: FileEditArgs, context: ToolContext): Promise<To
   if (args.old_string === args.new_string) {
     return fail('old_string and new_string are identical; nothing would change');
   }
-  const opened = await openForWrite(context, args.path, { create: false, toolName: 'file-edit' });
+  const opened = await openForWrite(context, args.path, { create: false, toolName: TOOL.fileEdit });
   if (!opened.ok) return fail(opened.error);
   try {
     return await editOpened(args, opened.handle, opened.shown);
@@ -99,7 +100,7 @@ function replaceFirst(content: string, oldString: string, newString: string): st
 
 /** The `file-edit` tool. */
 export const fileEditTool: ToolDefinition<FileEditArgs> = {
-  name: 'file-edit',
+  name: TOOL.fileEdit,
   description: [
     'Replaces exact text in an existing file: old_string must match the file character for character',
     '(whitespace and indentation included) and occur exactly once, unless replace_all is true.',

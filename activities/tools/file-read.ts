@@ -9,6 +9,7 @@ import {
   FILE_READ_DEFAULT_LIMIT,
   FILE_READ_MAX_LINE_CHARS,
 } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
 import { describeFsError } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 import { openForRead } from './workspace-boundary';
@@ -200,7 +201,7 @@ async function runFileRead(args: FileReadArgs, context: ToolContext): Promise<To
 
 /** The `file-read` tool. */
 export const fileReadTool: ToolDefinition<FileReadArgs> = {
-  name: 'file-read',
+  name: TOOL.fileRead,
   description: [
     'Reads a text file and returns its lines numbered like `cat -n` (number, tab, text).',
     `Returns at most limit lines (default ${FILE_READ_DEFAULT_LIMIT}) starting at the 1-based line offset;`,

@@ -3,6 +3,7 @@
  * only inside the workspace (see safe-write.ts for how a symlink can never lead it outside).
  */
 import { z } from 'zod';
+import { TOOL } from '../../core/tool-names';
 import { describeFsError } from './paths';
 import { openForWrite, replaceContent } from './safe-write';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
@@ -16,7 +17,7 @@ export const fileWriteArgs = z.object({
 export type FileWriteArgs = z.infer<typeof fileWriteArgs>;
 
 async function runFileWrite(args: FileWriteArgs, context: ToolContext): Promise<ToolOutcome> {
-  const opened = await openForWrite(context, args.path, { create: true, toolName: 'file-write' });
+  const opened = await openForWrite(context, args.path, { create: true, toolName: TOOL.fileWrite });
   // At most empty parent directories were created: not progress worth counting.
   if (!opened.ok) return { ok: false, output: opened.error, changedWorkspace: false };
   try {
@@ -36,7 +37,7 @@ async function runFileWrite(args: FileWriteArgs, context: ToolContext): Promise<
 
 /** The `file-write` tool. */
 export const fileWriteTool: ToolDefinition<FileWriteArgs> = {
-  name: 'file-write',
+  name: TOOL.fileWrite,
   description: [
     'Writes content to a file, replacing the whole file if it exists and creating missing parent directories.',
     'Use it for new files or complete rewrites; for changes to part of an existing file prefer file-edit.',

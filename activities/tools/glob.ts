@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { GLOB_MAX_RESULTS } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
 import { globBaseDir, globToRegExp, normalizeGlob } from './glob-pattern';
 import { displayPath, resolveToolPath } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
@@ -83,7 +84,7 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
 
 /** The `glob` tool. */
 export const globTool: ToolDefinition<GlobArgs> = {
-  name: 'glob',
+  name: TOOL.glob,
   description: [
     'Lists files whose path (relative to path, default the workspace) matches a glob pattern, sorted by path.',
     'Syntax: `*` and `?` within one path segment, `**` for any number of directories, `{a,b}` alternatives,',

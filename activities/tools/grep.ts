@@ -12,6 +12,7 @@ import {
   GREP_MAX_RESULTS,
   GREP_TIMEOUT_MS,
 } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
 import { findExecutable } from '../sandbox/host';
 import { globToRegExp } from './glob-pattern';
 import { type GrepQuery, searchWithNode, searchWithRipgrep } from './grep-search';
@@ -119,7 +120,7 @@ export async function runGrep(
     countCap: GREP_COUNT_CAP,
     timeoutMs: options.timeoutMs ?? GREP_TIMEOUT_MS,
     signal: context.signal,
-    heartbeat: () => context.heartbeat({ tool: 'grep' }),
+    heartbeat: () => context.heartbeat({ tool: TOOL.grep }),
   };
   const ripgrep = options.ripgrep === undefined ? defaultRipgrep() : options.ripgrep;
   const result = ripgrep ? await searchWithRipgrep(ripgrep, query) : await searchWithNode(query, globMatcher);
@@ -160,7 +161,7 @@ export async function runGrep(
 
 /** The `grep` tool. */
 export const grepTool: ToolDefinition<GrepArgs> = {
-  name: 'grep',
+  name: TOOL.grep,
   description: [
     'Searches file contents for a regular expression (ripgrep syntax: like JavaScript, with lookaround and',
     'backreferences) and lists matching lines as `path:line: text`.',

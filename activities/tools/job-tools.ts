@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { JOB_OUTPUT_BUFFER_BYTES, JOB_OUTPUT_DEFAULT_LIMIT, JOB_OUTPUT_MAX_LIMIT } from '../../core/limits';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { TOOL } from '../../core/tool-names';
 import { type JobInfo, type JobOutputPage, processJobManager } from './jobs';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 
@@ -111,7 +112,7 @@ type JobOutputArgs = z.infer<typeof jobOutputArgs>;
 
 /** `job-output`: a page of a background job's combined stdout and stderr. */
 export const jobOutputTool: ToolDefinition<JobOutputArgs> = {
-  name: 'job-output',
+  name: TOOL.jobOutput,
   description: [
     'Reads the combined stdout and stderr of a background job started with bash run_in_background, from an',
     'absolute byte offset; the header gives the job status and next_offset to continue from. A job keeps the',
@@ -131,7 +132,7 @@ type JobKillArgs = z.infer<typeof jobKillArgs>;
 
 /** `job-kill`: kills a background job's whole process group, or every job of the goal. */
 export const jobKillTool: ToolDefinition<JobKillArgs> = {
-  name: 'job-kill',
+  name: TOOL.jobKill,
   description:
     'Kills a background job and every process it started (its whole process group), or every running job of this goal with "all".',
   schema: jobKillArgs,

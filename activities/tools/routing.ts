@@ -3,6 +3,7 @@
  * job, which job it reads or kills (jobs live on one tool host), and whether it asks to leave the
  * sandbox. The model step calls this on the parsed arguments and puts the answer on ToolCallRef.
  */
+import { LEGACY_TOOL, TOOL } from '../../core/tool-names';
 
 /** Routing facts of one tool call (ToolCallRef.routing). */
 export interface ToolCallRouting {
@@ -15,7 +16,7 @@ export interface ToolCallRouting {
 }
 
 /** Tools that act on one job (bash-output is job-output's retired name). */
-const JOB_TOOL_NAMES: ReadonlySet<string> = new Set(['job-output', 'job-kill', 'bash-output']);
+const JOB_TOOL_NAMES: ReadonlySet<string> = new Set([TOOL.jobOutput, TOOL.jobKill, LEGACY_TOOL.bashOutput]);
 
 /** Longest justification carried in workflow state; the rest stays in the stored arguments. */
 const MAX_JUSTIFICATION_CHARS = 2_000;
@@ -50,7 +51,7 @@ export function routingOf(toolName: string, rawArgs: unknown): ToolCallRouting |
   if (!args) return undefined;
   const jobId = typeof args.job_id === 'string' && args.job_id !== '' ? args.job_id : undefined;
   if (JOB_TOOL_NAMES.has(toolName)) return jobId ? { jobId } : undefined;
-  if (toolName !== 'bash') return undefined;
+  if (toolName !== TOOL.bash) return undefined;
   const command = typeof args.command === 'string' ? args.command : undefined;
   const routing: ToolCallRouting = {};
   if (command === undefined) {

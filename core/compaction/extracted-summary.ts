@@ -5,6 +5,7 @@
  * states only what the transcript shows, so Next steps is left "not stated".
  */
 import { type StoredMessage, textOf } from '../messages';
+import { TOOL } from '../tool-names';
 import { type FilesModified, pairToolCalls, renderFilesModified, type ToolExchange } from './files-modified';
 import { argsDigest } from './stub';
 import { mergeSummaries } from './summary-carry';
@@ -38,7 +39,6 @@ export interface ExtractedSummaryInput {
 export const EXTRACTED_NOTE =
   '(Extracted from the transcript without a model, because the summarizer failed; quotes are verbatim.)';
 
-const SHELL_TOOL = 'bash';
 const SPOOL_ID = /spool:(\d+)/g;
 
 /** Quotes text as a Markdown blockquote, every line prefixed, so it cannot open a section. */
@@ -105,7 +105,7 @@ function failedCallBlock(exchange: ToolExchange): string {
 }
 
 function stateSection(exchanges: ToolExchange[]): string {
-  const commands = exchanges.filter((exchange) => exchange.call.toolName === SHELL_TOOL);
+  const commands = exchanges.filter((exchange) => exchange.call.toolName === TOOL.bash);
   const recent = commands.slice(Math.max(0, commands.length - EXTRACTED_RECENT_COMMANDS));
   const failed = exchanges.filter((exchange) => exchange.result?.output.type === 'error-text');
   const lastFailed = failed.slice(Math.max(0, failed.length - EXTRACTED_FAILED_CALLS));

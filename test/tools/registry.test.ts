@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolArgs, toolSpecsFor, WORKSPACE_TOOLS } from '../../activities/tools/registry';
+import { parseToolArgs, WORKSPACE_TOOLS } from '../../activities/tools/registry';
 
 const bash = WORKSPACE_TOOLS.bash;
 const fileEdit = WORKSPACE_TOOLS['file-edit'];
@@ -17,34 +17,6 @@ describe('WORKSPACE_TOOLS', () => {
       'job-output',
     ]);
     for (const [name, tool] of Object.entries(WORKSPACE_TOOLS)) expect(tool.name).toBe(name);
-  });
-});
-
-describe('toolSpecsFor', () => {
-  it('returns JSON Schemas of the arguments, in the order asked', () => {
-    const [grep, bashSpec] = toolSpecsFor(['grep', 'bash']);
-    expect(grep.name).toBe('grep');
-    expect(bashSpec.name).toBe('bash');
-    expect(bashSpec.description).toMatch(/workspace/);
-    expect(bashSpec.description).toMatch(/time/);
-    expect(bashSpec.inputSchema).toMatchObject({
-      type: 'object',
-      properties: {
-        command: { type: 'string' },
-        timeout_ms: { type: 'integer' },
-        run_in_background: { type: 'boolean' },
-        job_id: { type: 'string' },
-        offset: { type: 'integer' },
-        sandbox_permissions: { enum: ['use_default', 'require_escalated'] },
-        justification: { type: 'string' },
-      },
-    });
-    expect(bashSpec.inputSchema).not.toHaveProperty('$schema');
-  });
-
-  it('returns every tool without names, and throws on unknown ones', () => {
-    expect(toolSpecsFor().map((spec) => spec.name)).toEqual(Object.keys(WORKSPACE_TOOLS));
-    expect(() => toolSpecsFor(['nope'])).toThrow(/unknown tool: nope/);
   });
 });
 

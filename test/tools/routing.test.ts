@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findTool, toolSpecOf } from '../../activities/tool-catalog';
+import { findTool, toolSpecsFor } from '../../activities/tool-catalog';
 import { routingOf } from '../../activities/tools/routing';
 import { WORKSPACE_TOOL_NAMES } from '../../core/tool-names';
 
@@ -49,8 +49,8 @@ describe('routingOf', () => {
 describe('the job tools in the catalog', () => {
   it('are workspace tools with specs the model is shown', () => {
     expect(WORKSPACE_TOOL_NAMES).toEqual(expect.arrayContaining(['job-output', 'job-kill']));
-    for (const name of WORKSPACE_TOOL_NAMES) expect(toolSpecOf(name), name).toBeDefined();
-    expect(toolSpecOf('job-kill')?.inputSchema).toMatchObject({ required: ['job_id'] });
+    expect(toolSpecsFor(WORKSPACE_TOOL_NAMES).map((spec) => spec.name)).toEqual(WORKSPACE_TOOL_NAMES);
+    expect(toolSpecsFor(['job-kill'])[0].inputSchema).toMatchObject({ required: ['job_id'] });
     // The retired name still runs, but is not offered.
     expect(findTool('bash-output')?.parse({ job_id: 'job-1' })).toEqual({
       ok: true,
