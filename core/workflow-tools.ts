@@ -39,17 +39,15 @@ export function isWorkflowTool(toolName: string): boolean {
 }
 
 /**
- * The validated arguments of a call recorded without them: a model-step result from before the
- * model step validated workflow tool arguments, replayed by a goal in flight across that upgrade.
- * They are validated here as they were then, so the replay reaches the same state. The schemas load
- * only now: the module is in the workflow bundle but evaluated on first use (webpackMode eager).
+ * The arguments of a call whose model step passed none (a step recorded before the model step
+ * validated them): the call is refused with a reason the model can act on, by calling it again.
  */
-export async function recordedWorkflowToolArgs(call: WorkflowToolCall): Promise<WorkflowToolArgs> {
-  const { parseWorkflowToolArgs } = await import(/* webpackMode: "eager" */ './workflow-tool-args.js');
-  const args = parseWorkflowToolArgs(call.toolName, call.input);
-  // A bug, not a bad call: fail the workflow task, so a fixed build can retry it.
-  if (!args) throw new Error(`${call.toolName} is not a tool the workflow handles`);
-  return args;
+export function unvalidatedWorkflowToolArgs(call: WorkflowToolCall): WorkflowToolArgs {
+  const problem =
+    'the arguments of this call were not checked by this version of goalrun; send the call again';
+  return call.toolName === TOOL.finish
+    ? { tool: TOOL.finish, parsed: { ok: false, error: `${TOOL.finish}: ${problem}` } }
+    : { tool: TOOL.todoWrite, parsed: { ok: false, errors: [problem] } };
 }
 
 /** Handles one workflow tool call on the goal state, given its validated arguments. */

@@ -25,7 +25,7 @@ import {
   handleWorkflowTool,
   isWorkflowTool,
   planOnlyNudge,
-  recordedWorkflowToolArgs,
+  unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
 import { jobActivities, modelActivities, toolActivities } from './activities-proxy';
 import { compact } from './compaction';
@@ -64,8 +64,8 @@ export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<Ste
       continue;
     }
     if (isWorkflowTool(call.toolName)) {
-      // Validated by the model step; only results recorded before it did carry raw arguments.
-      const args = call.args ?? (await recordedWorkflowToolArgs(call));
+      // Validated by the model step (zod belongs at the activity boundary, not in workflow code).
+      const args = call.args ?? unvalidatedWorkflowToolArgs(call);
       const outcome = handleWorkflowTool(run.state, call, args);
       run.state = outcome.state;
       handled.push({ toolName: call.toolName, ok: outcome.ok });
