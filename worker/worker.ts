@@ -2,7 +2,7 @@
  * A goalrun worker: runs goal workflows and their activities on one task queue. Used by
  * `goalrun worker` on its own and by `goalrun run` inside the CLI process.
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createGoalActivities } from '../activities/workflow-activities';
@@ -15,6 +15,16 @@ export const SHUTDOWN_GRACE_TIME = '30s';
 export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
 export const MAX_CONCURRENT_ACTIVITIES = 20;
+
+/**
+ * The worker's throughput and latency settings (issue 10, measured with scripts/bench-*.js; the
+ * benchmarks' floor workers use the same). Spread into every goal worker.
+ */
+export const WORKER_TUNING = {
+  shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+  maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+  maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
+} satisfies Partial<WorkerOptions>;
 
 /** Options of a goal worker. */
 export interface GoalWorkerOptions {
@@ -39,9 +49,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Work
       ...createGoalActivities({ store: options.store, env: options.providerEnv }),
       ...createCompactionActivities({ store: options.store, env: options.providerEnv }),
     },
-    shutdownGraceTime: SHUTDOWN_GRACE_TIME,
-    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
-    maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
+    ...WORKER_TUNING,
   });
 }
 
