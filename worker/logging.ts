@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
+import type { LogEntry, LogLevel } from '@temporalio/worker';
 
 /** The levels `goalrun worker --log-level` accepts. */
 export const WORKER_LOG_LEVELS = ['debug', 'info', 'warn'] as const;
@@ -58,6 +58,9 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   } else {
     write = (line) => process.stderr.write(`${line}\n`);
   }
+  // Loaded here, not at the top: the CLI's light commands import this file for its constants, and
+  // the SDK's worker package (native bridge, webpack, rxjs) is what makes a CLI start slow.
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLevel(level), (entry) => write(formatLogEntry(entry, detailed))),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),

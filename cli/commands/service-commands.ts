@@ -1,6 +1,5 @@
 /** `worker` and `dev`: the long-running processes. */
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
-import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../../worker/worker';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
@@ -11,6 +10,9 @@ export async function workerCommand(context: CliContext, options: { logLevel?: s
     ? (options.logLevel as WorkerLogLevel)
     : 'info';
   installWorkerLogging({ level });
+  // Loaded here so that `goalrun dev` does not load the worker.
+  const { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } =
+    require('../../worker/worker') as typeof import('../../worker/worker');
   const { settings } = context;
   await context.temporal();
   const store = await context.sessionStore();
