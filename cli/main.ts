@@ -255,6 +255,10 @@ function buildProgram(): Command {
         .default('info'),
     )
     .option(...TASK_QUEUE_OPTION)
+    .option(
+      '--metrics-port <[host:]port>',
+      "serve Prometheus metrics (goalrun's counters and the Temporal SDK's) on http://host:port/metrics (host default 127.0.0.1)",
+    )
     .action(action((context, options) => serviceCommands().workerCommand(context, options)));
 
   program

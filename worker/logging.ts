@@ -37,6 +37,11 @@ export interface WorkerLoggingOptions {
    * The CLI's own commands handle signals themselves, so they pass false.
    */
   shutdownOnSignals?: boolean;
+  /**
+   * Where the SDK's Prometheus exporter listens (`127.0.0.1:<port>`): `goalrun worker --metrics-port`
+   * serves it beside goalrun's counters (worker/metrics-endpoint.ts). No exporter when absent.
+   */
+  prometheusBindAddress?: string;
 }
 
 let installed = false;
@@ -64,6 +69,9 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   Runtime.install({
     logger: new DefaultLogger(sdkLevel(level), (entry) => write(formatLogEntry(entry, detailed))),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
+    ...(options.prometheusBindAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } } }
+      : {}),
   });
 }
 

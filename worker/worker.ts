@@ -8,6 +8,7 @@ import type { ProviderEnv } from '../activities/providers/types';
 import { createGoalActivities } from '../activities/workflow-activities';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
+import { activityMetricsInterceptor } from './metrics';
 
 /** Running activities get this long to finish when the worker stops (the SDK default is 0). */
 export const SHUTDOWN_GRACE_TIME = '30s';
@@ -50,6 +51,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Work
       ...createCompactionActivities({ store: options.store, env: options.providerEnv }),
     },
     ...WORKER_TUNING,
+    // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts).
+    interceptors: { activity: [activityMetricsInterceptor] },
   });
 }
 
