@@ -355,6 +355,10 @@ async function diagnose(worker, name) {
     );
   }
   parts.push(
+    `cache evictions ${metricTotal(metrics, 'temporal_sticky_cache_total_forced_eviction')}, ` +
+      `replays ${metricTotal(metrics, 'temporal_workflow_task_replay_latency_count')}`,
+  );
+  parts.push(
     `CPU ${fmt(metricTotal(metrics, 'process_cpu_seconds_total'), 1)} s, event loop lag p99 ${fmt(1000 * metricTotal(metrics, 'nodejs_eventloop_lag_p99_seconds'), 0)} ms`,
   );
   console.log(`  ${name}: ${parts.join('; ')}`);
@@ -381,7 +385,7 @@ function report(name, runs, workerRss) {
   for (const name of Object.keys(runs[0].cpu)) {
     const seconds = runs.map((run) => run.cpu[name]);
     console.log(
-      `  CPU of ${name.padEnd(16)} ${spread(seconds, 1)} s, ${fmt((1000 * Math.min(...seconds)) / stepCount, 1)} ms a step at best`,
+      `  CPU of ${name.padEnd(16)} ${spread(seconds, 1)} s, ${fmt((1000 * Math.min(...seconds)) / stepCount, 1)} ms per step (all goals' steps)`,
     );
   }
   return goalsPerSecond;
