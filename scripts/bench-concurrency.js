@@ -23,7 +23,6 @@
  */
 'use strict';
 
-const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -31,6 +30,8 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { startModelServer } = require('./bench/model-server');
+const { checkSplit, report } = require('./bench/concurrency-report');
+const { diagnose, scrape, startProcess, withCpu } = require('./bench/processes');
 const {
   createDatabase,
   DIST,
@@ -38,7 +39,6 @@ const {
   fmt,
   fromDist,
   onCleanup,
-  quantile,
   runMain,
   spread,
   startTemporalServer,
@@ -47,7 +47,6 @@ const {
 const NAMESPACE = 'default';
 const MODEL = 'openai-compatible:bench-model';
 const LIMITS = { maxIterations: 50, maxSteps: 1000, maxMinutes: 60, noProgressLimit: 1000 };
-const WORKER_READY_TIMEOUT_MS = 60_000;
 const HISTORY_FETCH_CONCURRENCY = 20;
 /**
  * The cheap tool each step calls. file-read reads a small file in the activity itself; bash `true`
@@ -95,68 +94,6 @@ function options() {
 // ---------------------------------------------------------------------------------------------------
 // Worker processes.
 
-/** Starts a node process running `args`, resolves once its output contains `ready`. */
-async function startProcess(name, args, env, ready) {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  onCleanup(`stop ${name}`, async () => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  });
-  const deadline = Date.now() + WORKER_READY_TIMEOUT_MS;
-  while (!output.includes(ready)) {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${output}`);
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, output: () => output, peakRssMb: () => peakRssMb(child.pid) };
-}
-
-/** The highest resident set size the process has had (VmHWM), in MB; NaN where /proc is missing. */
-function peakRssMb(pid) {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far; NaN where /proc is missing. */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** Runs `fn`, measuring the CPU each named process used meanwhile. */
-async function withCpu(pids, fn) {
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
-  const result = await fn();
-  const cpu = Object.fromEntries(
-    Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid) - before[name]]),
-  );
-  return { ...result, cpu };
-}
-
 /** A `goalrun worker` process of the built CLI, serving metrics on a port of its own. */
 async function startGoalWorker(ctx, index) {
   const metricsPort = await findFreePort();
@@ -180,26 +117,6 @@ async function startGoalWorker(ctx, index) {
   ];
   const worker = await startProcess(`goal worker ${index}`, args, env, 'metrics on');
   return { ...worker, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
-}
-
-/** Scrapes a worker's metrics: `name{labels}` → value. */
-async function scrape(url) {
-  const text = await (await fetch(url)).text();
-  const values = new Map();
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+(?:\{.*\})?)\s+(\S+)$/.exec(line);
-    if (match) values.set(match[1], Number(match[2]));
-  }
-  return values;
-}
-
-function metricTotal(metrics, name, labels = {}) {
-  let sum = 0;
-  for (const [series, value] of metrics) {
-    if (series !== name && !series.startsWith(`${name}{`)) continue;
-    if (Object.entries(labels).every(([key, v]) => series.includes(`${key}="${v}"`))) sum += value;
-  }
-  return sum;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -285,110 +202,6 @@ async function stepLatencies(handles, modelActivity) {
     }
   }
   return latencies;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Checks with two workers: the split, and nothing run twice.
-
-async function checkSplit(ctx, workers, before) {
-  const n = ctx.opts.concurrent * ctx.opts.steps;
-  const rows = [];
-  let steps = 0;
-  let tools = 0;
-  for (const [i, worker] of workers.entries()) {
-    const metrics = await scrape(worker.metricsUrl);
-    const was = before[i];
-    const delta = (name, labels) => metricTotal(metrics, name, labels) - metricTotal(was, name, labels);
-    const row = {
-      modelSteps: delta('goalrun_model_steps_total'),
-      toolRuns: delta('goalrun_tool_runs_total'),
-      workflowTasks: delta('temporal_workflow_task_execution_latency_count'),
-    };
-    steps += row.modelSteps;
-    tools += row.toolRuns;
-    rows.push(row);
-  }
-  for (const [i, row] of rows.entries()) {
-    console.log(
-      `  worker ${i + 1}: ${row.modelSteps} model steps, ${row.toolRuns} tool runs, ${row.workflowTasks} workflow tasks`,
-    );
-  }
-  const pg = require('pg');
-  const db = new pg.Client({ connectionString: ctx.databaseUrl });
-  await db.connect();
-  try {
-    const { rows: stored } = await db.query(
-      `SELECT count(*)::int AS messages, count(DISTINCT (session_id, key))::int AS keys,
-              count(*) FILTER (WHERE role = 'assistant')::int AS assistant,
-              count(*) FILTER (WHERE role = 'tool')::int AS tool
-         FROM messages WHERE session_id = ANY($1)`,
-      [ctx.lastIds],
-    );
-    const s = stored[0];
-    const requests = ctx.model.requests.length - ctx.requestsBefore;
-    console.log(
-      `  expected ${n} model steps and ${n - ctx.opts.concurrent} tool runs: counted ${steps} and ${tools}; ` +
-        `model server answered ${requests} requests`,
-    );
-    console.log(
-      `  store: ${s.messages} messages, ${s.keys} distinct keys (duplicates: ${s.messages - s.keys}), ` +
-        `${s.assistant} assistant (expected ${n}), ${s.tool} tool results (expected ${n})`,
-    );
-  } finally {
-    await db.end();
-  }
-}
-
-/** Where a worker spent its time, from its metrics: mean latencies (sum / count) and its CPU. */
-async function diagnose(worker, name) {
-  const metrics = await scrape(worker.metricsUrl);
-  const mean = (metric, labels) => {
-    const count = metricTotal(metrics, `${metric}_count`, labels);
-    return count > 0 ? `${fmt(metricTotal(metrics, `${metric}_sum`, labels) / count, 0)} ms` : '-';
-  };
-  const parts = [
-    `workflow task: wait ${mean('temporal_workflow_task_schedule_to_start_latency')}, run ${mean('temporal_workflow_task_execution_latency')}`,
-  ];
-  for (const type of ['modelStep', 'runTool']) {
-    parts.push(
-      `${type}: wait ${mean('temporal_activity_schedule_to_start_latency', { activity_type: type })}, run ${mean('temporal_activity_execution_latency', { activity_type: type })}`,
-    );
-  }
-  parts.push(
-    `cache evictions ${metricTotal(metrics, 'temporal_sticky_cache_total_forced_eviction')}, ` +
-      `replays ${metricTotal(metrics, 'temporal_workflow_task_replay_latency_count')}`,
-  );
-  parts.push(
-    `CPU ${fmt(metricTotal(metrics, 'process_cpu_seconds_total'), 1)} s, event loop lag p99 ${fmt(1000 * metricTotal(metrics, 'nodejs_eventloop_lag_p99_seconds'), 0)} ms`,
-  );
-  console.log(`  ${name}: ${parts.join('; ')}`);
-}
-
-// ---------------------------------------------------------------------------------------------------
-
-function report(name, runs, workerRss) {
-  const goalsPerSecond = runs.map((run) => run.goals / (run.wallMs / 1000));
-  const steps = runs.flatMap((run) => run.stepMs);
-  console.log(`${name}:`);
-  console.log(
-    `  wall time (s)          ${spread(
-      runs.map((run) => run.wallMs / 1000),
-      2,
-    )}`,
-  );
-  console.log(`  goals per second       ${spread(goalsPerSecond, 2)}`);
-  console.log(
-    `  step latency (ms)      p50 ${fmt(quantile(steps, 0.5), 0)}, p99 ${fmt(quantile(steps, 0.99), 0)} (${steps.length} steps)`,
-  );
-  console.log(`  worker peak RSS (MB)   ${workerRss.map((mb) => fmt(mb, 0)).join(', ')}`);
-  const stepCount = runs[0].goals * runs[0].stepsPerGoal;
-  for (const name of Object.keys(runs[0].cpu)) {
-    const seconds = runs.map((run) => run.cpu[name]);
-    console.log(
-      `  CPU of ${name.padEnd(16)} ${spread(seconds, 1)} s, ${fmt((1000 * Math.min(...seconds)) / stepCount, 1)} ms per step (all goals' steps)`,
-    );
-  }
-  return goalsPerSecond;
 }
 
 async function main() {

@@ -35,13 +35,13 @@ const {
   fmt,
   fromDist,
   kib,
-  measureHistory,
   median,
   onCleanup,
   runMain,
   spread,
   startTemporalServer,
 } = require('./bench/support');
+const { measureHistory } = require('./bench/history');
 
 const NAMESPACE = 'default';
 // Generous limits, so that only `finish` ends the goal.
