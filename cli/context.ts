@@ -12,9 +12,13 @@ import type { SessionStore } from '../store/types';
 import { installWorkerLogging } from '../worker/logging';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
-import { connectWorker, createGoalWorker, type GoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
+import type { GoalWorker } from '../worker/worker';
 import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
 import { notice } from './output';
+
+// The worker (activities, providers, the AI SDK, the SDK's native worker) loads only when this
+// process hosts one: the other commands stay light (issue 10).
+const workerModule = (): typeof import('../worker/worker') => require('../worker/worker');
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;
@@ -120,6 +124,7 @@ export class CliContext {
       { shutdownOnSignals: false },
     );
     await this.temporal();
+    const { connectWorker, createGoalWorker } = workerModule();
     const worker = await createGoalWorker({
       connection: await connectWorker(this.settings.temporalAddress),
       namespace: this.settings.namespace,
@@ -145,7 +150,7 @@ export class CliContext {
         const inFlight = worker.getStatus().numInFlightActivities;
         if (inFlight > 0) {
           notice(
-            `stopping the in-process worker: waiting up to ${SHUTDOWN_GRACE_TIME} for ${plural(inFlight, 'running call')} to finish; ` +
+            `stopping the in-process worker: waiting up to ${workerModule().SHUTDOWN_GRACE_TIME} for ${plural(inFlight, 'running call')} to finish; ` +
               'whatever still runs then is handed back to Temporal for the next worker (Ctrl-C again to stop now)',
           );
         }

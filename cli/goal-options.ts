@@ -5,14 +5,19 @@ import { Option } from 'commander';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition, GoalLimits } from '../core/goal';
-import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_MINUTES, DEFAULT_MAX_STEPS } from '../core/limits';
+import {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_MINUTES,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MODEL,
+} from '../core/limits';
 import {
   APPROVAL_POLICIES,
   DEFAULT_SANDBOX,
   SANDBOX_MODES,
   type SandboxSettings,
 } from '../core/sandbox-settings';
-import { DEFAULT_MODEL, type Settings } from '../worker/settings';
+import type { Settings } from '../worker/settings';
 
 /** Raw goal options as commander hands them over. */
 export interface GoalOptions {

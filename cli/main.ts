@@ -2,17 +2,11 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
+import { DEFAULT_MODEL } from '../core/limits';
 import { SANDBOX_MODES } from '../core/sandbox-settings';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
-import { DEFAULT_MODEL } from '../worker/settings';
-import { compactCommand, policyCommand, statsCommand } from './commands/context-commands';
-import { demoCommand } from './commands/demo-command';
-import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
-import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
-import { devCommand, workerCommand } from './commands/service-commands';
-import { tasksCommand } from './commands/tasks-command';
-import { CliContext } from './context';
+import type { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
@@ -51,13 +45,27 @@ const TASK_QUEUE_OPTION = [
   'task queue of the workers (default: goalrun-<store id>, or GOALRUN_TASK_QUEUE / config task_queue)',
 ] as const;
 
+// Each command's module loads when the command runs, so `--help` and the light commands (status,
+// list, tasks, policy, stats) never load the worker, the providers or the AI SDK (issue 10;
+// test/e2e/cli-module-graph.test.ts keeps it so).
+const contextModule = (): typeof import('./context') => require('./context');
+const goalCommands = (): typeof import('./commands/goal-commands') => require('./commands/goal-commands');
+const inspectCommands = (): typeof import('./commands/inspect-commands') =>
+  require('./commands/inspect-commands');
+const contextCommands = (): typeof import('./commands/context-commands') =>
+  require('./commands/context-commands');
+const tasksCommands = (): typeof import('./commands/tasks-command') => require('./commands/tasks-command');
+const serviceCommands = (): typeof import('./commands/service-commands') =>
+  require('./commands/service-commands');
+const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
+
 /** Wraps a command action: settings and resources per invocation, errors as one clear line. */
 function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) => Promise<number>) {
   return async (...args: A) => {
     let context: CliContext | undefined;
     let code: number;
     try {
-      context = new CliContext();
+      context = new (contextModule().CliContext)();
       // Commander passes the options object just before the command itself.
       const options = args.at(-2) as { taskQueue?: string } | undefined;
       if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
@@ -100,7 +108,9 @@ function buildProgram(): Command {
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
     .option('--json', 'the same as --output-format json: only the final status, as `status --json`')
-    .action(action((context, objective: string, options) => runCommand(context, objective, options)));
+    .action(
+      action((context, objective: string, options) => goalCommands().runCommand(context, objective, options)),
+    );
 
   const start = program
     .command('start')
@@ -110,7 +120,11 @@ function buildProgram(): Command {
   start
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
-    .action(action((context, objective: string, options) => startCommand(context, objective, options)));
+    .action(
+      action((context, objective: string, options) =>
+        goalCommands().startCommand(context, objective, options),
+      ),
+    );
 
   program
     .command('status')
@@ -118,7 +132,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => statusCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().statusCommand(context, id, options),
+      ),
+    );
 
   program
     .command('tasks')
@@ -126,7 +144,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON (tasks in dependency order with blocked_by and ready)')
-    .action(action((context, id: string | undefined, options) => tasksCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        tasksCommands().tasksCommand(context, id, options),
+      ),
+    );
 
   program
     .command('compact')
@@ -135,7 +157,9 @@ function buildProgram(): Command {
     .argument('[topic...]', 'what the summary should focus on')
     .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
     .action(
-      action((context, id: string, topic: string[], options) => compactCommand(context, id, topic, options)),
+      action((context, id: string, topic: string[], options) =>
+        contextCommands().compactCommand(context, id, topic, options),
+      ),
     );
 
   program
@@ -150,7 +174,11 @@ function buildProgram(): Command {
       ]),
     )
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => policyCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        contextCommands().policyCommand(context, id, options),
+      ),
+    );
 
   program
     .command('stats')
@@ -158,7 +186,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => statsCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        contextCommands().statsCommand(context, id, options),
+      ),
+    );
 
   program
     .command('list')
@@ -166,7 +198,7 @@ function buildProgram(): Command {
     .option('--limit <n>', 'how many', '20')
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, options) => listCommand(context, options)));
+    .action(action((context, options) => inspectCommands().listCommand(context, options)));
 
   program
     .command('watch')
@@ -177,7 +209,11 @@ function buildProgram(): Command {
     .addOption(outputFormatOption())
     .option('--from-start', 'with stream-json: replay the session from its first event, not only what is new')
     .option('--json', 'the same as --output-format json')
-    .action(action((context, id: string | undefined, options) => watchCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().watchCommand(context, id, options),
+      ),
+    );
 
   program
     .command('cancel')
@@ -185,7 +221,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--wait', 'wait until the goal has stopped and show its final status')
-    .action(action((context, id: string | undefined, options) => cancelCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().cancelCommand(context, id, options),
+      ),
+    );
 
   const resume = program
     .command('resume')
@@ -200,7 +240,11 @@ function buildProgram(): Command {
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
     .option('--json', 'the same as --output-format json')
-    .action(action((context, id: string | undefined, options) => resumeCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        goalCommands().resumeCommand(context, id, options),
+      ),
+    );
 
   addSteeringCommands(program, { action, idHelp: ID_HELP, lastOption: LAST_OPTION });
 
@@ -225,7 +269,11 @@ function buildProgram(): Command {
       'with --role tools: the directory whose workspaces this host serves (default: the current one)',
     )
     .option(...TASK_QUEUE_OPTION)
-    .action(action((context, options) => workerCommand(context, options)));
+    .option(
+      '--metrics-port <[host:]port>',
+      "serve Prometheus metrics (goalrun's counters and the Temporal SDK's) on http://host:port/metrics (host default 127.0.0.1)",
+    )
+    .action(action((context, options) => serviceCommands().workerCommand(context, options)));
 
   program
     .command('doctor')
@@ -276,7 +324,7 @@ function buildProgram(): Command {
   program
     .command('dev')
     .description('run a local Temporal dev server in the foreground (Web UI on :8233, state in GOALRUN_HOME)')
-    .action(action((context) => devCommand(context)));
+    .action(action((context) => serviceCommands().devCommand(context)));
 
   program
     .command('demo')
@@ -284,7 +332,7 @@ function buildProgram(): Command {
     .option('-w, --workspace <dir>', 'where the demo works (default: a new folder under GOALRUN_HOME/demo)')
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
-    .action(action((context, options) => demoCommand(context, options)));
+    .action(action((context, options) => demoCommands().demoCommand(context, options)));
 
   return program;
 }

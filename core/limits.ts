@@ -2,6 +2,9 @@
  * Every threshold goalrun uses, in one place. Values from the spec name their requirement id.
  */
 
+/** The model a goal uses when neither a flag nor the config names one. */
+export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
+
 /** Consecutive iterations without progress before a goal is blocked. */
 export const DEFAULT_NO_PROGRESS_LIMIT = 3;
 /** Default iteration (agent turn) limit of a goal. */

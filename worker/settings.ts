@@ -9,11 +9,11 @@ import { z } from 'zod';
 import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
-import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
 import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 
-/** The model a goal uses when neither a flag nor the config names one. */
-export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
+// In core/limits.ts so the CLI's help can name it without loading this file's zod schema.
+export { DEFAULT_MODEL };
 export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
 /** Task queues derived from a store are named `goalrun-<first hex of the store id>`. */

@@ -19,12 +19,24 @@ import type { WorkerRole } from './roles';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
+import { activityMetricsInterceptor } from './metrics';
+
 /** Running activities get this long to finish when the worker stops (the SDK default is 0). */
 export const SHUTDOWN_GRACE_TIME = '30s';
 /** Workflows kept in memory between tasks; bounded because the cache is what runs workers out of memory. */
 export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
 export const MAX_CONCURRENT_ACTIVITIES = 20;
+
+/**
+ * The worker's throughput and latency settings (issue 10, measured with scripts/bench-*.js; the
+ * benchmarks' floor workers use the same). Spread into every goal worker.
+ */
+export const WORKER_TUNING = {
+  shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+  maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+  maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
+} satisfies Partial<WorkerOptions>;
 
 /** Options of a goal worker process. */
 export interface GoalWorkerOptions {
@@ -90,8 +102,9 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
   const common: Partial<WorkerOptions> = {
     connection: options.connection,
     namespace: options.namespace,
-    shutdownGraceTime: SHUTDOWN_GRACE_TIME,
-    maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
+    ...WORKER_TUNING,
+    // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts).
+    interceptors: { activity: [activityMetricsInterceptor] },
   };
   const runsTools = role !== 'model';
   const processQueue = runsTools
@@ -117,7 +130,6 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
           // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
           ...(tools ?? {}),
         },
-        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
       }),
     );
   }

@@ -111,11 +111,15 @@ export class GoalRun {
 
   /** Opens a new session: its row, the first message, the initial state. */
   async open(): Promise<void> {
+    const state = this.writes.writeFor(this.session.savedState(), true);
     const opened = await storeActivities.openSession({
       goal: this.input.goal,
       workflowId: this.workflowId,
-      state: this.writes.writeFor(this.session.savedState(), true),
+      state,
     });
+    // Committed with the first message: the first step's write then carries only what changed since,
+    // not the whole state (with the objective) a second time.
+    this.stateWritten(state);
     this.opened = true;
     this.state = {
       ...this.state,
