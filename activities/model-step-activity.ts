@@ -110,7 +110,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
-      let lastSaved = 0;
+      // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
+      let lastSaved = Date.now();
       const heartbeat = setInterval(
         () => context.heartbeat({ step: input.stepNumber, received }),
         MODEL_HEARTBEAT_INTERVAL_MS,
@@ -146,7 +147,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
           model: input.model,
         };
         // The answer, its usage and the state this step started from commit together.
-        const { seq } = await store.appendMessage(input.sessionId, assistantKey, message, {
+        const { seq, created } = await store.appendMessage(input.sessionId, assistantKey, message, {
           meta,
           state: input.state,
           event: {
@@ -168,7 +169,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
             key: storeKeys.usageEvent(execution, input.stepNumber),
           },
         });
-        const entry = (await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
+        // Another attempt may have stored its answer first: then that one is the answer.
+        const entry = (created ? null : await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
           seq,
           key: assistantKey,
           message,
@@ -251,12 +253,26 @@ async function uniqueToolCalls(
   sessionId: string,
   calls: ToolCallPart[],
 ): Promise<ToolCallPart[]> {
+  if (calls.length === 0) return calls;
+  // One look-up for the ids as given; a repeat is rare, and then each candidate is checked.
+  const answered = await store.existingMessageKeys(
+    sessionId,
+    calls.map((call) => storeKeys.toolResult(call.toolCallId || 'call')),
+  );
+  const taken = async (id: string) =>
+    answered.has(storeKeys.toolResult(id)) ||
+    (await store.getMessageByKey(sessionId, storeKeys.toolResult(id))) !== null;
   const seen = new Set<string>();
   const unique: ToolCallPart[] = [];
   for (const call of calls) {
-    let id = call.toolCallId || 'call';
-    for (let n = 2; seen.has(id) || (await store.getMessageByKey(sessionId, storeKeys.toolResult(id))); n++) {
-      id = `${call.toolCallId || 'call'}~${n}`;
+    const base = call.toolCallId || 'call';
+    let id = base;
+    for (
+      let n = 2;
+      seen.has(id) || (id === base ? answered.has(storeKeys.toolResult(id)) : await taken(id));
+      n++
+    ) {
+      id = `${base}~${n}`;
     }
     seen.add(id);
     unique.push(id === call.toolCallId ? call : { ...call, toolCallId: id });

@@ -191,6 +191,15 @@ export class SqlSessionStore implements SessionStore {
     return rows.length > 0 ? toEvent(rows[0]) : null;
   }
 
+  async existingMessageKeys(sessionId: string, keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await this.client.query<{ key: string }>(
+      'SELECT key FROM messages WHERE session_id = $1 AND key = ANY($2::text[])',
+      [sessionId, keys],
+    );
+    return new Set(rows.map((row) => row.key));
+  }
+
   async getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null> {
     const { rows } = await this.client.query<MessageRecord>(
       'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = $2',

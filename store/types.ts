@@ -159,6 +159,8 @@ export interface SessionStore {
   /** The event stored under a key, or null. */
   getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
+  /** Which of these message keys the session has. */
+  existingMessageKeys(sessionId: string, keys: string[]): Promise<Set<string>>;
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;
   countMessages(sessionId: string): Promise<number>;
