@@ -4,6 +4,8 @@
  * step; every app command works from `steer` and from its own verb, an unknown one is refused, and
  * the model never sees a `/` command.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import {
 } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
+const STEERING_FIXTURE = path.resolve(__dirname, '../fixtures/histories/steering-commands.json');
 const ACCEPTED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED;
 
 /** The text of every message of a request, in order. */
@@ -188,6 +191,15 @@ describe('steering', () => {
       for (const request of server.requests.slice(firstRequest)) {
         for (const text of texts(request.body))
           expect(text).not.toMatch(/\/(help|paws|rename|limits|compact|pause|clear|jobs)\b/);
+      }
+      if (process.env.GOALRUN_SAVE_HISTORY_FIXTURE) {
+        // A history with every app command, for test/workflow/replay.test.ts.
+        const connection = await Connection.connect({ address: t.temporalAddress });
+        const history = await new Client({ connection }).workflow
+          .getHandle(started.workflowId as string)
+          .fetchHistory();
+        await connection.close();
+        fs.writeFileSync(STEERING_FIXTURE, JSON.stringify([history.toJSON()]));
       }
       // The transcript records the model switch.
       const notes = (await store.listMessages(id)).filter((m) => m.key.startsWith('notice:'));
