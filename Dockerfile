@@ -9,9 +9,10 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-slim
-# Agent tools run shell commands in the workspace; git and ripgrep are what coding agents reach for.
+# Agent tools run shell commands in the workspace, sandboxed by bubblewrap; git and ripgrep are what
+# coding agents reach for.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends ca-certificates git ripgrep \
+  && apt-get install -y --no-install-recommends bubblewrap ca-certificates git ripgrep \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 COPY --from=build --chown=node:node /app /app

@@ -6,15 +6,14 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ContextBudget, computeBudget } from '../core/budget';
-import { extractedSummary } from '../core/compaction/extracted-summary';
-import { filesModifiedFromToolLog } from '../core/compaction/files-modified';
-import { buildSummarizerInput, SUMMARIZER_SYSTEM_PROMPT } from '../core/compaction/summary-input';
 import {
-  composeSummaryMessage,
-  isUsableSummary,
-  normalizeSummary,
-  parseSummarySections,
-} from '../core/compaction/summary-text';
+  EarlierSummaryMissing,
+  type PreparedSummary,
+  prepareSummary,
+  type SummarySource,
+  UnusableSummary,
+} from '../core/compaction/prepare-summary';
+import { SUMMARIZER_SYSTEM_PROMPT } from '../core/compaction/summary-input';
 import { FailureType } from '../core/errors';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
@@ -52,7 +51,11 @@ export interface SummarizeInput {
   sessionId: string;
   /** 1-based number of this compaction in the goal: the idempotency key of its summary. */
   compaction: number;
-  spanSeqs: number[];
+  /** The span as runs `[from, to]` of sequence numbers (summaries stored inside are not part of it). */
+  spanRanges?: Array<[number, number]>;
+  /** The span one seq each, as workflows before spanRanges sent it. */
+  spanSeqs?: number[];
+  /** The earlier summary: always merged into the new one, or carried over verbatim. */
   previousSummarySeq?: number;
   /** The focus hint of a manual `compact TOPIC`. */
   focus?: string;
@@ -69,6 +72,8 @@ export interface SummarizeResult {
   entry: LedgerEntry;
   usage: RequestUsage | null;
   extracted: boolean;
+  /** The new summary carries the earlier one (merged, or its lines carried verbatim); absent from older workers. */
+  carriesPrevious?: boolean;
 }
 
 /** The summarizer's request shrinks by this factor when it overflows its own window. */
@@ -95,56 +100,44 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
 
     /** Stage 2: replaces a span of the transcript with one structured summary, stored once. */
     async summarize(input: SummarizeInput): Promise<SummarizeResult> {
-      const key = `summary:${input.compaction}`;
-      const existing = await store.getMessageByKey(input.sessionId, key);
-      if (existing)
-        return { entry: ledgerEntryFor(existing.seq, key, existing.message), usage: null, extracted: false };
-
       const session = await store.getSession(input.sessionId);
-      const objective = session?.objective ?? '';
-      const upTo = Math.max(...input.spanSeqs);
-      const transcript = await store.listMessages(input.sessionId, { toSeq: upTo });
-      const inSpan = new Set(input.spanSeqs);
-      const span = transcript.filter((entry) => inSpan.has(entry.seq)).map((entry) => entry.message);
-      const previous = input.previousSummarySeq
-        ? transcript.find((entry) => entry.seq === input.previousSummarySeq)
-        : undefined;
-      // Derived from the whole tool log, not from the model, so no edited file is forgotten.
-      const filesModified = filesModifiedFromToolLog(transcript.map((entry) => entry.message));
-
-      let summaryText: string;
-      let usage: RequestUsage | null = null;
-      const extracted = Boolean(input.extracted);
-      if (extracted) {
-        summaryText = extractedSummary({ objective, span, filesModified });
-      } else {
-        const result = await callSummarizer(clientFor(input.model, input.baseUrl), {
-          ...input,
-          objective,
-          span,
-          previousSummary: previous ? textOf(previous.message) : undefined,
-        });
-        summaryText = result.text;
-        usage = result.usage;
+      const source: SummarySource = {
+        messageAt: async (seq) =>
+          (await store.listMessages(input.sessionId, { fromSeq: seq, toSeq: seq }))[0] ?? null,
+        messagesUpTo: (toSeq) => store.listMessages(input.sessionId, { toSeq }),
+        messageByKey: (key) => store.getMessageByKey(input.sessionId, key),
+      };
+      let prepared: PreparedSummary;
+      try {
+        prepared = await prepareSummary(
+          source,
+          {
+            compaction: input.compaction,
+            spanRanges: spanRangesOf(input),
+            previousSummarySeq: input.previousSummarySeq,
+            objective: session?.objective ?? '',
+            focus: input.focus,
+            maxInputTokens: input.maxInputTokens,
+            extracted: input.extracted,
+          },
+          // The client is made only when a model is called: an extracted summary needs no provider.
+          (request, maxTokens) =>
+            callSummarizer(clientFor(input.model, input.baseUrl), input, request, maxTokens),
+        );
+      } catch (err) {
+        throw summaryFailure(err, Boolean(input.extracted));
       }
-      const parsed = parseSummarySections(summaryText);
-      if (!isUsableSummary(parsed)) {
-        if (extracted) throw new Error('the extracted summary has no sections');
-        throw ApplicationFailure.create({
-          type: FailureType.ProviderBadRequest,
-          message: 'the summarizer returned no usable summary (none of the required sections)',
-          nonRetryable: true,
-        });
+      // Built by this code, a summary carries the earlier one: merged by the model, or carried verbatim.
+      if (prepared.kind === 'reuse') {
+        const { seq, key, message } = prepared.entry;
+        return {
+          entry: ledgerEntryFor(seq, key, message),
+          usage: null,
+          extracted: false,
+          carriesPrevious: true,
+        };
       }
-      const text = composeSummaryMessage({
-        summaryText: normalizeSummary(parsed),
-        filesModified,
-        compactedMessages: span.length,
-        fromSeq: Math.min(...input.spanSeqs),
-        toSeq: upTo,
-        topic: input.focus,
-      });
-      const message = userText(text);
+      const { key, message, usage, extracted } = prepared;
       if (usage) {
         await store.appendEvent(
           input.sessionId,
@@ -154,24 +147,52 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
         );
       }
       const { seq } = await store.appendMessage(input.sessionId, key, message);
-      log.info(`compaction ${input.compaction} of ${input.sessionId}: summarized ${span.length} messages`, {
-        extracted,
-        summaryChars: text.length,
-      });
-      return { entry: ledgerEntryFor(seq, key, message), usage, extracted };
+      log.info(
+        `compaction ${input.compaction} of ${input.sessionId}: summarized ${prepared.spanMessages} messages`,
+        {
+          extracted,
+          summaryChars: textOf(message).length,
+          mergedEarlierSummary: input.previousSummarySeq !== undefined,
+        },
+      );
+      return { entry: ledgerEntryFor(seq, key, message), usage, extracted, carriesPrevious: true };
     },
   };
 }
 
-/** Calls the summarizer; when its own request overflows, shrinks the input once and retries. */
+/** The span's runs, from either input shape. */
+function spanRangesOf(input: SummarizeInput): Array<[number, number]> {
+  return (
+    input.spanRanges ??
+    [...(input.spanSeqs ?? [])].sort((a, b) => a - b).map((seq): [number, number] => [seq, seq])
+  );
+}
+
+/** A failure of preparing the summary, typed for the workflow's retry and failure-budget rules. */
+function summaryFailure(err: unknown, extracted: boolean): unknown {
+  if (err instanceof EarlierSummaryMissing) {
+    return ApplicationFailure.create({ type: 'SummaryMissing', message: err.message, nonRetryable: true });
+  }
+  if (err instanceof UnusableSummary && !extracted) {
+    return ApplicationFailure.create({
+      type: FailureType.ProviderBadRequest,
+      message: err.message,
+      nonRetryable: true,
+    });
+  }
+  return err;
+}
+
+/**
+ * Calls the summarizer; when its own request overflows, shrinks the input once and retries. Returns the
+ * input budget of the request that worked, which says how much of the earlier summary it saw.
+ */
 async function callSummarizer(
   client: ModelClient,
-  input: SummarizeInput & {
-    objective: string;
-    span: import('../core/messages').StoredMessage[];
-    previousSummary?: string;
-  },
-): Promise<{ text: string; usage: RequestUsage }> {
+  input: SummarizeInput,
+  request: (maxTokens: number) => string,
+  budget: number,
+): Promise<{ text: string; usage: RequestUsage; maxTokens: number }> {
   const context = Context.current();
   const heartbeat = setInterval(
     () => context.heartbeat({ compaction: input.compaction }),
@@ -179,15 +200,9 @@ async function callSummarizer(
   );
   const [provider, ...rest] = input.model.split(':');
   try {
-    let maxTokens = input.maxInputTokens;
+    let maxTokens = budget;
     for (let attempt = 1; ; attempt++) {
-      const prompt = buildSummarizerInput({
-        objective: input.objective,
-        span: input.span,
-        previousSummary: input.previousSummary,
-        focus: input.focus,
-        maxTokens,
-      });
+      const prompt = request(maxTokens);
       try {
         const response = await client.stream({
           system: SUMMARIZER_SYSTEM_PROMPT,
@@ -198,7 +213,7 @@ async function callSummarizer(
           abortSignal: context.cancellationSignal,
           onProgress: () => context.heartbeat({ compaction: input.compaction }),
         });
-        return { text: response.text, usage: response.usage };
+        return { text: response.text, usage: response.usage, maxTokens };
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('summarizer cancelled');
         const failure =

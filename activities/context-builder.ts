@@ -18,20 +18,6 @@ async function messageAt(
   return entry ?? null;
 }
 
-/** Facts about a tool output that the stub needs and the stored (truncated) result may lack. */
-async function toolFacts(
-  store: SessionStore,
-  sessionId: string,
-): Promise<Map<string, { bytes?: number; spoolId?: number }>> {
-  const facts = new Map<string, { bytes?: number; spoolId?: number }>();
-  for (const event of await store.listEvents(sessionId)) {
-    if (event.kind !== 'tool') continue;
-    const data = event.data as { toolCallId?: string; bytes?: number; spoolId?: number };
-    if (data.toolCallId) facts.set(data.toolCallId, { bytes: data.bytes, spoolId: data.spoolId });
-  }
-  return facts;
-}
-
 /**
  * The messages of a model request. Without a plan (or before any compaction) it is the whole
  * transcript up to `upToSeq`.
@@ -60,31 +46,25 @@ export async function buildContext(
     if (entry.message.role !== 'assistant') continue;
     for (const part of entry.message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
   }
-  const facts = stubbed.size > 0 ? await toolFacts(store, sessionId) : new Map();
-  // Stubs describe the full output (size, line count, last line), so spooled ones are read whole.
-  const full = new Map<string, string>();
-  for (const entry of tail) {
-    if (entry.message.role !== 'tool' || !stubbed.has(entry.seq)) continue;
-    for (const part of entry.message.content) {
-      const spoolId = facts.get(part.toolCallId)?.spoolId;
-      if (spoolId === undefined) continue;
-      const size = (await store.readSpool(sessionId, spoolId, 0, 1))?.size ?? 0;
-      const page = await store.readSpool(sessionId, spoolId, 0, Math.max(size, 1));
-      if (page) full.set(part.toolCallId, page.content);
-    }
-  }
   return [...head, ...tail].map((entry): StoredMessage => {
     const { message } = entry;
     if (message.role === 'tool' && stubbed.has(entry.seq)) {
       return {
         role: 'tool',
+        // The stub's facts (size, lines, edges) are stored beside the result: no spool read per step.
         content: message.content.map((part) => {
-          const spooled = full.get(part.toolCallId);
-          const source =
-            spooled === undefined ? part : { ...part, output: { ...part.output, value: spooled } };
-          return renderStubbedToolResult(source, {
+          const facts = entry.meta?.tool;
+          return renderStubbedToolResult(part, {
             args: calls.get(part.toolCallId)?.input ?? {},
-            spoolId: facts.get(part.toolCallId)?.spoolId,
+            spoolId: facts?.spoolId,
+            ...(facts?.spoolId !== undefined
+              ? {
+                  totalChars: facts.chars ?? facts.bytes,
+                  totalLines: facts.lines,
+                  firstLine: facts.firstLine,
+                  lastLine: facts.lastLine,
+                }
+              : {}),
           });
         }),
       };

@@ -5,28 +5,39 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
-import { FINISH_TOOL_SPEC } from '../core/finish';
+import { EVENT_KINDS } from '../core/event-kinds';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import {
+  DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
   MODEL_HEARTBEAT_INTERVAL_MS,
   PROGRESS_SAVE_INTERVAL_MS,
-  WORKFLOW_TOOL_ARGS_MAX_BYTES,
 } from '../core/limits';
-import { type StoredMessage, type TranscriptEntry, textOf, toolCallsOf } from '../core/messages';
+import {
+  type MessageMeta,
+  type StoredMessage,
+  type ToolCallPart,
+  type TranscriptEntry,
+  textOf,
+  toolCallsOf,
+} from '../core/messages';
 import { storeKeys } from '../core/store-keys';
+import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
-import { TODO_WRITE_TOOL_SPEC } from '../core/todo-write-tool';
+import { plural } from '../core/text';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
+import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
-import type { ModelClient, ToolSpec } from './providers/types';
-import { findTool, toolSpecOf } from './tool-catalog';
+import { isUnreachableError } from './providers/errors';
+import type { ModelClient } from './providers/types';
+import { findTool, toolSpecsFor } from './tool-catalog';
+import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
 
@@ -62,9 +73,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const execution = input.execution ?? 1;
       const assistantKey = storeKeys.assistant(execution, input.stepNumber);
-      const usageKey = storeKeys.usageEvent(execution, input.stepNumber);
       const stored = await store.getMessageByKey(input.sessionId, assistantKey);
-      if (stored) return modelStepResult(stored, await storedUsage(store, input.sessionId, input.stepNumber));
+      if (stored) {
+        // A retry after the answer was stored: the state write of this step may not have landed.
+        if (input.state) await store.writeGoalState(input.sessionId, input.state);
+        return modelStepResult(stored, stored.meta ?? {});
+      }
 
       const session = await store.getSession(input.sessionId);
       if (!session) {
@@ -75,21 +89,29 @@ export function createModelStepActivity(deps: ActivityDeps) {
         });
       }
       const client = clientFor(input.model, input.baseUrl);
+      // Keyed: a retried attempt does not announce the step twice.
+      await store.appendEvent(
+        input.sessionId,
+        EVENT_KINDS.stepStart,
+        { step: input.stepNumber, model: input.model },
+        `step-start:${input.stepNumber}@${execution}`,
+      );
       const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
-      const checkpoint = await store.latestCheckpoint(input.sessionId);
-      const tasks = (checkpoint?.tasks as TaskGraph | null) ?? [];
+      const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
+      const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
       const system = systemPrompt({
         objective: session.objective,
         workspace: session.projectDir,
         tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
       });
-      const tools = toolSpecs(input.tools);
+      const tools = toolSpecsFor(input.tools);
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
-      let lastSaved = 0;
+      // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
+      let lastSaved = Date.now();
       const heartbeat = setInterval(
         () => context.heartbeat({ step: input.stepNumber, received }),
         MODEL_HEARTBEAT_INTERVAL_MS,
@@ -114,27 +136,47 @@ export function createModelStepActivity(deps: ActivityDeps) {
             }
           },
         });
+        const toolCalls = await uniqueToolCalls(store, input.sessionId, response.toolCalls);
         const message: StoredMessage = {
           role: 'assistant',
-          content: [
-            ...(response.text ? [{ type: 'text' as const, text: response.text }] : []),
-            ...response.toolCalls,
-          ],
+          content: [...(response.text ? [{ type: 'text' as const, text: response.text }] : []), ...toolCalls],
         };
-        // The usage event goes first: if we crash between the two writes, the retry still finds it.
-        await store.appendEvent(
-          input.sessionId,
-          'model-usage',
-          { step: input.stepNumber, usage: response.usage, finishReason: response.finishReason },
-          usageKey,
-        );
-        const { seq } = await store.appendMessage(input.sessionId, assistantKey, message);
-        const entry = (await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
+        const meta: MessageMeta = {
+          usage: response.usage,
+          finishReason: response.finishReason,
+          model: input.model,
+        };
+        // The answer, its usage and the state this step started from commit together.
+        const { seq, created } = await store.appendMessage(input.sessionId, assistantKey, message, {
+          meta,
+          state: input.state,
+          event: {
+            kind: EVENT_KINDS.modelUsage,
+            data: {
+              step: input.stepNumber,
+              model: input.model,
+              usage: response.usage,
+              finishReason: response.finishReason,
+              // What the stream shows of the step: its text and its calls (arguments cut short).
+              text: clipBytes(response.text ?? '', STEP_TEXT_MAX_BYTES).text,
+              toolCalls: toolCalls.map((call) => ({
+                id: call.toolCallId,
+                name: call.toolName,
+                summary: summaryOf(call),
+                arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
+              })),
+            },
+            key: storeKeys.usageEvent(execution, input.stepNumber),
+          },
+        });
+        // Another attempt may have stored its answer first: then that one is the answer.
+        const entry = (created ? null : await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
           seq,
           key: assistantKey,
           message,
+          meta,
         };
-        const result = modelStepResult(entry, { usage: response.usage, finishReason: response.finishReason });
+        const result = modelStepResult(entry, entry.meta ?? meta);
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),
@@ -144,25 +186,33 @@ export function createModelStepActivity(deps: ActivityDeps) {
         });
         result.fixedTokens = fixedTokens;
         if (context.info.attempt > 1) {
-          result.retried = { attempts: context.info.attempt, lastError: await lastModelError(store, input) };
+          const previous = await store.getEventByKey(
+            input.sessionId,
+            storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt - 1),
+          );
+          result.retried = {
+            attempts: context.info.attempt,
+            lastError: (previous?.data as { message?: string } | undefined)?.message ?? 'unknown error',
+          };
         }
         return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        const [provider, ...rest] = input.model.split(':');
-        const failure =
-          err instanceof ApplicationFailure
-            ? err
-            : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+        const failure = classifyFailure(err, input, context.info.scheduledTimestampMs);
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
-          .appendEvent(input.sessionId, 'model-error', {
-            step: input.stepNumber,
-            attempt: context.info.attempt,
-            type: failure.type,
-            message: failure.message,
-            retryable: !failure.nonRetryable,
-          })
+          .appendEvent(
+            input.sessionId,
+            'model-error',
+            {
+              step: input.stepNumber,
+              attempt: context.info.attempt,
+              type: failure.type,
+              message: failure.message,
+              retryable: !failure.nonRetryable,
+            },
+            storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt),
+          )
           .catch(() => undefined);
         throw failure;
       } finally {
@@ -172,81 +222,104 @@ export function createModelStepActivity(deps: ActivityDeps) {
   };
 }
 
-/** Tool specs offered to the model: workspace tools from the catalog, `finish` from core. */
-function toolSpecs(names: string[]): ToolSpec[] {
-  return names.flatMap((name): ToolSpec[] => {
-    if (name === FINISH_TOOL_SPEC.name) {
-      return [
-        {
-          ...FINISH_TOOL_SPEC,
-          inputSchema: FINISH_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
-        },
-      ];
-    }
-    if (name === TODO_WRITE_TOOL_SPEC.name) {
-      return [
-        {
-          ...TODO_WRITE_TOOL_SPEC,
-          inputSchema: TODO_WRITE_TOOL_SPEC.inputSchema as unknown as Record<string, unknown>,
-        },
-      ];
-    }
-    const spec = toolSpecOf(name);
-    return spec ? [spec] : [];
+/**
+ * The failure a model step ends with. A provider that cannot be reached at all is retried like any
+ * outage until it has been unreachable for `providerUnreachableMinutes`; then the goal fails with a
+ * reason that says so, instead of retrying until the goal's time limit.
+ */
+function classifyFailure(err: unknown, input: ModelStepInput, firstScheduledMs: number): ApplicationFailure {
+  const [provider, ...rest] = input.model.split(':');
+  const failure =
+    err instanceof ApplicationFailure
+      ? err
+      : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+  if (failure.nonRetryable || !isUnreachableError(err)) return failure;
+  const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
+  const unreachableMs = Date.now() - firstScheduledMs;
+  if (unreachableMs < minutes * 60_000) return failure;
+  return ApplicationFailure.create({
+    type: FailureType.ProviderUnreachable,
+    message: `the model provider could not be reached for ${plural(Math.round(unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
+    nonRetryable: true,
   });
 }
 
-/** The message of the latest failed attempt of a model step. */
-async function lastModelError(store: SessionStore, input: ModelStepInput): Promise<string> {
-  const events = await store.listEvents(input.sessionId);
-  const failures = events.filter(
-    (event) => event.kind === 'model-error' && (event.data as { step?: number }).step === input.stepNumber,
-  );
-  return (failures.at(-1)?.data as { message?: string } | undefined)?.message ?? 'unknown error';
-}
-
-async function storedUsage(
+/**
+ * The tool calls with ids unique in the session: a misbehaving model (or a script) may repeat an id,
+ * and two calls with one id would share one stored result.
+ */
+async function uniqueToolCalls(
   store: SessionStore,
   sessionId: string,
-  step: number,
-): Promise<{ usage: RequestUsage; finishReason: string }> {
-  const events = await store.listEvents(sessionId);
-  const event = events.find(
-    (candidate) => candidate.kind === 'model-usage' && (candidate.data as { step?: number }).step === step,
+  calls: ToolCallPart[],
+): Promise<ToolCallPart[]> {
+  if (calls.length === 0) return calls;
+  // One look-up for the ids as given; a repeat is rare, and then each candidate is checked.
+  const answered = await store.existingMessageKeys(
+    sessionId,
+    calls.map((call) => storeKeys.toolResult(call.toolCallId || 'call')),
   );
-  const data = event?.data as { usage?: RequestUsage; finishReason?: string } | undefined;
-  return {
-    usage: data?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    finishReason: data?.finishReason ?? 'unknown',
-  };
+  const taken = async (id: string) =>
+    answered.has(storeKeys.toolResult(id)) ||
+    (await store.getMessageByKey(sessionId, storeKeys.toolResult(id))) !== null;
+  const seen = new Set<string>();
+  const unique: ToolCallPart[] = [];
+  for (const call of calls) {
+    const base = call.toolCallId || 'call';
+    let id = base;
+    for (
+      let n = 2;
+      seen.has(id) || (id === base ? answered.has(storeKeys.toolResult(id)) : await taken(id));
+      n++
+    ) {
+      id = `${base}~${n}`;
+    }
+    seen.add(id);
+    unique.push(id === call.toolCallId ? call : { ...call, toolCallId: id });
+  }
+  return unique;
 }
 
-function modelStepResult(
-  entry: TranscriptEntry,
-  meta: { usage: RequestUsage; finishReason: string },
-): ModelStepResult {
+/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
+const STEP_TEXT_MAX_BYTES = 16 * 1024;
+/** Longest one-line summary of a tool call. */
+const SUMMARY_MAX_CHARS = 120;
+
+/** One line for a tool call, e.g. `bash: npm test`; unknown tools are named as such. */
+function summaryOf(call: ToolCallPart): string {
+  const tool = findTool(call.toolName);
+  const parsed = tool?.parse(call.input);
+  const known = tool || WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
+  const summary = parsed?.ok
+    ? tool!.summarize(parsed.args)
+    : `${call.toolName}${known ? '' : ' (unknown tool)'}`;
+  return clipChars(summary, SUMMARY_MAX_CHARS);
+}
+
+/** Usage of a step stored before usage was kept with its message. */
+const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const workflowTool = WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
-    const tool = findTool(call.toolName);
-    const parsed = tool?.parse(call.input);
-    const summary = parsed?.ok
-      ? tool!.summarize(parsed.args)
-      : `${call.toolName}${tool || workflowTool ? '' : ' (unknown tool)'}`;
-    // Workflow tools need their arguments in the workflow; anything else stays in the store.
-    const inputBytes = JSON.stringify(call.input ?? null).length;
-    const input = !workflowTool
-      ? undefined
-      : inputBytes <= WORKFLOW_TOOL_ARGS_MAX_BYTES
-        ? call.input
-        : `arguments too large (${inputBytes} bytes, at most ${WORKFLOW_TOOL_ARGS_MAX_BYTES}); send fewer or shorter items`;
-    return { toolCallId: call.toolCallId, toolName: call.toolName, input, summary: clipChars(summary, 120) };
+    const summary = summaryOf(call);
+    // Workflow tools get their arguments validated here, at the boundary, and carried to the
+    // workflow parsed; any other tool's arguments stay in the store.
+    const args = workflowToolArgsFor(call.toolName, call.input);
+    const routing = routingOf(call.toolName, call.input);
+    return {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ...(args ? { args } : {}),
+      summary,
+      ...(routing ? { routing } : {}),
+    };
   });
   const text = textOf(entry.message).trim();
   return {
     entry: ledgerEntryFor(entry.seq, entry.key, entry.message),
     toolCalls,
-    usage: meta.usage,
-    finishReason: meta.finishReason,
+    usage: meta.usage ?? ZERO_USAGE,
+    finishReason: meta.finishReason ?? 'unknown',
     textPreview: clipChars(text.split('\n')[0] ?? '', 120),
   };
 }

@@ -1,25 +1,40 @@
+/**
+ * The session-store activities the workflow calls itself: opening a session, storing the messages it
+ * writes, saving its state, and preparing a resumed execution. They are short, keyed and idempotent,
+ * so the workflow runs them as local activities.
+ */
 import { ApplicationFailure } from '@temporalio/common';
-import type { GoalState } from '../core/goal';
+import { contextEntries } from '../core/context-plan';
+import { ConfigError, FailureType } from '../core/errors';
+import { EVENT_KINDS } from '../core/event-kinds';
+import type { InitData } from '../core/event-log';
+import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { type TranscriptEntry, textOf, toolCallsOf, userText } from '../core/messages';
-import type { TaskGraph } from '../core/task-graph-types';
+import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
+import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX } from '../core/store-keys';
+import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
 import { firstMessageText } from './prompt';
+import { checkProviderConfig, normalizeModelSpec } from './providers/spec';
+import type { ProviderEnv } from './providers/types';
 import type {
   AppendMessageInput,
-  LoadCheckpointResult,
   OpenSessionInput,
   OpenSessionResult,
+  PrepareResumeResult,
   RecordEventInput,
-  SaveCheckpointInput,
+  SaveStateInput,
 } from './types';
 
+/** Failure type of a resume that finds no saved state. */
+export const NO_SAVED_STATE = 'NoSavedState';
+
 /** Creates the session-store activities. */
-export function createSessionActivities(store: SessionStore) {
+export function createSessionActivities(store: SessionStore, env: ProviderEnv = {}) {
   return {
-    /** Creates the session row and stores the first message (objective and environment snapshot). */
+    /** Creates the session row, stores the first message (objective and environment snapshot) and the initial state. */
     async openSession(input: OpenSessionInput): Promise<OpenSessionResult> {
       const { goal } = input;
       await store.createSession({
@@ -30,81 +45,149 @@ export function createSessionActivities(store: SessionStore) {
         model: goal.model,
         workflowId: input.workflowId,
       });
-      const existing = await store.getMessageByKey(goal.sessionId, 'initial');
+      const existing = await store.getMessageByKey(goal.sessionId, FIRST_MESSAGE_KEY);
       const message = existing?.message ?? userText(await firstMessageText(goal, new Date()));
-      const { seq } = existing ?? (await store.appendMessage(goal.sessionId, 'initial', message));
-      await store.appendEvent(goal.sessionId, 'session-opened', { workflowId: input.workflowId }, 'opened');
-      return { first: ledgerEntryFor(seq, 'initial', message) };
+      const { seq } =
+        existing ??
+        (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
+          state: input.state,
+          event: { kind: EVENT_KINDS.sessionOpened, data: initData(goal, input.workflowId), key: 'opened' },
+        }));
+      return { first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message) };
     },
 
-    /** Stores a message the workflow wrote itself; idempotent on its key. */
+    /** Stores a message the workflow wrote itself, with the state that accounts for it; idempotent on its key. */
     async appendMessage(input: AppendMessageInput): Promise<{ seq: number; entry: LedgerEntry }> {
-      const { seq } = await store.appendMessage(input.sessionId, input.key, input.message);
-      // goalrun's notices (compaction, failure budget) are events too, for `goalrun` and dashboards.
-      if (input.key.startsWith('notice:')) {
-        await store.appendEvent(input.sessionId, 'notice', { text: textOf(input.message) }, input.key);
-      }
+      const { seq } = await store.appendMessage(input.sessionId, input.key, input.message, {
+        meta: input.meta,
+        state: input.state,
+        event: input.event,
+      });
       return { seq, entry: ledgerEntryFor(seq, input.key, input.message) };
     },
 
-    /** Saves a checkpoint of the control state and mirrors status and counters on the session row. */
-    async saveCheckpoint(input: SaveCheckpointInput): Promise<void> {
-      const goalState = { ...input.state, keptProgress: input.keptProgress ?? null };
-      await store.saveCheckpoint(input.sessionId, goalState, input.tasks);
-      await store.updateSession(input.sessionId, {
-        status: input.state.status,
-        reason: input.state.reason,
-        goalState,
-      });
-      if (input.event)
-        await store.appendEvent(input.sessionId, input.event.kind, input.event.data, input.event.key);
-      if (input.keptProgress) {
-        await store.appendEvent(input.sessionId, 'kept-progress', { summary: input.keptProgress });
+    /** Saves a change to the goal state (a full write also keeps a checkpoint row). */
+    async saveState(input: SaveStateInput): Promise<void> {
+      await store.writeGoalState(input.sessionId, input.state, input.event);
+    },
+
+    /** Gives the session a name (/rename). */
+    async renameSession(input: { sessionId: string; name: string }): Promise<void> {
+      await store.renameSession(input.sessionId, input.name);
+    },
+
+    /** Checks that this worker can call a model (/model): the specifier, its key, its script file. */
+    async checkModel(input: { model: string; baseUrl?: string }): Promise<string> {
+      try {
+        const model = normalizeModelSpec(input.model);
+        checkProviderConfig(model, env, input.baseUrl);
+        return model;
+      } catch (err) {
+        const message = err instanceof ConfigError ? err.message : (err as Error).message;
+        throw ApplicationFailure.create({ message, type: FailureType.ConfigError, nonRetryable: true });
       }
     },
 
-    /** Loads what a resumed execution starts from: the last checkpoint and a ledger rebuilt from the transcript. */
-    async loadCheckpoint(sessionId: string): Promise<LoadCheckpointResult> {
-      const checkpoint = await store.latestCheckpoint(sessionId);
-      if (!checkpoint) {
+    /**
+     * What a resumed execution starts from: the saved state with its counters brought up to date with
+     * the transcript (a run killed from outside may have saved its state a step before its last
+     * answer), the ledger of what the context plan shows, the unanswered tool calls, and an execution
+     * number no earlier execution has used.
+     */
+    async prepareResume(sessionId: string): Promise<PrepareResumeResult> {
+      const row = await store.getSession(sessionId);
+      const saved = row?.goalState as (Partial<GoalState> & SavedExtras) | null | undefined;
+      if (!saved?.goal) {
         throw ApplicationFailure.create({
-          message: `session ${sessionId} has no checkpoint to resume from`,
-          type: 'NoCheckpoint',
+          message: `session ${sessionId} has no saved state to resume from`,
+          type: NO_SAVED_STATE,
           nonRetryable: true,
         });
       }
-      const saved = checkpoint.goalState as Omit<GoalState, 'ledger'> & { keptProgress?: string | null };
-      const { keptProgress, ...rest } = saved;
+      const { keptProgress, checkpointSeq, ...rest } = saved;
       const transcript = await store.listMessages(sessionId);
-      const answered = new Set<string>();
-      for (const entry of transcript) {
-        if (entry.message.role === 'tool')
-          for (const part of entry.message.content) answered.add(part.toolCallId);
-      }
-      const unansweredToolCalls = transcript
-        .flatMap((entry) => toolCallsOf(entry.message))
-        .filter((call) => !answered.has(call.toolCallId))
-        .map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName }));
+      const recovered = stepsAfter(transcript, checkpointSeq);
+      let usage = rest.usage;
+      if (usage)
+        for (const step of recovered) if (step.meta?.usage) usage = addRequestUsage(usage, step.meta.usage);
+      const state = withLaterFields({
+        ...(rest as GoalState),
+        steps: (rest.steps ?? 0) + recovered.length,
+        ...(usage ? { usage } : {}),
+        ledger: [],
+      });
+      const ledger = transcript.map((entry) =>
+        ledgerEntryFor(entry.seq, entry.key, entry.message, entry.meta?.tool),
+      );
+      const plan = state.compaction?.plan;
       return {
         state: {
-          ...rest,
-          tasks: rest.tasks ?? (checkpoint.tasks as TaskGraph | null) ?? [],
-          ledger: transcript.map(ledgerEntryOf),
+          ...state,
+          // The transcript holds every message; the ledger is what the context plan shows.
+          ledger: plan ? contextEntries(ledger, plan).sort((a, b) => a.seq - b.seq) : ledger,
         },
-        tasks: checkpoint.tasks,
         keptProgress: keptProgress ?? null,
-        unansweredToolCalls,
+        execution: nextExecution(transcript, rest.executions ?? 1),
+        unansweredToolCalls: unansweredCalls(transcript),
+        stepsRecovered: recovered.length,
       };
     },
 
-    /** Appends an event (notices, traces). */
+    /** Appends an event (notices, traces, decisions). */
     async recordEvent(input: RecordEventInput): Promise<void> {
       await store.appendEvent(input.sessionId, input.kind, input.data, input.key);
     },
   };
 }
 
-/** The ledger entry of a stored message. */
-function ledgerEntryOf(entry: TranscriptEntry): LedgerEntry {
-  return ledgerEntryFor(entry.seq, entry.key, entry.message);
+/** What the init event of a stream says about a goal. */
+export function initData(goal: GoalDefinition, workflowId: string): InitData {
+  return {
+    workflowId,
+    model: goal.model,
+    workspace: goal.workspace,
+    objective: goal.objective,
+    limits: {
+      maxSteps: goal.limits.maxSteps,
+      maxIterations: goal.limits.maxIterations,
+      maxMinutes: goal.limits.maxMinutes,
+    },
+  };
+}
+
+/** What the workflow saves beside the GoalState fields. */
+interface SavedExtras {
+  keptProgress?: string | null;
+  /** The last transcript seq the saved state accounts for. */
+  checkpointSeq?: number;
+}
+
+/** Assistant messages (model steps) stored after the saved state was written. */
+function stepsAfter(transcript: TranscriptEntry[], checkpointSeq: number | undefined): TranscriptEntry[] {
+  if (checkpointSeq === undefined) return [];
+  return transcript.filter(
+    (entry) => entry.seq > checkpointSeq && entry.key.startsWith(KEY_PREFIX.assistant),
+  );
+}
+
+/** One more than the highest execution number in the saved state or in any stored key. */
+function nextExecution(transcript: TranscriptEntry[], savedExecutions: number): number {
+  const highest = transcript.reduce(
+    (max, entry) => Math.max(max, executionOfKey(entry.key)),
+    savedExecutions,
+  );
+  return highest + 1;
+}
+
+/** Tool calls of the transcript that have no result. */
+function unansweredCalls(transcript: TranscriptEntry[]): Array<{ toolCallId: string; toolName: string }> {
+  const answered = new Set<string>();
+  for (const entry of transcript) {
+    if (entry.message.role === 'tool')
+      for (const part of entry.message.content) answered.add(part.toolCallId);
+  }
+  return transcript
+    .flatMap((entry) => toolCallsOf(entry.message))
+    .filter((call) => !answered.has(call.toolCallId))
+    .map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName }));
 }

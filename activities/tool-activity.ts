@@ -1,27 +1,93 @@
 /**
- * The tool activity: runs one workspace tool call, spools and truncates its output, and stores
- * the result once under the tool-call id.
+ * The tool activity: runs one workspace tool call under the goal's sandbox settings, redacts known
+ * secrets, spools and truncates the output, and stores spool row, event and result message in one
+ * transaction under the tool-call id. Also the job activities the workflow calls on the tool host.
  */
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { argsDigest } from '../core/compaction/stub';
+import { charCount } from '../core/compaction/text-excerpt';
+import { FailureType } from '../core/errors';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
-import { type StoredMessage, type TranscriptEntry, toolCallsOf } from '../core/messages';
+import { type StoredMessage, toolCallsOf } from '../core/messages';
+import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
+import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
 import { edgeLines, truncateForModel } from '../core/truncate';
-import type { SessionStore } from '../store/types';
+import type { SessionStore, ToolResultFacts } from '../store/types';
+import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
 import { findTool } from './tool-catalog';
+import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
+import type { ToolContext, ToolOutcome } from './tools/types';
 import type { RunToolInput, RunToolResult } from './types';
 
-/** Creates the tool activity. */
-export function createToolActivity(store: SessionStore) {
+/** The tool activity's input. */
+export type ToolRunInput = RunToolInput;
+
+/** A background job started by a call, as the workflow records it. */
+export interface StartedJobRef {
+  jobId: string;
+  command: string;
+  /** The task queue of the tool host that runs the job (reads and kills must go there). */
+  processQueue: string;
+  pid?: number;
+}
+
+/** The tool activity's result as CONTRACTS.md specifies RunToolResult, plus the stub facts. */
+export interface ToolRunResult extends RunToolResult {
+  /** The facts a compaction stub needs (also in the tool event's data). */
+  facts: ToolResultFacts;
+  job?: StartedJobRef;
+  killedJobs?: string[];
+}
+
+/** What the tool activity needs from its worker. */
+export interface ToolActivityDeps {
+  store: SessionStore;
+  /** Known secret values (provider keys, the database password); those found in the worker's environment are added. */
+  secrets?: string[];
+  /** This worker's tool task queue, recorded with the jobs it starts. */
+  processQueue?: string;
+  /** The worker's processes; absent: the process-wide JobManager. */
+  jobs?: JobManager;
+}
+
+/** The first line of a result whose earlier attempt died before its result was saved. */
+export function retryNotice(attempt: number): string {
+  return `[attempt ${attempt}: an earlier attempt of this call was interrupted before its result was saved; the command may already have run]`;
+}
+
+/** Lines of a text as an editor counts them: a trailing newline does not start another line. */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let newlines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) newlines += 1;
+  return text.endsWith('\n') ? newlines : newlines + 1;
+}
+
+/** Creates the tool activity and the job activities of a tool host. */
+export function createToolActivity(deps: ToolActivityDeps) {
+  const { store } = deps;
+  const jobs = () => deps.jobs ?? processJobManager();
+  let redactor: Redactor | undefined;
+  // Built on first use, so a worker's environment is read when it runs, not when it is imported.
+  const redact = (text: string) => {
+    redactor ??= createRedactor([...(deps.secrets ?? []), ...secretsFromEnvironment(process.env)]);
+    return redactor(text);
+  };
+  const processQueue = () => deps.processQueue ?? 'local';
+
   return {
     /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
-    async runTool(input: RunToolInput): Promise<RunToolResult> {
+    async runTool(input: ToolRunInput): Promise<ToolRunResult> {
       const resultKey = storeKeys.toolResult(input.toolCallId);
+      const eventKey = storeKeys.toolEvent(input.toolCallId);
       const stored = await store.getMessageByKey(input.sessionId, resultKey);
-      if (stored) return storedToolResult(store, input, stored);
+      if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
+      // Checked after the stored result: a finished call still answers during shutdown.
+      jobs().assertAcceptingWork();
 
       const assistant = await store.getMessageByKey(
         input.sessionId,
@@ -38,6 +104,7 @@ export function createToolActivity(store: SessionStore) {
         });
       }
       const context = Context.current();
+      const { attempt } = context.info;
       const outcome = await executeTool(call.toolName, call.input, {
         workspace: input.workspace,
         sessionId: input.sessionId,
@@ -45,70 +112,112 @@ export function createToolActivity(store: SessionStore) {
         signal: context.cancellationSignal,
         heartbeat: (details) => context.heartbeat(details),
         store,
+        sandbox: input.sandbox ?? DEFAULT_SANDBOX,
+        escalated: input.escalationApproved ?? false,
+        jobId: input.jobId,
+        jobs: jobs(),
       });
       // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
-      outcome.output = outcome.output.replaceAll('\u0000', '\uFFFD');
-      const bytes = Buffer.byteLength(outcome.output, 'utf8');
-      let spoolId: number | undefined;
-      if (estimateTokens(outcome.output) > SPOOL_MIN_TOKENS) {
-        ({ spoolId } = await store.writeSpool(
-          input.sessionId,
-          input.toolCallId,
-          call.toolName,
-          outcome.output,
-        ));
-      }
-      const shown =
-        spoolId === undefined
-          ? outcome.output
-          : truncateForModel(outcome.output, spoolId, TOOL_RESULT_MAX_CHARS);
-      const message: StoredMessage = {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: input.toolCallId,
-            toolName: call.toolName,
-            output: outcome.ok ? { type: 'text', value: shown } : { type: 'error-text', value: shown },
-          },
-        ],
-      };
-      const edges = edgeLines(outcome.output);
-      const summary = {
+      let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
+      if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;
+      const bytes = Buffer.byteLength(output, 'utf8');
+      const spooled = estimateTokens(output) > SPOOL_MIN_TOKENS;
+      const edges = edgeLines(output);
+      const job: StartedJobRef | undefined = outcome.job
+        ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
+        : undefined;
+      const recorded = await store.recordToolResult({
+        sessionId: input.sessionId,
         toolCallId: input.toolCallId,
         toolName: call.toolName,
-        ok: outcome.ok,
-        changedWorkspace: outcome.changedWorkspace,
-        bytes,
-        spoolId,
-        firstLine: edges.first,
-        lastLine: edges.last,
-      };
-      await store.appendEvent(input.sessionId, 'tool', summary, storeKeys.toolEvent(input.toolCallId));
-      log.info(`${call.toolName} of ${input.sessionId} ${outcome.ok ? 'ok' : 'failed'}`, {
+        messageKey: resultKey,
+        eventKey,
+        spoolContent: spooled ? output : undefined,
+        message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
+        facts: {
+          ok: outcome.ok,
+          changedWorkspace: outcome.changedWorkspace,
+          bytes,
+          chars: charCount(output),
+          lines: lineCount(output),
+          firstLine: edges.first,
+          lastLine: edges.last,
+          argsDigest: redact(argsDigest(call.input)),
+        },
+        eventExtra: {
+          attempt,
+          // The start of the output, for the event stream's tool_result (the whole is in the message).
+          head: clipBytes(output).text,
+          ...(job ? { job } : {}),
+          ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+          ...(input.escalationApproved ? { escalated: true } : {}),
+        },
+      });
+      if (!recorded.created) {
+        return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
+      }
+      const { facts } = recorded;
+      log.info(`${call.toolName} of ${input.sessionId} ${facts.ok ? 'ok' : 'failed'}`, {
         step: input.stepNumber,
         bytes,
-        spoolId,
-        lastLine: edges.last,
+        spoolId: facts.spoolId,
+        lastLine: facts.lastLine,
       });
-      const { seq } = await store.appendMessage(input.sessionId, resultKey, message);
       return {
-        entry: ledgerEntryFor(seq, resultKey, message, { spoolId, bytes, ok: outcome.ok }),
-        ok: outcome.ok,
-        changedWorkspace: outcome.changedWorkspace,
-        firstLine: edges.first,
-        lastLine: edges.last,
+        entry: ledgerEntryFor(recorded.seq, resultKey, recorded.message, {
+          spoolId: facts.spoolId,
+          bytes,
+          ok: facts.ok,
+        }),
+        ok: facts.ok,
+        changedWorkspace: facts.changedWorkspace,
+        firstLine: facts.firstLine,
+        lastLine: facts.lastLine,
+        facts,
+        ...(job ? { job } : {}),
+        ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+      };
+    },
+
+    /** Kills every job and running command of a session on this host (the goal ended). */
+    async killSessionJobs(input: { sessionId: string }): Promise<{ killed: string[] }> {
+      return { killed: await jobs().killSession(input.sessionId) };
+    },
+
+    /** The jobs of a session on this host. */
+    async listSessionJobs(input: { sessionId: string }): Promise<{ jobs: JobInfo[] }> {
+      return {
+        jobs: jobs()
+          .list(input.sessionId)
+          .map((job) => ({ ...job, command: redact(job.command) })),
       };
     },
   };
 }
 
-/** Runs a tool by name with validated arguments; every problem becomes a result the model can read. */
-async function executeTool(
+function resultMessage(
+  toolCallId: string,
   toolName: string,
-  rawInput: unknown,
-  context: Parameters<NonNullable<ReturnType<typeof findTool>>['run']>[1],
-): Promise<{ ok: boolean; output: string; changedWorkspace: boolean }> {
+  ok: boolean,
+  output: string,
+  spoolId: number | undefined,
+): StoredMessage {
+  const shown = spoolId === undefined ? output : truncateForModel(output, spoolId, TOOL_RESULT_MAX_CHARS);
+  return {
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId,
+        toolName,
+        output: ok ? { type: 'text', value: shown } : { type: 'error-text', value: shown },
+      },
+    ],
+  };
+}
+
+/** Runs a tool by name with validated arguments; every problem becomes a result the model can read. */
+async function executeTool(toolName: string, rawInput: unknown, context: ToolContext): Promise<ToolOutcome> {
   const tool = findTool(toolName);
   if (!tool) {
     return { ok: false, output: `unknown tool "${toolName}"`, changedWorkspace: false };
@@ -119,40 +228,46 @@ async function executeTool(
     return await tool.run(parsed.args, context);
   } catch (err) {
     if (context.signal.aborted) throw new CancelledFailure(`${toolName} cancelled`);
+    // The worker is going away: Temporal retries the call on another worker.
+    if (err instanceof ApplicationFailure && err.type === FailureType.ToolHostShuttingDown) throw err;
     return { ok: false, output: `${toolName} failed: ${(err as Error).message}`, changedWorkspace: false };
   }
 }
 
-async function storedToolResult(
+/** The result an earlier attempt stored, with its facts and job read back from its event. */
+async function storedResult(
   store: SessionStore,
-  input: RunToolInput,
-  stored: TranscriptEntry,
-): Promise<RunToolResult> {
-  const events = await store.listEvents(input.sessionId);
-  const event = events.find(
-    (candidate) =>
-      candidate.kind === 'tool' &&
-      (candidate.data as { toolCallId?: string }).toolCallId === input.toolCallId,
-  );
-  const data = (event?.data ?? {}) as Partial<{
-    ok: boolean;
-    changedWorkspace: boolean;
-    bytes: number;
-    spoolId: number;
-    firstLine: string;
-    lastLine: string;
-  }>;
-  const part = stored.message.role === 'tool' ? stored.message.content[0] : undefined;
-  const ok = data.ok ?? part?.output.type === 'text';
-  return {
-    entry: ledgerEntryFor(stored.seq, stored.key, stored.message, {
-      spoolId: data.spoolId,
-      bytes: data.bytes,
-      ok,
-    }),
-    ok,
+  input: ToolRunInput,
+  seq: number,
+  key: string,
+  message: StoredMessage,
+  processQueue: string,
+): Promise<ToolRunResult> {
+  const event = await store.getEventByKey(input.sessionId, storeKeys.toolEvent(input.toolCallId));
+  const data = (event?.data ?? {}) as Partial<ToolResultFacts> & {
+    job?: StartedJobRef;
+    killedJobs?: string[];
+  };
+  const part = message.role === 'tool' ? message.content[0] : undefined;
+  const facts: ToolResultFacts = {
+    ok: data.ok ?? part?.output.type === 'text',
     changedWorkspace: data.changedWorkspace ?? true,
+    bytes: data.bytes ?? 0,
+    ...(typeof data.chars === 'number' ? { chars: data.chars } : {}),
+    ...(typeof data.spoolId === 'number' ? { spoolId: data.spoolId } : {}),
+    lines: data.lines ?? 0,
     firstLine: data.firstLine ?? '',
     lastLine: data.lastLine ?? '',
+    argsDigest: data.argsDigest ?? '',
+  };
+  return {
+    entry: ledgerEntryFor(seq, key, message, { spoolId: facts.spoolId, bytes: data.bytes, ok: facts.ok }),
+    ok: facts.ok,
+    changedWorkspace: facts.changedWorkspace,
+    firstLine: facts.firstLine,
+    lastLine: facts.lastLine,
+    facts,
+    ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
+    ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
   };
 }

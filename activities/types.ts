@@ -6,13 +6,19 @@
 import type { ContextPlan } from '../core/context-plan';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
-import type { StoredMessage } from '../core/messages';
+import type { MessageMeta, StoredMessage } from '../core/messages';
+import type { SandboxSettings } from '../core/sandbox-settings';
+import type { StateWrite } from '../core/state-write';
 import type { RequestUsage } from '../core/usage';
+import type { WorkflowToolArgs } from '../core/workflow-tool-args';
+import type { StoreEvent } from '../store/types';
 
 /** Input of `openSession`. */
 export interface OpenSessionInput {
   goal: GoalDefinition;
   workflowId: string;
+  /** The initial state, saved as the session's first checkpoint. */
+  state?: StateWrite;
 }
 
 /** Result of `openSession`: the first message (objective plus environment snapshot). */
@@ -35,17 +41,31 @@ export interface ModelStepInput {
   plan?: ContextPlan;
   /** Names of the tools offered to the model. */
   tools: string[];
+  /** The goal state as of this step's start, saved with the answer (only what changed). */
+  state?: StateWrite;
+  /** A provider unreachable this long (minutes) fails the step for good instead of retrying. */
+  providerUnreachableMinutes?: number;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */
 export interface ToolCallRef {
   toolCallId: string;
   toolName: string;
-  /** Parsed arguments when they are small; otherwise the tool activity reads them from the store. */
+  /** A workflow tool's arguments (todo-write and its aliases, finish), validated by the model step. */
+  args?: WorkflowToolArgs;
+  /**
+   * A workflow tool's raw arguments, in results recorded before the model step validated them (a
+   * goal in flight across that upgrade replays them). Other tools' arguments stay in the store.
+   */
   input?: unknown;
   /** One line for the Web UI and the log, e.g. `bash: npm test`. */
   summary: string;
+  /** What the workflow must know to route the call: background jobs, escalations out of the sandbox. */
+  routing?: import('./tools/routing').ToolCallRouting;
 }
+
+/** Routing facts of a tool call, read from its arguments by the model step (activities/tools/routing.ts). */
+export type { ToolCallRouting as ToolRouting } from './tools/routing';
 
 /** Result of `modelStep`. */
 export interface ModelStepResult {
@@ -70,6 +90,12 @@ export interface RunToolInput {
   workspace: string;
   /** Key of the assistant message that made the call; absent means the first execution's step key. */
   assistantKey?: string;
+  /** The goal's sandbox; DEFAULT_SANDBOX when absent. */
+  sandbox?: SandboxSettings;
+  /** A human approved running this one call outside the sandbox. */
+  escalationApproved?: boolean;
+  /** For `bash` with run_in_background: the job id the workflow assigned. */
+  jobId?: string;
 }
 
 /** Result of `runTool`. */
@@ -79,6 +105,10 @@ export interface RunToolResult {
   changedWorkspace: boolean;
   firstLine: string;
   lastLine: string;
+  /** A background job this call started. */
+  job?: { jobId: string; command: string; processQueue: string; pid?: number };
+  /** Jobs a job-kill call killed. */
+  killedJobs?: string[];
 }
 
 /** Input of `appendMessage`: a message the workflow itself writes (continuations, workflow-tool results). */
@@ -86,25 +116,30 @@ export interface AppendMessageInput {
   sessionId: string;
   key: string;
   message: StoredMessage;
+  meta?: MessageMeta;
+  /** The goal state that accounts for this message, saved in the same transaction. */
+  state?: StateWrite;
+  event?: StoreEvent | StoreEvent[];
 }
 
-/** Input of `saveCheckpoint`. The ledger is left out: it is rebuilt from the transcript on resume. */
-export interface SaveCheckpointInput {
+/** Input of `saveState`: a change to the saved goal state, with an event in the same transaction. */
+export interface SaveStateInput {
   sessionId: string;
-  state: Omit<GoalState, 'ledger'>;
-  tasks: unknown;
-  /** Kept-progress summary, saved when the goal is interrupted. */
-  keptProgress?: string;
+  state: StateWrite;
   event?: { kind: string; data: unknown; key?: string };
 }
 
-/** Result of `loadCheckpoint`: what a resumed execution starts from. */
-export interface LoadCheckpointResult {
+/** Result of `prepareResume`: what a resumed execution starts from. */
+export interface PrepareResumeResult {
+  /** The saved state, with counters brought up to date with the transcript. */
   state: GoalState;
-  tasks: unknown;
   keptProgress: string | null;
-  /** Tool calls of the last assistant message that have no result (interrupted work). */
+  /** This execution's number: one more than any execution the store has seen. */
+  execution: number;
+  /** Tool calls with no result (interrupted work). */
   unansweredToolCalls: Array<{ toolCallId: string; toolName: string }>;
+  /** Model steps found in the transcript after the saved state (a run killed from outside). */
+  stepsRecovered: number;
 }
 
 /** Input of `recordEvent`. */
@@ -119,4 +154,14 @@ export interface RecordEventInput {
 export interface FinalStatus {
   status: GoalStatus;
   reason: string | null;
+}
+
+/** Input of `killSessionJobs`: every background job of the session on the tool host that runs it. */
+export interface KillSessionJobsInput {
+  sessionId: string;
+}
+
+/** The job activities a tool host's process registers on its own task queue. */
+export interface JobHostActivities {
+  killSessionJobs(input: KillSessionJobsInput): Promise<{ killed: string[] }>;
 }

@@ -8,6 +8,7 @@ import { createModelStepActivity } from './model-step-activity';
 import type { ModelClient, ProviderEnv } from './providers/types';
 import { createSessionActivities } from './session-activities';
 import { createToolActivity } from './tool-activity';
+import type { JobManager } from './tools/jobs';
 
 /** What the activities need from their process. */
 export interface ActivityDeps {
@@ -16,14 +17,25 @@ export interface ActivityDeps {
   env: ProviderEnv;
   /** Builds a model client; tests may pass their own. */
   modelClient?: (spec: string, baseUrl: string | undefined) => ModelClient;
+  /** Known secret values (provider keys, database password), redacted from every tool output. */
+  secrets?: string[];
+  /** This worker's tool task queue, recorded with the background jobs it starts. */
+  processQueue?: string;
+  /** The worker's tool processes; absent means the process-wide JobManager (processJobManager()). */
+  jobs?: JobManager;
 }
 
 /** Creates the goal workflow's activities over a store and a provider environment. */
 export function createGoalActivities(deps: ActivityDeps) {
   return {
-    ...createSessionActivities(deps.store),
+    ...createSessionActivities(deps.store, deps.env),
     ...createModelStepActivity(deps),
-    ...createToolActivity(deps.store),
+    ...createToolActivity({
+      store: deps.store,
+      secrets: deps.secrets,
+      processQueue: deps.processQueue,
+      jobs: deps.jobs,
+    }),
   };
 }
 

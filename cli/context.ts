@@ -6,15 +6,19 @@
 
 import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
 import { installWorkerLogging } from '../worker/logging';
+import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
-import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../worker/worker';
+import type { GoalWorker } from '../worker/worker';
 import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
 import { notice } from './output';
+
+// The worker (activities, providers, the AI SDK, the SDK's native worker) loads only when this
+// process hosts one: the other commands stay light (issue 10).
+const workerModule = (): typeof import('../worker/worker') => require('../worker/worker');
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;
@@ -26,7 +30,7 @@ export class CliContext {
   private connection?: Connection;
   private store?: Promise<SessionStore>;
   private queue?: Promise<string>;
-  private worker?: { worker: Worker; running: Promise<void> };
+  private worker?: { worker: GoalWorker; running: Promise<void> };
   private queueFromFlag = false;
 
   constructor(settings: Settings = loadSettings()) {
@@ -96,6 +100,11 @@ export class CliContext {
       : 'goalrun worker';
   }
 
+  /** The secret values this process knows (provider keys, database passwords), to redact from output. */
+  knownSecrets(): string[] {
+    return knownSecrets(this.settings);
+  }
+
   /** A human description of the store, without credentials. */
   describeStore(): string {
     return describeStore({ databaseUrl: this.settings.databaseUrl, home: this.settings.home });
@@ -115,12 +124,14 @@ export class CliContext {
       { shutdownOnSignals: false },
     );
     await this.temporal();
+    const { connectWorker, createGoalWorker } = workerModule();
     const worker = await createGoalWorker({
       connection: await connectWorker(this.settings.temporalAddress),
       namespace: this.settings.namespace,
       taskQueue: await this.taskQueue(),
       store: await this.sessionStore(),
       providerEnv: this.settings.providerEnv,
+      secrets: this.knownSecrets(),
     });
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));
@@ -139,7 +150,7 @@ export class CliContext {
         const inFlight = worker.getStatus().numInFlightActivities;
         if (inFlight > 0) {
           notice(
-            `stopping the in-process worker: waiting up to ${SHUTDOWN_GRACE_TIME} for ${plural(inFlight, 'running call')} to finish; ` +
+            `stopping the in-process worker: waiting up to ${workerModule().SHUTDOWN_GRACE_TIME} for ${plural(inFlight, 'running call')} to finish; ` +
               'whatever still runs then is handed back to Temporal for the next worker (Ctrl-C again to stop now)',
           );
         }

@@ -3,15 +3,18 @@
  * call in progress (see live-line.ts), then prints the outcome. Ctrl-C stops following; the goal
  * goes on in Temporal.
  */
+
+import { FINAL_STATUSES } from '../core/goal';
 import { plural } from '../core/text';
 import { workflowIdOf } from '../workflows/definitions';
 import { ActivityProgressReader } from './activity-progress';
 import type { CliContext } from './context';
+import { EventStreamPrinter } from './event-stream';
 import { exitCodeOf } from './exit-codes';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
 import { limitOfReason, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
-import { formatDuration, notice, printJson, say } from './output';
+import { approvalPrompt, formatDuration, notice, printJson, say } from './output';
 import { signalExitCode } from './signals';
 import { firstEvents, hasLiveWorker, noWorkerMessage } from './worker-presence';
 
@@ -21,6 +24,8 @@ const POLL_INTERVAL_MS = 700;
 /** Options of followGoal. */
 export interface FollowOptions {
   json?: boolean;
+  /** stream-json: print the event log from this cursor instead of live lines. */
+  stream?: { fromCursor: number };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
 }
@@ -38,13 +43,18 @@ export async function followGoal(
   options.interrupted?.then((received) => {
     signal = received;
   });
-  const live = options.json ? null : new LiveLine(process.stdout);
+  const json = options.json === true || options.stream !== undefined;
+  const live = json ? null : new LiveLine(process.stdout);
+  const printer = options.stream
+    ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
+    : null;
   const progress = new ActivityProgressReader(client, workflowId);
   let printed = 0;
   let temporalStatus = 'RUNNING';
   let pickedUp = false;
   let checkedWorkers = false;
   let waitingSince: Date | null = null;
+  let announcedApproval: string | null = null;
   while (!signal) {
     const description = await handle.describe();
     temporalStatus = description.status.name;
@@ -73,21 +83,39 @@ export async function followGoal(
         },
         'waiting',
       );
-    } else if (live) {
-      const state = await queryState(handle);
+    }
+    const state = pickedUp ? await queryState(handle) : null;
+    // A goal at a limit keeps its workflow open for /limits; for a follower it has ended.
+    if (state && FINAL_STATUSES.includes(state.status)) {
+      if (live) {
+        for (const action of state.recent) if (action.n > printed) live.print(`  ${action.text}`);
+        printed = Math.max(printed, ...state.recent.map((action) => action.n));
+      }
+      break;
+    }
+    if (live && pickedUp) {
       for (const action of state?.recent ?? []) {
         if (action.n > printed) live.print(`  ${action.text}`);
       }
       printed = Math.max(printed, ...(state?.recent ?? []).map((action) => action.n));
+      // An escalation waits for a person: say once what it is, why, and how to answer it.
+      if (state?.approval && state.approval.toolCallId !== announcedApproval) {
+        announcedApproval = state.approval.toolCallId;
+        live.print(approvalPrompt(sessionId, state.approval));
+      }
       const call = await progress.current(description.raw.pendingActivities, description.runId);
       live.update(call && { step: state?.steps ?? 0, ...call }, call?.activityId ?? '');
     }
+    await printer?.poll();
     await Promise.race([sleep(POLL_INTERVAL_MS), options.interrupted ?? new Promise(() => undefined)]);
   }
   live?.clear();
-  if (signal) return stopFollowing(context, sessionId, signal, options.json === true);
+  if (signal) return stopFollowing(context, sessionId, signal, json, printer);
   const final = await finalStatus(context, sessionId, temporalStatus);
-  if (options.json) {
+  if (printer) {
+    await printer.poll(true);
+    printer.finish(final);
+  } else if (json) {
     printJson(final);
   } else {
     for (const action of final.recent) if (action.n > printed) say(`  ${action.text}`);
@@ -105,6 +133,7 @@ async function stopFollowing(
   sessionId: string,
   signal: NodeJS.Signals,
   json: boolean,
+  printer: EventStreamPrinter | null = null,
 ): Promise<number> {
   const advice = [
     'Stopped following. The goal keeps its state in Temporal; nothing is lost.',
@@ -117,7 +146,10 @@ async function stopFollowing(
       notice(`could not read the goal's status: ${err.message}`);
       return null;
     });
-    if (view) printJson(view);
+    if (view && printer) {
+      await printer.poll(true);
+      printer.finish(view);
+    } else if (view) printJson(view);
     for (const line of advice) process.stderr.write(`${line}\n`);
   } else {
     say('');

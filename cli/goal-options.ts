@@ -5,8 +5,19 @@ import { Option } from 'commander';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition, GoalLimits } from '../core/goal';
-import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_MINUTES, DEFAULT_MAX_STEPS } from '../core/limits';
-import { DEFAULT_MODEL, type Settings } from '../worker/settings';
+import {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_MINUTES,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MODEL,
+} from '../core/limits';
+import {
+  APPROVAL_POLICIES,
+  DEFAULT_SANDBOX,
+  SANDBOX_MODES,
+  type SandboxSettings,
+} from '../core/sandbox-settings';
+import type { Settings } from '../worker/settings';
 
 /** Raw goal options as commander hands them over. */
 export interface GoalOptions {
@@ -17,6 +28,10 @@ export interface GoalOptions {
   maxSteps?: string;
   maxMinutes?: string;
   contextWindow?: string;
+  sandbox?: string;
+  network?: boolean;
+  approval?: string;
+  toolsQueue?: string;
   worker?: boolean;
   json?: boolean;
 }
@@ -31,8 +46,58 @@ export function goalOptionList(): Option[] {
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
+    new Option(
+      '--sandbox <mode>',
+      'how tool processes are contained: workspace-write (default: the workspace is writable, the rest read-only, no network), read-only, or off (no sandbox at all)',
+    ).choices([...SANDBOX_MODES]),
+    new Option('--network', 'let tool processes use the network (off by default; config sandbox.network)'),
+    new Option(
+      '--approval <policy>',
+      'never (default): a command asking to leave the sandbox is refused; on-request: the goal waits for goalrun approve/deny',
+    ).choices([...APPROVAL_POLICIES]),
+    new Option(
+      '--tools-queue <name>',
+      'run the tools on this tool host (`goalrun worker --role tools` prints its queue); default: the workers of this store',
+    ),
     ...limitOptionList(),
   ];
+}
+
+/** The goal's sandbox: flags over the config's sandbox section over the defaults. */
+export function sandboxFromOptions(options: GoalOptions, settings: Settings): SandboxSettings {
+  const config = settings.config.sandbox ?? {};
+  for (const root of config.writable_roots ?? []) {
+    if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
+      throw new ConfigError(`config sandbox.writable_roots: ${root} is not a directory`);
+    }
+  }
+  return {
+    mode: (options.sandbox as SandboxSettings['mode'] | undefined) ?? config.mode ?? DEFAULT_SANDBOX.mode,
+    network: options.network ?? config.network ?? DEFAULT_SANDBOX.network,
+    writableRoots: (config.writable_roots ?? []).map((root) => path.resolve(root)),
+    env: config.env ?? [],
+    approval:
+      (options.approval as SandboxSettings['approval'] | undefined) ??
+      config.approval ??
+      DEFAULT_SANDBOX.approval,
+    approvalTimeoutMinutes: config.approval_timeout_minutes ?? DEFAULT_SANDBOX.approvalTimeoutMinutes,
+  };
+}
+
+/** Refuses a base URL that carries credentials: it would end up in workflow payloads and logs. */
+export function checkBaseUrl(baseUrl: string | undefined, where: string): void {
+  if (!baseUrl) return;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`${where} is not a URL: "${baseUrl}"`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      `${where} carries credentials (user:password@); put the key in OPENAI_API_KEY instead: the base URL is stored with the goal and shown in logs`,
+    );
+  }
 }
 
 /** The limit options (also accepted by `resume`). */
@@ -75,14 +140,21 @@ export function limitsFromFlags(options: GoalOptions): Partial<GoalLimits> {
   return limits;
 }
 
-/** Resolves and checks the workspace directory. */
-export function resolveWorkspace(dir: string | undefined): string {
+/**
+ * Resolves and checks the workspace directory. With `onToolHost` (a goal whose tools run on a tool
+ * host, --tools-queue) the workspace may live only on that host: an absolute path that does not
+ * exist here is accepted, and the tool host reports it if it is missing there too.
+ */
+export function resolveWorkspace(dir: string | undefined, onToolHost = false): string {
   const workspace = path.resolve(dir ?? process.cwd());
   let stat: fs.Stats;
   try {
     stat = fs.statSync(workspace);
   } catch {
-    throw new ConfigError(`workspace ${workspace} does not exist`);
+    if (onToolHost && dir !== undefined && path.isAbsolute(dir)) return workspace;
+    throw new ConfigError(
+      `workspace ${workspace} does not exist${onToolHost ? ' here (a workspace that exists only on the tool host must be given as an absolute path)' : ''}`,
+    );
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${workspace} is not a directory`);
   return workspace;
@@ -104,9 +176,12 @@ export function goalFromOptions(
   }
   // Flags first: a typo in a number is the cheapest thing to report.
   const limits = { ...settings.defaultLimits, ...limitsFromFlags(options) };
-  const workspace = resolveWorkspace(options.workspace);
+  const toolTaskQueue = options.toolsQueue ?? settings.config.tools_queue;
+  const workspace = resolveWorkspace(options.workspace, toolTaskQueue !== undefined);
   const model = normalizeModelSpec(options.model ?? settings.defaultModel);
   const baseUrl = options.baseUrl ?? settings.config.base_url;
+  checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
+  const sandbox = sandboxFromOptions(options, settings);
   // Keys are checked only where the model calls happen: a remote worker has its own environment.
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
     checkProviderConfig(model, settings.providerEnv, baseUrl);
@@ -121,12 +196,15 @@ export function goalFromOptions(
     autoCompact: {
       enabled: settings.config.auto_compact_enabled,
       thresholdPct: settings.config.auto_compact_threshold_pct,
+      targetPct: settings.config.auto_compact_target_pct,
       maxFailures: settings.config.auto_compact_max_failures,
     },
     contextWindowTokens:
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
     backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
+    sandbox,
+    toolTaskQueue,
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,

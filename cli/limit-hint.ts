@@ -3,24 +3,24 @@
  * how to go on (`--max-steps 20`) instead of suggesting a plain resume that would stop again at once.
  */
 import type { GoalLimits } from '../core/goal';
+import { checkLimits, LIMIT_FLAGS, type LimitKind } from '../core/goal-rules';
 import { plural } from '../core/text';
 
-/** A limit of a goal that `resume` can raise. */
-export type LimitKind = 'steps' | 'iterations' | 'minutes';
+export type { LimitKind };
 
 /** What one limit is called, its flag, and its unit. */
 export const LIMITS: Record<
   LimitKind,
   { name: string; flag: string; unit: string; field: keyof GoalLimits }
 > = {
-  steps: { name: 'step limit', flag: '--max-steps', unit: 'step', field: 'maxSteps' },
+  steps: { name: 'step limit', flag: LIMIT_FLAGS.steps, unit: 'step', field: 'maxSteps' },
   iterations: {
     name: 'iteration limit',
-    flag: '--max-iterations',
+    flag: LIMIT_FLAGS.iterations,
     unit: 'iteration',
     field: 'maxIterations',
   },
-  minutes: { name: 'time limit', flag: '--max-minutes', unit: 'minute', field: 'maxMinutes' },
+  minutes: { name: 'time limit', flag: LIMIT_FLAGS.minutes, unit: 'minute', field: 'maxMinutes' },
 };
 
 /** The counters of a saved goal that the limits apply to. */
@@ -35,10 +35,7 @@ export interface LimitCounters {
  * stop check), or null when it may run again.
  */
 export function limitHit(counters: LimitCounters, limits: GoalLimits): LimitKind | null {
-  if (counters.steps >= limits.maxSteps) return 'steps';
-  if (counters.iteration > limits.maxIterations) return 'iterations';
-  if (counters.elapsedMs >= limits.maxMinutes * 60_000) return 'minutes';
-  return null;
+  return checkLimits(counters, limits, counters.elapsedMs)?.limit ?? null;
 }
 
 /** A value of the limit that lets the goal go on: double what it has used, and more than now. */

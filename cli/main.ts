@@ -2,18 +2,16 @@
 /** The `goalrun` command. */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
+import { DEFAULT_MODEL } from '../core/limits';
+import { SANDBOX_MODES } from '../core/sandbox-settings';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
-import { DEFAULT_MODEL } from '../worker/settings';
-import { compactCommand, policyCommand, statsCommand } from './commands/context-commands';
-import { demoCommand } from './commands/demo-command';
-import { resumeCommand, runCommand, startCommand } from './commands/goal-commands';
-import { cancelCommand, listCommand, statusCommand, watchCommand } from './commands/inspect-commands';
-import { devCommand, workerCommand } from './commands/service-commands';
-import { tasksCommand } from './commands/tasks-command';
-import { CliContext } from './context';
+import { WORKER_ROLES } from '../worker/roles';
+import type { CliContext } from './context';
 import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
+import { outputFormatOption } from './output-format';
+import { addSteeringCommands } from './steering-program';
 
 const ENVIRONMENT_HELP = `
 Environment:
@@ -47,13 +45,27 @@ const TASK_QUEUE_OPTION = [
   'task queue of the workers (default: goalrun-<store id>, or GOALRUN_TASK_QUEUE / config task_queue)',
 ] as const;
 
+// Each command's module loads when the command runs, so `--help` and the light commands (status,
+// list, tasks, policy, stats) never load the worker, the providers or the AI SDK (issue 10;
+// test/e2e/cli-module-graph.test.ts keeps it so).
+const contextModule = (): typeof import('./context') => require('./context');
+const goalCommands = (): typeof import('./commands/goal-commands') => require('./commands/goal-commands');
+const inspectCommands = (): typeof import('./commands/inspect-commands') =>
+  require('./commands/inspect-commands');
+const contextCommands = (): typeof import('./commands/context-commands') =>
+  require('./commands/context-commands');
+const tasksCommands = (): typeof import('./commands/tasks-command') => require('./commands/tasks-command');
+const serviceCommands = (): typeof import('./commands/service-commands') =>
+  require('./commands/service-commands');
+const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
+
 /** Wraps a command action: settings and resources per invocation, errors as one clear line. */
 function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) => Promise<number>) {
   return async (...args: A) => {
     let context: CliContext | undefined;
     let code: number;
     try {
-      context = new CliContext();
+      context = new (contextModule().CliContext)();
       // Commander passes the options object just before the command itself.
       const options = args.at(-2) as { taskQueue?: string } | undefined;
       if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
@@ -94,8 +106,11 @@ function buildProgram(): Command {
   run
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON (as `status --json`)')
-    .action(action((context, objective: string, options) => runCommand(context, objective, options)));
+    .addOption(outputFormatOption())
+    .option('--json', 'the same as --output-format json: only the final status, as `status --json`')
+    .action(
+      action((context, objective: string, options) => goalCommands().runCommand(context, objective, options)),
+    );
 
   const start = program
     .command('start')
@@ -105,7 +120,11 @@ function buildProgram(): Command {
   start
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
-    .action(action((context, objective: string, options) => startCommand(context, objective, options)));
+    .action(
+      action((context, objective: string, options) =>
+        goalCommands().startCommand(context, objective, options),
+      ),
+    );
 
   program
     .command('status')
@@ -113,7 +132,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => statusCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().statusCommand(context, id, options),
+      ),
+    );
 
   program
     .command('tasks')
@@ -121,7 +144,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON (tasks in dependency order with blocked_by and ready)')
-    .action(action((context, id: string | undefined, options) => tasksCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        tasksCommands().tasksCommand(context, id, options),
+      ),
+    );
 
   program
     .command('compact')
@@ -130,7 +157,9 @@ function buildProgram(): Command {
     .argument('[topic...]', 'what the summary should focus on')
     .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
     .action(
-      action((context, id: string, topic: string[], options) => compactCommand(context, id, topic, options)),
+      action((context, id: string, topic: string[], options) =>
+        contextCommands().compactCommand(context, id, topic, options),
+      ),
     );
 
   program
@@ -145,7 +174,11 @@ function buildProgram(): Command {
       ]),
     )
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => policyCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        contextCommands().policyCommand(context, id, options),
+      ),
+    );
 
   program
     .command('stats')
@@ -153,7 +186,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, id: string | undefined, options) => statsCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        contextCommands().statsCommand(context, id, options),
+      ),
+    );
 
   program
     .command('list')
@@ -161,7 +198,7 @@ function buildProgram(): Command {
     .option('--limit <n>', 'how many', '20')
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, options) => listCommand(context, options)));
+    .action(action((context, options) => inspectCommands().listCommand(context, options)));
 
   program
     .command('watch')
@@ -169,8 +206,14 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON')
-    .action(action((context, id: string | undefined, options) => watchCommand(context, id, options)));
+    .addOption(outputFormatOption())
+    .option('--from-start', 'with stream-json: replay the session from its first event, not only what is new')
+    .option('--json', 'the same as --output-format json')
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().watchCommand(context, id, options),
+      ),
+    );
 
   program
     .command('cancel')
@@ -178,7 +221,11 @@ function buildProgram(): Command {
     .argument('[id]', ID_HELP)
     .option(...LAST_OPTION)
     .option('--wait', 'wait until the goal has stopped and show its final status')
-    .action(action((context, id: string | undefined, options) => cancelCommand(context, id, options)));
+    .action(
+      action((context, id: string | undefined, options) =>
+        inspectCommands().cancelCommand(context, id, options),
+      ),
+    );
 
   const resume = program
     .command('resume')
@@ -191,8 +238,15 @@ function buildProgram(): Command {
     .option('--force', 'resume a completed goal without a new instruction')
     .option('--no-worker', 'do not host a worker here')
     .option(...TASK_QUEUE_OPTION)
-    .option('--json', 'print only the final status as JSON')
-    .action(action((context, id: string | undefined, options) => resumeCommand(context, id, options)));
+    .addOption(outputFormatOption())
+    .option('--json', 'the same as --output-format json')
+    .action(
+      action((context, id: string | undefined, options) =>
+        goalCommands().resumeCommand(context, id, options),
+      ),
+    );
+
+  addSteeringCommands(program, { action, idHelp: ID_HELP, lastOption: LAST_OPTION });
 
   program
     .command('worker')
@@ -202,13 +256,75 @@ function buildProgram(): Command {
         .choices([...WORKER_LOG_LEVELS])
         .default('info'),
     )
+    .addOption(
+      new Option(
+        '--role <role>',
+        'all: goals, model calls and tools; model: goals and model calls (holds the provider keys); tools: the tools of this host (no provider key needed)',
+      )
+        .choices([...WORKER_ROLES])
+        .default('all'),
+    )
+    .option(
+      '--workspace-root <dir>',
+      'with --role tools: the directory whose workspaces this host serves (default: the current one)',
+    )
     .option(...TASK_QUEUE_OPTION)
-    .action(action((context, options) => workerCommand(context, options)));
+    .option(
+      '--metrics-port <[host:]port>',
+      "serve Prometheus metrics (goalrun's counters and the Temporal SDK's) on http://host:port/metrics (host default 127.0.0.1)",
+    )
+    .action(action((context, options) => serviceCommands().workerCommand(context, options)));
+
+  program
+    .command('doctor')
+    .description(
+      'check what goals need here: bubblewrap (and that it can sandbox), ripgrep, temporal, the database, provider keys',
+    )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'the sandbox mode goals will use (with off, bubblewrap is optional)',
+      ).choices([...SANDBOX_MODES]),
+    )
+    .option('--json', 'print the checks as JSON')
+    .action(
+      action(async (context, options) =>
+        (require('./commands/doctor-command') as typeof import('./commands/doctor-command')).doctorCommand(
+          context,
+          options,
+        ),
+      ),
+    );
+
+  const store = program
+    .command('store')
+    .description('the embedded PostgreSQL store goalrun runs when DATABASE_URL is not set');
+  store
+    .command('status')
+    .description('where it is, whether it runs, and how to connect to it')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (context, options) =>
+        (
+          require('./commands/store-commands') as typeof import('./commands/store-commands')
+        ).storeStatusCommand(context, options),
+      ),
+    );
+  store
+    .command('stop')
+    .description('stop it (running workers lose their connection; any goalrun command starts it again)')
+    .action(
+      action(async (context) =>
+        (require('./commands/store-commands') as typeof import('./commands/store-commands')).storeStopCommand(
+          context,
+        ),
+      ),
+    );
 
   program
     .command('dev')
     .description('run a local Temporal dev server in the foreground (Web UI on :8233, state in GOALRUN_HOME)')
-    .action(action((context) => devCommand(context)));
+    .action(action((context) => serviceCommands().devCommand(context)));
 
   program
     .command('demo')
@@ -216,7 +332,7 @@ function buildProgram(): Command {
     .option('-w, --workspace <dir>', 'where the demo works (default: a new folder under GOALRUN_HOME/demo)')
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
-    .action(action((context, options) => demoCommand(context, options)));
+    .action(action((context, options) => demoCommands().demoCommand(context, options)));
 
   return program;
 }

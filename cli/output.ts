@@ -46,7 +46,17 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `objective  ${snapshot.objective}`,
     `model      ${snapshot.model}`,
   ];
+  if (snapshot.name) lines.push(`name       ${snapshot.name}`);
   if (snapshot.modelNote) lines.push(`note       ${snapshot.modelNote}`);
+  // A goal without a sandbox must never go unnoticed.
+  if (snapshot.sandbox === 'off')
+    lines.push("sandbox    OFF: tool commands run with the worker's own rights");
+  else if (snapshot.sandbox === 'read-only') lines.push('sandbox    read-only');
+  if (snapshot.approval) lines.push(approvalPrompt(snapshot.sessionId, snapshot.approval));
+  if (snapshot.runningJobs)
+    lines.push(
+      `jobs       ${plural(snapshot.runningJobs, 'background job')} running (goalrun jobs ${snapshot.sessionId})`,
+    );
   lines.push(
     `workspace  ${snapshot.workspace}`,
     `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
@@ -71,6 +81,18 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
   }
   if (snapshot.keptProgress) lines.push(`kept progress:\n${indent(snapshot.keptProgress)}`);
   return lines.join('\n');
+}
+
+/** What an escalation waits for, why, and how to answer it (status and watch). */
+export function approvalPrompt(
+  sessionId: string,
+  approval: { command: string; justification: string },
+): string {
+  return [
+    `approval   waiting: ${approval.command}`,
+    `           because: ${approval.justification}`,
+    `           answer:  goalrun approve ${sessionId}  |  goalrun deny ${sessionId} --reason "…"`,
+  ].join('\n');
 }
 
 function indent(text: string): string {

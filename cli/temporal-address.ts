@@ -28,6 +28,30 @@ const MAX_PORT = 65_535;
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 
+/**
+ * Dynamic config of every dev server goalrun starts: `goalrun dev`, the background server, the test
+ * server and the benchmarks (docker-compose's server reads the same keys from
+ * temporal/dynamicconfig/goalrun.yaml). Measured on a 2-core machine (scripts/bench-floor.js): a
+ * sequential no-op activity round trip drops from about 100 ms to about 15 ms.
+ */
+export const GOALRUN_DEV_DYNAMIC_CONFIG = {
+  // The history service reads each shard's transfer queue (workflow and activity tasks on their way
+  // to matching) at most 20 times a second by default: up to 50 ms of waiting per task. The reader
+  // is woken by new tasks, so a higher ceiling costs nothing when idle.
+  'history.transferProcessorMaxPollRPS': 1000,
+  // A worker that polls the workflow's own task queue gets the activity task in the response to the
+  // workflow task completion, without a round trip through matching. Tools run on the goal's queue
+  // by default for this reason.
+  'system.enableActivityEagerExecution': true,
+} as const satisfies Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * SQLite pragmas of a dev server that persists to a file: write-ahead logging with NORMAL sync
+ * makes a commit one append instead of a journal round trip (an application crash loses nothing;
+ * a power cut may lose the last commits of a development server).
+ */
+export const GOALRUN_DEV_SQLITE_PRAGMAS = { journal_mode: 'wal', synchronous: 'normal' } as const;
+
 /** Options for {@link devServerArgs}. */
 export interface DevServerArgsOptions {
   port: number;
@@ -38,8 +62,13 @@ export interface DevServerArgsOptions {
   /** IP the frontend (and UI) bind to; loopback by default so the dev server is never exposed. */
   ip?: string;
   headless?: boolean;
-  /** `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }`. */
+  /**
+   * `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }`,
+   * on top of {@link GOALRUN_DEV_DYNAMIC_CONFIG} (an entry here wins).
+   */
   dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** Leave out goalrun's tuning (dynamic config and SQLite pragmas): the server's own defaults, for benchmarks. */
+  serverDefaults?: boolean;
   extraArgs?: readonly string[];
 }
 
@@ -48,11 +77,19 @@ export function devServerArgs(options: DevServerArgsOptions): string[] {
   const args = ['server', 'start-dev', '--ip', options.ip ?? '127.0.0.1', '--port', String(options.port)];
   if (options.headless) args.push('--headless');
   else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
-  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  const tuned = !options.serverDefaults;
+  if (options.dbFile) {
+    args.push('--db-filename', options.dbFile);
+    if (tuned) {
+      for (const [pragma, value] of Object.entries(GOALRUN_DEV_SQLITE_PRAGMAS))
+        args.push('--sqlite-pragma', `${pragma}=${value}`);
+    }
+  }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
     args.push('--search-attribute', `${name}=${type}`);
+  const dynamicConfig = { ...(tuned ? GOALRUN_DEV_DYNAMIC_CONFIG : {}), ...options.dynamicConfig };
   // The CLI parses each value as JSON, so strings need quotes while numbers and booleans stay bare.
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries(dynamicConfig)) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   // start-dev already defaults to warn; being explicit keeps goalrun's log quiet if that default changes.

@@ -28,12 +28,23 @@ export function noWorkerMessage(taskQueue: string, hint = 'goalrun worker'): str
   return `no worker is polling task queue ${taskQueue}; start one with: ${hint}`;
 }
 
-/** How many workers polled the task queue for workflow tasks within LIVE_POLLER_MS. */
-export async function livePollers(client: Client, taskQueue: string, now = Date.now()): Promise<number> {
+/**
+ * How many workers polled the task queue within LIVE_POLLER_MS: for workflow tasks, or with
+ * `activities` for activity tasks (a tools-only worker polls nothing else).
+ */
+export async function livePollers(
+  client: Client,
+  taskQueue: string,
+  now = Date.now(),
+  activities = false,
+): Promise<number> {
+  const { TaskQueueType } = temporal.api.enums.v1;
   const response = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    taskQueueType: activities
+      ? TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY
+      : TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
   });
   return (response.pollers ?? []).filter((poller) => {
     const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
@@ -48,6 +59,20 @@ export async function hasLiveWorker(client: Client, taskQueue: string): Promise<
   } catch {
     return null;
   }
+}
+
+/** Whether a tool host polls a tools queue (`--tools-queue`); null when Temporal could not say. */
+export async function hasLiveToolHost(client: Client, toolsQueue: string): Promise<boolean | null> {
+  try {
+    return (await livePollers(client, toolsQueue, Date.now(), true)) > 0;
+  } catch {
+    return null;
+  }
+}
+
+/** The line `run` and `start` print when nobody polls a goal's tools queue. */
+export function noToolHostMessage(toolsQueue: string, workspace: string): string {
+  return `no tool host is polling ${toolsQueue}: the goal waits at its first tool call until one does; start it on the machine that holds ${workspace} with: goalrun worker --role tools --workspace-root <a directory above the workspace>`;
 }
 
 /** What the first events of a goal's current run say. */

@@ -136,6 +136,10 @@ export interface PolicyView {
   autoCompact: 'on' | 'off' | 'paused';
   failures: number;
   maxFailures: number;
+  /** The low-water mark a compaction aims below, in tokens (when known). */
+  lowWaterTokens?: number;
+  /** The size of the goal's control state in workflow memory (shown by the policy query only). */
+  controlState?: { bytes: number; ledgerEntries: number; ledgerMessages: number; budgetBytes: number };
 }
 
 /** Builds the `/compact policy` data for the current occupancy. */
@@ -189,6 +193,15 @@ export function renderPolicy(view: PolicyView): string {
     '',
     line('auto-compact', view.autoCompact),
     line('failures', `${view.failures} / ${view.maxFailures}`),
+    ...(view.lowWaterTokens !== undefined ? [line('compacts down to', `${view.lowWaterTokens} tokens`)] : []),
+    ...(view.controlState
+      ? [
+          line(
+            'control state',
+            `${view.controlState.bytes} bytes of ${view.controlState.budgetBytes} (ledger: ${view.controlState.ledgerEntries} entries for ${view.controlState.ledgerMessages} messages)`,
+          ),
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -59,6 +59,8 @@ export function shownTokens(
   stubTokens: number,
   excerptTokens = 0,
 ): number {
+  // A range holds only messages pruning never shrinks; its seq may equal a stubbed one's, so test it first.
+  if (entry.role === 'range') return entry.tokens;
   // Without a spool copy the stub carries a head/tail excerpt, since the model cannot re-read the output.
   if (stubbed.has(entry.seq)) return stubTokens + (entry.spoolId === undefined ? excerptTokens : 0);
   // The elision marker is a few tokens; it is within the error of the estimate itself.

@@ -13,6 +13,10 @@ export const FailureType = {
   ContextOverflow: 'ContextOverflow',
   /** goalrun is misconfigured: unknown provider, missing API key, bad model file. */
   ConfigError: 'ConfigError',
+  /** The provider could not be reached at all (refused, DNS) for longer than provider_unreachable_minutes. */
+  ProviderUnreachable: 'ProviderUnreachable',
+  /** The tool host is shutting down: the command was not started (or was killed); retry on another worker. */
+  ToolHostShuttingDown: 'ToolHostShuttingDown',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
@@ -23,6 +27,7 @@ export const NON_RETRYABLE_FAILURES: FailureTypeName[] = [
   FailureType.ProviderBadRequest,
   FailureType.ContextOverflow,
   FailureType.ConfigError,
+  FailureType.ProviderUnreachable,
 ];
 
 /** A user-facing configuration problem (bad flag, bad config file, missing key). The CLI exits 2 on it. */

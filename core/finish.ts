@@ -1,57 +1,67 @@
-/** The `finish` tool: the model's way to end a goal. Handled in the workflow, so it is plain code. */
+/**
+ * The `finish` tool, the model's way to end a goal: one zod schema is both what the model is shown
+ * and what its call is validated against, at the model-step boundary. The workflow, which ends the
+ * goal, imports only the types from here (zod schemas would be instantiated per cached workflow).
+ */
+import { z } from 'zod';
+import { modelJsonSchema } from './model-json-schema';
+import { TOOL } from './tool-names';
 
-/** What the model is shown about `finish`. */
-export const FINISH_TOOL_SPEC = {
-  name: 'finish',
-  description:
-    'End the goal. Call it once the objective is fully done and verified (status "complete"), or when you cannot make further progress without help (status "blocked", explaining what is missing). The summary is shown to the user: say what you did and how you checked it.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      status: { type: 'string', enum: ['complete', 'blocked'], description: 'complete or blocked' },
-      summary: {
-        type: 'string',
-        description: 'What was done and how it was verified, or why you are blocked.',
-      },
-    },
-    required: ['status', 'summary'],
-    additionalProperties: false,
+const FINISH_DESCRIPTION =
+  'End the goal. Call it once the objective is fully done and verified (status "complete"), or when you cannot make further progress without help (status "blocked", explaining what is missing). The summary is shown to the user: say what you did and how you checked it.';
+
+/** Prefix of every error text about a finish call. */
+export const FINISH_ERROR_PREFIX = `invalid arguments for ${TOOL.finish}`;
+const NON_EMPTY_SUMMARY = 'expected a non-empty string';
+
+/** The arguments of finish, as the model is shown them and as its calls are validated. */
+export const finishSchema = z.object(
+  {
+    status: z
+      .enum(['complete', 'blocked'], {
+        error: (issue) => `expected "complete" or "blocked", received ${JSON.stringify(issue.input)}`,
+      })
+      .describe('complete or blocked'),
+    // Kept as written (not trimmed): it is shown to the user.
+    summary: z
+      .string({ error: () => NON_EMPTY_SUMMARY })
+      .refine((text) => text.trim() !== '', { error: () => NON_EMPTY_SUMMARY })
+      .describe('What was done and how it was verified, or why you are blocked.'),
   },
-} as const;
+  { error: () => 'expected an object with status and summary' },
+);
 
 /** Valid arguments of `finish`. */
-export interface FinishArgs {
-  status: 'complete' | 'blocked';
-  summary: string;
+export type FinishArgs = z.output<typeof finishSchema>;
+
+/** The outcome of validating a finish call: its arguments, or an error text the model can act on. */
+export type ParsedFinish = { ok: true; args: FinishArgs } | { ok: false; error: string };
+
+/** What the model is shown about `finish`. */
+export function finishToolSpec(): {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+} {
+  return { name: TOOL.finish, description: FINISH_DESCRIPTION, inputSchema: modelJsonSchema(finishSchema) };
 }
 
-/** Validates the model's arguments to `finish`, with an error text the model can act on. */
-export function parseFinishArgs(
-  input: unknown,
-): { ok: true; args: FinishArgs } | { ok: false; error: string } {
+/** `field: problem`, or the problem alone for the arguments as a whole. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`;
+}
+
+/** Validates the model's arguments to `finish` (an object, or its JSON text); unknown fields are dropped. */
+export function parseFinishArgs(input: unknown): ParsedFinish {
   let value = input;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch (err) {
-      return { ok: false, error: `invalid arguments for finish: not valid JSON (${(err as Error).message})` };
+      return { ok: false, error: `${FINISH_ERROR_PREFIX}: not valid JSON (${(err as Error).message})` };
     }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: 'invalid arguments for finish: expected an object with status and summary' };
-  }
-  const record = value as Record<string, unknown>;
-  const problems: string[] = [];
-  if (record.status !== 'complete' && record.status !== 'blocked') {
-    problems.push(`status: expected "complete" or "blocked", received ${JSON.stringify(record.status)}`);
-  }
-  if (typeof record.summary !== 'string' || record.summary.trim() === '') {
-    problems.push('summary: expected a non-empty string');
-  }
-  if (problems.length > 0)
-    return { ok: false, error: `invalid arguments for finish: ${problems.join('; ')}` };
-  return {
-    ok: true,
-    args: { status: record.status as FinishArgs['status'], summary: record.summary as string },
-  };
+  const result = finishSchema.safeParse(value);
+  if (result.success) return { ok: true, args: result.data };
+  return { ok: false, error: `${FINISH_ERROR_PREFIX}: ${result.error.issues.map(describeIssue).join('; ')}` };
 }

@@ -1,9 +1,11 @@
 /**
- * Goal state and the pure rules over it: counters, progress, stop rules. The workflow owns one
- * GoalState; everything here is deterministic so it runs inside workflow code and in unit tests.
+ * A goal's durable state and the views of it (snapshot, Web UI details). The workflow owns one
+ * GoalState; the rules over it are in goal-rules.ts and the texts it writes in goal-messages.ts.
+ * Everything here is deterministic, so it runs inside workflow code and in unit tests alike.
  */
 import type { CompactionState } from './compaction/state';
 import type { UsageBreakdown } from './cost';
+import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {
   DEFAULT_MAX_ITERATIONS,
@@ -15,7 +17,6 @@ import {
 import type { SandboxSettings } from './sandbox-settings';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
-import { LEGACY_TASK_TOOL_NAMES } from './tool-names';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
 /**
@@ -73,7 +74,7 @@ export interface GoalDefinition {
   /** Task queue of the workers that can reach the workspace; defaults to the workflow's own. */
   toolTaskQueue?: string;
   /** Auto-compact settings (config auto_compact_*); defaults from the spec when absent. */
-  autoCompact?: { enabled?: boolean; thresholdPct?: number; maxFailures?: number };
+  autoCompact?: { enabled?: boolean; thresholdPct?: number; targetPct?: number; maxFailures?: number };
   /** A context window that overrides the model card (config context_window). */
   contextWindowTokens?: number;
   /** A cheaper model for the summarizer (config summarizer_model); the goal's model when absent. */
@@ -89,6 +90,26 @@ export interface GoalDefinition {
   providerUnreachableMinutes?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
+}
+
+/** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
+export interface SteeringRequest {
+  /** The sender's id for it: a second delivery with the same id is ignored. */
+  id: string;
+  text: string;
+  /** Who said it, e.g. `alice@build-box`; shown in the transcript and the Web UI. */
+  from: string;
+}
+
+/** A command the model asked to run outside the sandbox, waiting for `goalrun approve` or `deny`. */
+export interface PendingApproval {
+  toolCallId: string;
+  command: string;
+  justification: string;
+  /** Workflow time of the request, in ms. */
+  requestedAtMs: number;
+  /** Workflow time after which the request is denied, in ms. */
+  deadlineMs: number;
 }
 
 /** One line of the recent-activity log shown by `watch` and the Web UI. */
@@ -130,6 +151,41 @@ export interface GoalState {
   /** Usage and cost per model, summarizer calls marked (spec S-GAUGE, F-USAGE). */
   breakdown?: UsageBreakdown;
   ledger: LedgerEntry[];
+  /** A /pause is in effect: the goal waits at the next step boundary until /unpause. */
+  paused: boolean;
+  /** Steering messages received by signal, not yet delivered (they survive continue-as-new). */
+  pendingSteering: SteeringRequest[];
+  /** Ids of the latest delivered steering messages, so a message sent twice is delivered once. */
+  steeringIds: string[];
+  /** The escalation waiting for a human, if any. */
+  approval: PendingApproval | null;
+  /** Background jobs (spec S-JOBS). */
+  jobs: JobRecord[];
+  /** The tool call running now, named in the kept-progress summary if the goal is interrupted. */
+  runningTool: string | null;
+  /** Said once about the model (e.g. that it has no model card), shown by `status`. */
+  modelNote: string | null;
+}
+
+/** The fields added to GoalState after its first release, with their values for older states. */
+const LATER_FIELDS: Pick<
+  GoalState,
+  'paused' | 'pendingSteering' | 'steeringIds' | 'approval' | 'jobs' | 'runningTool' | 'modelNote'
+> = {
+  paused: false,
+  pendingSteering: [],
+  steeringIds: [],
+  approval: null,
+  jobs: [],
+  runningTool: null,
+  modelNote: null,
+};
+
+/** A state saved by an older goalrun, with the fields it lacks at their initial values. */
+export function withLaterFields(
+  state: Omit<GoalState, keyof typeof LATER_FIELDS> & Partial<GoalState>,
+): GoalState {
+  return { ...LATER_FIELDS, ...state } as GoalState;
 }
 
 /** The state of a goal that starts now. */
@@ -153,6 +209,7 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
     executions: 1,
     tasks: [],
     ledger: [],
+    ...LATER_FIELDS,
   };
 }
 
@@ -161,105 +218,6 @@ export function noteAction(state: GoalState, text: string): GoalState {
   const actions = state.actions + 1;
   const recent = [...state.recent, { n: actions, text }].slice(-RECENT_ACTIONS_KEPT);
   return { ...state, actions, recent };
-}
-
-/** Tools whose calls change nothing in the workspace, so they never count as progress. */
-// Spec: an iteration with no tool call besides task-list updates made no progress.
-const NON_PROGRESS_TOOLS = new Set(['todo-write', ...LEGACY_TASK_TOOL_NAMES, 'finish']);
-
-/** Records one tool call's outcome: progress, changes for the continuation message, last tool. */
-export function recordToolOutcome(
-  state: GoalState,
-  outcome: { toolName: string; summary: string; ok: boolean; changedWorkspace: boolean },
-): GoalState {
-  const progress = !NON_PROGRESS_TOOLS.has(outcome.toolName);
-  const changes =
-    outcome.changedWorkspace && outcome.ok ? [...state.changes, outcome.summary].slice(-20) : state.changes;
-  const next = noteAction(
-    { ...state, lastTool: outcome.summary, iterationProgress: state.iterationProgress || progress, changes },
-    `step ${state.steps} · ${outcome.summary}${outcome.ok ? '' : ' (error)'}`,
-  );
-  return next;
-}
-
-/**
- * Ends the current iteration (the model answered without a tool call). Returns the state for the
- * next iteration; an iteration that changed nothing adds to the no-progress counter.
- */
-export function endIteration(state: GoalState): GoalState {
-  return {
-    ...state,
-    noProgress: state.iterationProgress ? 0 : state.noProgress + 1,
-    iteration: state.iteration + 1,
-    iterationProgress: false,
-    planNudged: false,
-    changes: [],
-  };
-}
-
-/** Why a goal must stop now, or null to go on. `elapsedMs` counts all executions. */
-export function checkStopRules(
-  state: GoalState,
-  elapsedMs: number,
-): { status: GoalStatus; reason: string } | null {
-  const { limits } = state.goal;
-  if (state.noProgress >= limits.noProgressLimit) {
-    return {
-      status: 'blocked',
-      reason: `no progress in ${state.noProgress} consecutive iterations (limit ${limits.noProgressLimit})`,
-    };
-  }
-  if (state.steps >= limits.maxSteps) {
-    return { status: 'limit_reached', reason: `step limit reached (${limits.maxSteps} steps)` };
-  }
-  if (state.iteration > limits.maxIterations) {
-    return {
-      status: 'limit_reached',
-      reason: `iteration limit reached (${limits.maxIterations} iterations)`,
-    };
-  }
-  if (elapsedMs >= limits.maxMinutes * 60_000) {
-    return { status: 'limit_reached', reason: `time limit reached (${limits.maxMinutes} minutes)` };
-  }
-  return null;
-}
-
-/** The user message that starts the next iteration of an unfinished goal. */
-export function continuationMessage(state: GoalState, previousChanges: string[]): string {
-  const changed =
-    previousChanges.length > 0
-      ? `In the last turn you did:\n${previousChanges.map((change) => `- ${change}`).join('\n')}`
-      : 'The last turn changed nothing in the workspace.';
-  return [
-    `[goalrun] The goal is not finished yet (iteration ${state.iteration} of at most ${state.goal.limits.maxIterations}).`,
-    `Objective: ${state.goal.objective}`,
-    changed,
-    'Continue working on the objective, or call `finish` with status "complete" (or "blocked" with the reason) if there is nothing left you can do.',
-  ].join('\n\n');
-}
-
-/** The kept-progress summary saved when a goal is interrupted (spec S-SAVE). */
-export function keptProgressSummary(state: GoalState, elapsedMs: number): string {
-  const lines = [
-    `Interrupted after ${state.steps} steps in ${state.iteration} iterations (${Math.round(elapsedMs / 1000)} s).`,
-    `Objective: ${state.goal.objective}`,
-  ];
-  if (state.lastTool) lines.push(`Last tool call: ${state.lastTool}`);
-  const recent = state.recent.slice(-8).map((action) => `- ${action.text}`);
-  if (recent.length > 0) lines.push(`Recent actions:\n${recent.join('\n')}`);
-  return lines.join('\n');
-}
-
-/** The message a resumed execution adds before its first step. */
-export function resumeMessage(state: GoalState, keptProgress: string | null): string {
-  return [
-    `[goalrun] This goal was ${state.status === 'cancelled' ? 'cancelled' : 'stopped'} and has now been resumed (execution ${state.executions}).`,
-    keptProgress ? `Progress kept from before:\n${keptProgress}` : null,
-    'Tool calls that were interrupted did not finish; check their effects before relying on them.',
-    'Continue working on the objective, or call `finish` when it is done.',
-  ]
-    .filter(Boolean)
-    .join('\n\n');
 }
 
 /** What `status --json`, the `state` query and `run --json` report about a goal. */
@@ -281,6 +239,17 @@ export interface GoalSnapshot {
   recent: RecentAction[];
   /** The kept-progress summary of an interrupted goal (spec S-SAVE). */
   keptProgress?: string | null;
+  /** The name given with /rename. */
+  name?: string;
+  limits?: GoalLimits;
+  /** The sandbox policy (shown because `off` must never go unnoticed). */
+  sandbox?: SandboxSettings['mode'];
+  /** The escalation waiting for approval. */
+  approval?: PendingApproval | null;
+  /** Background jobs still running. */
+  runningJobs?: number;
+  /** Said once about the model, e.g. that it has no model card. */
+  modelNote?: string | null;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -305,21 +274,42 @@ export function snapshotOf(
     lastTool: state.lastTool,
     finishSummary: state.finishSummary,
     recent: state.recent,
+    ...(state.goal.name ? { name: state.goal.name } : {}),
+    limits: state.goal.limits,
+    sandbox: state.goal.sandbox?.mode ?? 'workspace-write',
+    approval: state.approval ?? null,
+    runningJobs: (state.jobs ?? []).filter((job) => job.status === 'running').length,
+    modelNote: state.modelNote ?? null,
   };
 }
 
-/** The Markdown the Web UI shows as the workflow's current details. */
-export function detailsMarkdown(snapshot: GoalSnapshot, tasks: TaskView[] = []): string {
-  const lines = [
+/**
+ * The Markdown the Web UI shows as the workflow's current details: the facts as a list (the UI's
+ * renderer joins plain lines into one paragraph), the most important first because the UI's panel
+ * has a fixed height; then the task list and the recent actions.
+ */
+export function detailsMarkdown(
+  snapshot: GoalSnapshot,
+  tasks: TaskView[] = [],
+  contextLine?: string,
+): string {
+  const facts = [
     `**Status:** ${snapshot.status}${snapshot.reason ? ` — ${snapshot.reason}` : ''}`,
+    ...(snapshot.approval
+      ? [
+          `**Waiting for approval:** \`${snapshot.approval.command}\` — ${snapshot.approval.justification} (answer with \`goalrun approve ${snapshot.sessionId}\` or \`goalrun deny ${snapshot.sessionId}\`)`,
+        ]
+      : []),
     `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
+    ...(contextLine ? [`**Context:** ${contextLine}`] : []),
     `**Last tool:** ${snapshot.lastTool ? `\`${snapshot.lastTool}\`` : '—'}`,
-    `**Usage:** context ${snapshot.usage.contextTokens} tokens · total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests`,
-    `**Session:** \`${snapshot.sessionId}\` · **model:** \`${snapshot.model}\``,
+    `**Usage:** total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests · largest request ${snapshot.usage.contextTokens} tokens`,
+    `**Session:** \`${snapshot.sessionId}\`${snapshot.name ? ` (${snapshot.name})` : ''} · **model:** \`${snapshot.model}\`${snapshot.sandbox === 'off' ? ' · **sandbox: off**' : ''}`,
   ];
-  if (tasks.length > 0) lines.push('', '**Tasks:**', renderTasksMarkdown(tasks));
+  const lines = facts.map((fact) => `- ${fact}`);
+  if (tasks.length > 0) lines.push('', renderTasksMarkdown(tasks));
   if (snapshot.recent.length > 0) {
-    lines.push('', '**Recent:**', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
+    lines.push('', '**Recent:**', '', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
   }
   return lines.join('\n');
 }

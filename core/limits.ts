@@ -2,6 +2,9 @@
  * Every threshold goalrun uses, in one place. Values from the spec name their requirement id.
  */
 
+/** The model a goal uses when neither a flag nor the config names one. */
+export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
+
 /** Consecutive iterations without progress before a goal is blocked. */
 export const DEFAULT_NO_PROGRESS_LIMIT = 3;
 /** Default iteration (agent turn) limit of a goal. */
@@ -69,3 +72,17 @@ export const GREP_MAX_RESULTS = 2_000;
 export const GREP_MAX_LINE_CHARS = 300;
 /** grep skips files larger than this (logs, dumps); bash with rg or grep can still search them. */
 export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** Each background job keeps this much of its combined output, oldest bytes dropped (S-JOBS: 1 MiB). */
+export const JOB_OUTPUT_BUFFER_BYTES = 1024 * 1024;
+/** Default and maximum bytes one read of a job's output returns. */
+export const JOB_OUTPUT_DEFAULT_LIMIT = 16_000;
+export const JOB_OUTPUT_MAX_LIMIT = 64_000;
+/** Background jobs one goal may have running at once. */
+export const MAX_RUNNING_JOBS_PER_SESSION = 16;
+/** Finished jobs remembered per goal, for listing and reading their last output. */
+export const MAX_FINISHED_JOBS_PER_SESSION = 64;
+/** A grep search is killed after this long (the pattern runs in its own process, never the worker's). */
+export const GREP_TIMEOUT_MS = 60_000;
+/** After its window, file-read counts lines for at most this many bytes to report the file's total. */
+export const FILE_READ_COUNT_AHEAD_BYTES = 4 * 1024 * 1024;

@@ -3,6 +3,7 @@
  * (LanguageModelV3) so a stored message goes to any provider without a lossy conversion, but it is
  * declared here so that core/ and workflows/ do not depend on the SDK.
  */
+import type { RequestUsage } from './usage';
 
 /** Plain text written by the user, the model or goalrun itself. */
 export interface TextPart {
@@ -32,11 +33,41 @@ export type StoredMessage =
   | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
   | { role: 'tool'; content: ToolResultPart[] };
 
+/** What is known of a tool's output beyond the (possibly truncated) result the model saw. */
+export interface ToolOutputFacts {
+  /** Size of the full output in bytes. */
+  bytes: number;
+  /** Size of the full output in characters (code points). */
+  chars?: number;
+  /** The spool row holding the full output, when it was spooled. */
+  spoolId?: number;
+  lines?: number;
+  firstLine?: string;
+  lastLine?: string;
+  ok: boolean;
+  changedWorkspace?: boolean;
+}
+
+/**
+ * Facts stored beside a message that the model is not shown: a model step's usage, a tool output's
+ * stub facts, who sent a steering message. Stubs are rendered from these without reading the spool.
+ */
+export interface MessageMeta {
+  usage?: RequestUsage;
+  finishReason?: string;
+  /** The model that wrote an assistant message. */
+  model?: string;
+  tool?: ToolOutputFacts;
+  /** Who sent a steering message. */
+  from?: string;
+}
+
 /** A stored message with its position in the session. */
 export interface TranscriptEntry {
   seq: number;
   key: string;
   message: StoredMessage;
+  meta?: MessageMeta;
 }
 
 /** Builds a user message from text. */

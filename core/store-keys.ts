@@ -39,14 +39,21 @@ export const storeKeys = {
   /** Events. */
   toolEvent: (toolCallId: string) => `tool:${toolCallId}`,
   usageEvent: (execution: number, step: number) => `usage:${step}@${execution}`,
+  /** A failed attempt of a model step, so the next attempt can say why it was retried. */
+  modelErrorEvent: (execution: number, step: number, attempt: number) =>
+    `model-error:${step}@${execution}#${attempt}`,
   summaryUsageEvent: (n: number) => `summary-usage:${n}`,
   goalEnded: (execution: number) => `end:${execution}`,
 };
 
-/** The execution number in a counter key (`step:7@2` → 2), or 1 for keys written before executions were keyed. */
+/** The execution number in a key (`step:7@2` → 2, `resume:3` → 3), or 1 for keys of no execution. */
 export function executionOfKey(key: string): number {
+  if (key.startsWith(KEY_PREFIX.resume)) return positive(Number(key.slice(KEY_PREFIX.resume.length)));
   const at = key.lastIndexOf('@');
   if (at < 0) return 1;
-  const n = Number(key.slice(at + 1));
+  return positive(Number(key.slice(at + 1)));
+}
+
+function positive(n: number): number {
   return Number.isInteger(n) && n > 0 ? n : 1;
 }

@@ -98,6 +98,7 @@ function markdownLine(task: TaskView): string {
 export function renderTasksMarkdown(view: TaskView[]): string {
   if (view.length === 0) return EMPTY_TASK_LIST_MARKDOWN;
   const completed = view.filter((task) => task.status === 'completed').length;
-  const header = `**Tasks** — ${completed}/${view.length} completed`;
+  // "1 of 6", not "1/6": the Web UI's Markdown turns small fractions into glyphs (½).
+  const header = `**Tasks** — ${completed} of ${view.length} completed`;
   return [header, '', ...view.map(markdownLine)].join('\n');
 }

@@ -2,7 +2,8 @@
  * The session task graph behind the todo-write tool (spec S-TASKS). Pure and deterministic: it runs
  * inside Temporal workflow code, so it uses no I/O, clock, randomness or libraries.
  *
- * One call, in this order: validate the arguments; write `todos` (a full replace, or with
+ * One call, in this order (its arguments already validated by the zod schema in
+ * todo-write-schema.ts, at the model-step boundary): write `todos` (a full replace, or with
  * `merge: true` an insert-or-update by id); drop dependencies on unknown ids (noted); apply
  * `delete`, stripping references to the deleted tasks (noted); apply `clear_completed`; then check
  * the resulting graph as a whole. Any problem rejects the whole call and changes nothing, so the
@@ -14,7 +15,7 @@
  *   started or completed task depends on it.
  * Cancelled tasks count as finished (see isFinished).
  */
-import { parseTodoWriteArgs, TODO_WRITE_ERROR_PREFIX, type TodoWriteArgs } from './task-graph-args';
+import { type ParsedTodoWrite, TODO_WRITE_ERROR_PREFIX, type TodoWriteArgs } from './task-graph-args';
 import { dependencyOrder, findCycle, incompleteDependencies, indexById, taskView } from './task-graph-order';
 import { renderTaskList, summarizeTaskList } from './task-graph-render';
 import { requiresFinishedDependencies, type Task, type TaskGraph, type TaskView } from './task-graph-types';
@@ -27,7 +28,7 @@ import {
   replaceTasks,
 } from './task-graph-write';
 
-export { MAX_TASK_CONTENT_CHARS, parseTodoWriteArgs, TASK_ID_PATTERN } from './task-graph-args';
+export { MAX_TASK_CONTENT_CHARS, TASK_ID_PATTERN } from './task-graph-args';
 export { dependencyOrder, findCycle, taskView } from './task-graph-order';
 export {
   renderTaskList,
@@ -141,16 +142,16 @@ function isReadOnly(args: TodoWriteArgs): boolean {
 }
 
 /**
- * Applies one todo-write call to the stored graph. `rawArgs` is the model's arguments, as a JSON
- * string or an object. Never mutates `graph`, and never throws on arguments decoded from JSON:
- * every problem comes back as a rejection the model can read.
+ * Applies one todo-write call to the stored graph. `parsed` is the model's arguments as
+ * parseTodoWriteArgs returned them (the shape checked, or every problem with it); this checks what
+ * needs the graph: ids, dependencies, cycles, the size of the list. Never mutates `graph`, and
+ * never throws: every problem comes back as a rejection the model can read.
  */
 export function applyTodoWrite(
   graph: TaskGraph,
-  rawArgs: unknown,
+  parsed: ParsedTodoWrite,
   options: TodoWriteOptions = {},
 ): TodoWriteOutcome {
-  const parsed = parseTodoWriteArgs(rawArgs);
   if (!parsed.ok) return rejected(graph, parsed.errors);
   const { args } = parsed;
   const notes = [...parsed.notes];

@@ -1,16 +1,25 @@
 /**
  * Tools handled inside the workflow on its durable state: `finish` and `todo-write` (with its
- * legacy aliases). Pure: the workflow stores the returned text as the call's result.
+ * legacy aliases). Pure: the workflow stores the returned text as the call's result. Their
+ * arguments arrive validated by the model step (workflow-tool-args.ts); only types come from the
+ * modules with zod schemas, which workflow code loads solely for calls recorded before that.
  */
-import { parseFinishArgs } from './finish';
-import { type GoalState, type GoalStatus, recordToolOutcome } from './goal';
+import type { ParsedFinish } from './finish';
+import type { GoalState, GoalStatus } from './goal';
+import { recordToolOutcome } from './goal-rules';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
-import { isTodoWriteCall, legacyCallToTodoWrite, PLAN_ONLY_NUDGE } from './todo-write-tool';
+import type { ParsedTodoWrite } from './task-graph-args';
+import { isTodoWriteCall, PLAN_ONLY_NUDGE } from './todo-write-tool';
+import { TOOL } from './tool-names';
+import type { WorkflowToolArgs } from './workflow-tool-args';
 
 /** A call the workflow handles itself. */
 export interface WorkflowToolCall {
   toolCallId: string;
   toolName: string;
+  /** The arguments as the model step validated them. */
+  args?: WorkflowToolArgs;
+  /** The raw arguments, in model-step results recorded before the model step validated them. */
   input?: unknown;
 }
 
@@ -26,21 +35,36 @@ export interface WorkflowToolOutcome {
 
 /** Whether the workflow handles this tool itself. */
 export function isWorkflowTool(toolName: string): boolean {
-  return toolName === 'finish' || isTodoWriteCall(toolName);
+  return toolName === TOOL.finish || isTodoWriteCall(toolName);
 }
 
-/** Handles one workflow tool call on the goal state. */
-export function handleWorkflowTool(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  if (call.toolName === 'finish') return handleFinish(state, call);
-  return handleTodoWrite(state, call);
+/**
+ * The arguments of a call whose model step passed none (a step recorded before the model step
+ * validated them): the call is refused with a reason the model can act on, by calling it again.
+ */
+export function unvalidatedWorkflowToolArgs(call: WorkflowToolCall): WorkflowToolArgs {
+  const problem =
+    'the arguments of this call were not checked by this version of goalrun; send the call again';
+  return call.toolName === TOOL.finish
+    ? { tool: TOOL.finish, parsed: { ok: false, error: `${TOOL.finish}: ${problem}` } }
+    : { tool: TOOL.todoWrite, parsed: { ok: false, errors: [problem] } };
 }
 
-function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  const parsed = parseFinishArgs(call.input);
+/** Handles one workflow tool call on the goal state, given its validated arguments. */
+export function handleWorkflowTool(
+  state: GoalState,
+  call: WorkflowToolCall,
+  args: WorkflowToolArgs,
+): WorkflowToolOutcome {
+  if (args.tool === TOOL.finish) return handleFinish(state, args.parsed);
+  return handleTodoWrite(state, call.toolName, args.parsed);
+}
+
+function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutcome {
   if (!parsed.ok) {
     const next = recordToolOutcome(state, {
-      toolName: 'finish',
-      summary: 'finish: invalid arguments',
+      toolName: TOOL.finish,
+      summary: `${TOOL.finish}: invalid arguments`,
       ok: false,
       changedWorkspace: false,
     });
@@ -48,8 +72,8 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   }
   const { status, summary } = parsed.args;
   const next = recordToolOutcome(state, {
-    toolName: 'finish',
-    summary: `finish: ${status}`,
+    toolName: TOOL.finish,
+    summary: `${TOOL.finish}: ${status}`,
     ok: true,
     changedWorkspace: false,
   });
@@ -62,13 +86,13 @@ function handleFinish(state: GoalState, call: WorkflowToolCall): WorkflowToolOut
   };
 }
 
-function handleTodoWrite(state: GoalState, call: WorkflowToolCall): WorkflowToolOutcome {
-  const args = call.toolName === 'todo-write' ? call.input : legacyCallToTodoWrite(call.toolName, call.input);
-  const outcome = applyTodoWrite(state.tasks, args, { subAgent: false });
-  const summary = outcome.ok ? `todo-write: ${summarizeTaskList(outcome.view)}` : 'todo-write: rejected';
+/** A todo-write call, or a call of one of its retired aliases (toolName) mapped onto one. */
+function handleTodoWrite(state: GoalState, toolName: string, parsed: ParsedTodoWrite): WorkflowToolOutcome {
+  const outcome = applyTodoWrite(state.tasks, parsed, { subAgent: false });
+  const summary = `${TOOL.todoWrite}: ${outcome.ok ? summarizeTaskList(outcome.view) : 'rejected'}`;
   const next = recordToolOutcome(
     { ...state, tasks: outcome.graph },
-    { toolName: call.toolName, summary, ok: outcome.ok, changedWorkspace: false },
+    { toolName, summary, ok: outcome.ok, changedWorkspace: false },
   );
   return { state: next, ok: outcome.ok, text: outcome.result };
 }

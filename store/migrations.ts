@@ -95,6 +95,17 @@ CREATE TABLE goalrun_store (
 INSERT INTO goalrun_store (store_id) VALUES (replace(gen_random_uuid()::text, '-', ''));
 `,
   },
+  {
+    id: 3,
+    name: 'message facts and session names',
+    sql: `
+-- Facts beside a message that the model is not shown (usage, a tool output's stub facts, a steering
+-- message's sender): stubs are rendered from them, so a step never re-reads the spool.
+ALTER TABLE messages ADD COLUMN meta jsonb;
+-- The name given with /rename.
+ALTER TABLE sessions ADD COLUMN name text;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

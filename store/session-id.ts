@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { sessionIdWith } from '../core/session-ids';
 
 /** Hex characters of the project hash: short enough to read, long enough not to collide across projects. */
 export const PROJECT_HASH_LENGTH = 12;
@@ -11,10 +12,5 @@ export function projectHash(dir: string): string {
 
 /** A session id, `<projectHash>-<UTC timestamp>`, e.g. `3f2a9c0d1e4b-20261130T152151123Z`. */
 export function newSessionId(dir: string, now: Date): string {
-  return `${projectHash(dir)}-${compactTimestamp(now)}`;
-}
-
-/** `2026-11-30T15:21:51.123Z` → `20261130T152151123Z`: sorts like the time and is safe in ids and file names. */
-function compactTimestamp(now: Date): string {
-  return now.toISOString().replace(/[-:.]/g, '');
+  return sessionIdWith(projectHash(dir), now);
 }

@@ -1,13 +1,18 @@
-import type { StoredMessage, TranscriptEntry } from '../core/messages';
-import type { SqlClient } from './sql';
+import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import { applyStateWrite, type StateWrite } from '../core/state-write';
+import type { SqlClient, SqlExecutor } from './sql';
 import type {
   CheckpointRow,
   EventRow,
   GoalStatus,
+  MessageWriteOptions,
   NewSession,
+  RecordedToolResult,
   SessionRow,
   SessionStore,
   SpoolPage,
+  ToolResultFacts,
+  ToolResultRecord,
 } from './types';
 
 /** Sessions that `listSessions` returns when the caller names no limit. */
@@ -17,7 +22,7 @@ export const DEFAULT_SESSION_LIST_LIMIT = 100;
 const MAX_UTF8_CONTINUATION_BYTES = 3;
 
 const SESSION_COLUMNS =
-  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, created_at, updated_at';
+  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, name, created_at, updated_at';
 
 interface SessionRecord {
   id: string;
@@ -29,6 +34,7 @@ interface SessionRecord {
   model: string;
   workflow_id: string;
   goal_state: unknown;
+  name: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -39,6 +45,7 @@ interface MessageRecord {
   key: string;
   role: StoredMessage['role'];
   content: StoredMessage['content'];
+  meta: MessageMeta | null;
 }
 
 interface EventRecord {
@@ -140,30 +147,62 @@ export class SqlSessionStore implements SessionStore {
     sessionId: string,
     key: string,
     message: StoredMessage,
+    options: MessageWriteOptions = {},
   ): Promise<{ seq: number; created: boolean }> {
-    // Two statements, not one: a racing insert of the same key that commits while our INSERT waits is
-    // invisible to that statement's snapshot but visible to the next statement's.
-    const inserted = await this.client.query<{ seq: string | number }>(
-      `INSERT INTO messages (session_id, key, role, content)
-       VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (session_id, key) DO NOTHING
-       RETURNING seq`,
-      [sessionId, key, message.role, JSON.stringify(message.content)],
+    if (!options.state && !options.event)
+      return insertMessage(this.client, sessionId, key, message, options.meta);
+    // The message, the state that accounts for it and its event commit together or not at all.
+    return this.client.transaction(async (tx) => {
+      const result = await insertMessage(tx, sessionId, key, message, options.meta);
+      if (options.state) await applyGoalStateWrite(tx, sessionId, options.state);
+      for (const event of [options.event ?? []].flat()) await insertEvent(tx, sessionId, event);
+      return result;
+    });
+  }
+
+  async writeGoalState(
+    sessionId: string,
+    write: StateWrite,
+    event?: MessageWriteOptions['event'],
+  ): Promise<void> {
+    await this.client.transaction(async (tx) => {
+      await applyGoalStateWrite(tx, sessionId, write);
+      for (const each of [event ?? []].flat()) await insertEvent(tx, sessionId, each);
+    });
+  }
+
+  async renameSession(id: string, name: string): Promise<void> {
+    await this.client.query('UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+  }
+
+  async lastEventId(sessionId: string): Promise<number> {
+    const { rows } = await this.client.query<{ id: string | number | null }>(
+      'SELECT max(id) AS id FROM events WHERE session_id = $1',
+      [sessionId],
     );
-    if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
-    const existing = await this.client.query<{ seq: string | number }>(
-      'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
+    return Number(rows[0]?.id ?? 0);
+  }
+
+  async getEventByKey(sessionId: string, key: string): Promise<EventRow | null> {
+    const { rows } = await this.client.query<EventRecord>(
+      'SELECT id, session_id, kind, data, created_at FROM events WHERE session_id = $1 AND key = $2',
       [sessionId, key],
     );
-    if (existing.rows.length === 0) {
-      throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
-    }
-    return { seq: Number(existing.rows[0].seq), created: false };
+    return rows.length > 0 ? toEvent(rows[0]) : null;
+  }
+
+  async existingMessageKeys(sessionId: string, keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await this.client.query<{ key: string }>(
+      'SELECT key FROM messages WHERE session_id = $1 AND key = ANY($2::text[])',
+      [sessionId, keys],
+    );
+    return new Set(rows.map((row) => row.key));
   }
 
   async getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null> {
     const { rows } = await this.client.query<MessageRecord>(
-      'SELECT seq, key, role, content FROM messages WHERE session_id = $1 AND key = $2',
+      'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = $2',
       [sessionId, key],
     );
     return rows.length > 0 ? toEntry(rows[0]) : null;
@@ -174,7 +213,7 @@ export class SqlSessionStore implements SessionStore {
     range?: { fromSeq?: number; toSeq?: number },
   ): Promise<TranscriptEntry[]> {
     const { rows } = await this.client.query<MessageRecord>(
-      `SELECT seq, key, role, content FROM messages
+      `SELECT seq, key, role, content, meta FROM messages
        WHERE session_id = $1
          AND ($2::bigint IS NULL OR seq >= $2::bigint)
          AND ($3::bigint IS NULL OR seq <= $3::bigint)
@@ -193,28 +232,18 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void> {
-    await this.client.query(
-      `INSERT INTO events (session_id, kind, key, data)
-       VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (session_id, key) DO NOTHING`,
-      [sessionId, kind, key ?? null, toJson(data)],
-    );
+    await insertEvent(this.client, sessionId, { kind, data, key });
   }
 
-  async listEvents(sessionId: string, afterId?: number): Promise<EventRow[]> {
+  async listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]> {
     const { rows } = await this.client.query<EventRecord>(
       `SELECT id, session_id, kind, data, created_at FROM events
        WHERE session_id = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-       ORDER BY id`,
-      [sessionId, afterId ?? null],
+       ORDER BY id
+       LIMIT $3`,
+      [sessionId, afterId ?? null, limit ?? null],
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      sessionId: row.session_id,
-      kind: row.kind,
-      data: row.data,
-      createdAt: row.created_at,
-    }));
+    return rows.map(toEvent);
   }
 
   async writeSpool(
@@ -291,6 +320,18 @@ export class SqlSessionStore implements SessionStore {
     };
   }
 
+  async recordToolResult(record: ToolResultRecord): Promise<RecordedToolResult> {
+    try {
+      return await this.client.transaction((tx) => writeToolResult(tx, record));
+    } catch (error) {
+      // A concurrent attempt stored the result first; ours was rolled back whole. Return theirs.
+      if (!(error instanceof ToolResultStoredMeanwhile)) throw error;
+      const stored = await storedToolResult(this.client, record);
+      if (!stored) throw new Error(`Tool result ${record.messageKey} of ${record.sessionId} vanished.`);
+      return stored;
+    }
+  }
+
   async saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void> {
     await this.client.query(
       'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
@@ -357,6 +398,83 @@ function isContinuationByte(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }
 
+/** Inserts a message once under its key; a second insert returns the first row's seq. */
+async function insertMessage(
+  db: SqlExecutor,
+  sessionId: string,
+  key: string,
+  message: StoredMessage,
+  meta: MessageMeta | undefined,
+): Promise<{ seq: number; created: boolean }> {
+  // Two statements, not one: a racing insert of the same key that commits while our INSERT waits is
+  // invisible to that statement's snapshot but visible to the next statement's.
+  const inserted = await db.query<{ seq: string | number }>(
+    `INSERT INTO messages (session_id, key, role, content, meta)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING seq`,
+    [sessionId, key, message.role, JSON.stringify(message.content), toJson(meta)],
+  );
+  if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
+  const existing = await db.query<{ seq: string | number }>(
+    'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
+    [sessionId, key],
+  );
+  if (existing.rows.length === 0) {
+    throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
+  }
+  return { seq: Number(existing.rows[0].seq), created: false };
+}
+
+async function insertEvent(
+  db: SqlExecutor,
+  sessionId: string,
+  event: { kind: string; data: unknown; key?: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO events (session_id, kind, key, data)
+     VALUES ($1, $2, $3, $4::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING`,
+    [sessionId, event.kind, event.key ?? null, toJson(event.data)],
+  );
+}
+
+/**
+ * Merges a state write into the session's saved state under a row lock, mirrors status and reason on
+ * the row, and keeps a checkpoint row for a full write.
+ */
+async function applyGoalStateWrite(db: SqlExecutor, sessionId: string, write: StateWrite): Promise<void> {
+  const { rows } = await db.query<{ goal_state: Record<string, unknown> | null }>(
+    'SELECT goal_state FROM sessions WHERE id = $1 FOR UPDATE',
+    [sessionId],
+  );
+  if (rows.length === 0) throw new Error(`session ${sessionId} is not in the store`);
+  const next = applyStateWrite(rows[0].goal_state, write);
+  const status = write.status ?? (next.status as GoalStatus | undefined);
+  const reason = write.reason !== undefined ? write.reason : (next.reason as string | null | undefined);
+  await db.query(
+    `UPDATE sessions SET goal_state = $2::jsonb, status = coalesce($3, status), reason = $4, updated_at = now()
+     WHERE id = $1`,
+    [sessionId, JSON.stringify(next), status ?? null, reason ?? null],
+  );
+  if (write.full) {
+    await db.query(
+      'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
+      [sessionId, JSON.stringify(next), toJson(next.tasks)],
+    );
+  }
+}
+
+function toEvent(row: EventRecord): EventRow {
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id,
+    kind: row.kind,
+    data: row.data,
+    createdAt: row.created_at,
+  };
+}
+
 function toSession(row: SessionRecord): SessionRow {
   return {
     id: row.id,
@@ -368,6 +486,7 @@ function toSession(row: SessionRecord): SessionRow {
     model: row.model,
     workflowId: row.workflow_id,
     goalState: row.goal_state ?? null,
+    name: row.name ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -378,5 +497,111 @@ function toEntry(row: MessageRecord): TranscriptEntry {
     seq: Number(row.seq),
     key: row.key,
     message: { role: row.role, content: row.content } as StoredMessage,
+    ...(row.meta ? { meta: row.meta } : {}),
   };
+}
+
+/** Thrown inside the transaction when another attempt's result message appeared meanwhile. */
+class ToolResultStoredMeanwhile extends Error {}
+
+/**
+ * The stored result of a tool call, facts included, or null. The facts live in the tool event
+ * today; once messages have their `meta` column they are read from the message row instead.
+ */
+async function storedToolResult(
+  db: SqlExecutor,
+  record: ToolResultRecord,
+): Promise<RecordedToolResult | null> {
+  const { rows } = await db.query<MessageRecord>(
+    'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = $2',
+    [record.sessionId, record.messageKey],
+  );
+  if (rows.length === 0) return null;
+  const entry = toEntry(rows[0]);
+  // The facts are beside the message; results stored before that kept them in the tool event only.
+  let data = (entry.meta?.tool ?? null) as Partial<ToolResultFacts> | null;
+  if (!data) {
+    const events = await db.query<{ data: Partial<ToolResultFacts> | null }>(
+      'SELECT data FROM events WHERE session_id = $1 AND key = $2',
+      [record.sessionId, record.eventKey],
+    );
+    data = events.rows[0]?.data ?? {};
+  }
+  const part = entry.message.role === 'tool' ? entry.message.content[0] : undefined;
+  const facts: ToolResultFacts = {
+    ok: data.ok ?? part?.output.type === 'text',
+    changedWorkspace: data.changedWorkspace ?? true,
+    bytes: data.bytes ?? 0,
+    ...(data.chars !== undefined ? { chars: data.chars } : {}),
+    ...(data.spoolId !== undefined && data.spoolId !== null ? { spoolId: data.spoolId } : {}),
+    lines: data.lines ?? 0,
+    firstLine: data.firstLine ?? '',
+    lastLine: data.lastLine ?? '',
+    argsDigest: data.argsDigest ?? '',
+  };
+  return { seq: entry.seq, created: false, message: entry.message, facts };
+}
+
+/** Spool row, event, message: all or nothing (issue 9, item 7). */
+async function writeToolResult(tx: SqlExecutor, record: ToolResultRecord): Promise<RecordedToolResult> {
+  const earlier = await storedToolResult(tx, record);
+  if (earlier) return earlier;
+  let spoolId: number | undefined;
+  if (record.spoolContent !== undefined) {
+    spoolId = await insertSpool(tx, record, record.toolCallId);
+    if (spoolId === undefined) {
+      // The key is taken: either a concurrent attempt committed its whole result (return that),
+      // or a spool row without a message was left by a store that wrote them apart.
+      if (await storedToolResult(tx, record)) throw new ToolResultStoredMeanwhile();
+      spoolId = await insertSpool(tx, record, `${record.toolCallId}@${Date.now().toString(36)}`);
+      if (spoolId === undefined) throw new ToolResultStoredMeanwhile();
+    }
+  }
+  const facts: ToolResultFacts = { ...record.facts, ...(spoolId !== undefined ? { spoolId } : {}) };
+  const message = record.message(spoolId);
+  // An event already under this key has no message (we checked): a store that wrote them apart
+  // died in between. It describes a result nobody saw, so this attempt's facts replace it.
+  await tx.query(
+    `INSERT INTO events (session_id, kind, key, data)
+     VALUES ($1, 'tool', $2, $3::jsonb)
+     ON CONFLICT (session_id, key) DO UPDATE SET data = EXCLUDED.data`,
+    [
+      record.sessionId,
+      record.eventKey,
+      toJson({ toolCallId: record.toolCallId, toolName: record.toolName, ...facts, ...record.eventExtra }),
+    ],
+  );
+  // The facts go beside the message too: the context builder renders stubs from them.
+  const inserted = await tx.query<{ seq: string | number }>(
+    `INSERT INTO messages (session_id, key, role, content, meta)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING seq`,
+    [
+      record.sessionId,
+      record.messageKey,
+      message.role,
+      JSON.stringify(message.content),
+      toJson({ tool: facts }),
+    ],
+  );
+  if (inserted.rows.length === 0) throw new ToolResultStoredMeanwhile();
+  return { seq: Number(inserted.rows[0].seq), created: true, message, facts };
+}
+
+/** Inserts a spool row under a key; undefined when the key is taken. */
+async function insertSpool(
+  tx: SqlExecutor,
+  record: ToolResultRecord,
+  key: string,
+): Promise<number | undefined> {
+  const content = record.spoolContent ?? '';
+  const { rows } = await tx.query<{ id: string | number }>(
+    `INSERT INTO spool (session_id, key, tool_name, content, size_bytes)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (session_id, key) DO NOTHING
+     RETURNING id`,
+    [record.sessionId, key, record.toolName, content, Buffer.byteLength(content, 'utf8')],
+  );
+  return rows.length > 0 ? Number(rows[0].id) : undefined;
 }

@@ -15,9 +15,18 @@ export interface SqlClient extends SqlExecutor {
   close(): Promise<void>;
 }
 
+/**
+ * Connections one process keeps open at most. A worker runs up to 20 activities at once
+ * (worker/worker.ts MAX_CONCURRENT_ACTIVITIES) plus the workflows' local store activities, each
+ * holding a connection for a transaction: pg's default of 10 made them queue under load
+ * (scripts/bench-concurrency.js). Two workers and a few CLI commands stay far below PostgreSQL's
+ * default max_connections of 100.
+ */
+export const PG_POOL_SIZE = 20;
+
 /** A client over a `pg.Pool`; several processes can share the database. */
 export function createPgClient(databaseUrl: string): SqlClient {
-  const pool = new Pool({ connectionString: databaseUrl });
+  const pool = new Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE });
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool; without a
   // listener Node would crash the process. The pool drops the connection and the next query reconnects.
   pool.on('error', () => {});

@@ -1,5 +1,6 @@
 import type { GoalStatus } from '../core/goal';
-import type { StoredMessage, TranscriptEntry } from '../core/messages';
+import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import type { StateWrite } from '../core/state-write';
 
 export type { GoalStatus };
 
@@ -13,8 +14,10 @@ export interface SessionRow {
   reason: string | null;
   model: string;
   workflowId: string;
-  /** The latest checkpoint of the goal's control state (small JSON), or null before the first one. */
+  /** The goal's saved control state (small JSON), or null before the goal first ran. */
   goalState: unknown | null;
+  /** The name given with /rename, or null. */
+  name?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -57,6 +60,67 @@ export interface NewSession {
   workflowId: string;
 }
 
+/** What else to write in the same transaction as a message. */
+export interface MessageWriteOptions {
+  meta?: MessageMeta;
+  /** A change to the saved goal state. */
+  state?: StateWrite;
+  /** Events, each written once under its key. */
+  event?: StoreEvent | StoreEvent[];
+}
+
+/** An event to write: a kind, its data, and a key that makes the write idempotent. */
+export interface StoreEvent {
+  kind: string;
+  data: unknown;
+  key?: string;
+}
+
+/** The facts of a tool result that compaction's stubs need (bytes, spool id, edges, status). */
+export interface ToolResultFacts {
+  ok: boolean;
+  changedWorkspace: boolean;
+  /** UTF-8 bytes of the full output. */
+  bytes: number;
+  /** Characters (code points) of the full output. */
+  chars?: number;
+  /** The spool copy of the full output, when it was spooled. */
+  spoolId?: number;
+  /** Lines of the full output. */
+  lines: number;
+  firstLine: string;
+  lastLine: string;
+  /** Compact JSON of the call's arguments, long strings clipped. */
+  argsDigest: string;
+}
+
+/** A tool result to store in one transaction: spool row, tool event and result message. */
+export interface ToolResultRecord {
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  /** Key of the result message (storeKeys.toolResult). */
+  messageKey: string;
+  /** Key of the tool event (storeKeys.toolEvent). */
+  eventKey: string;
+  /** The full output; spooled when given. */
+  spoolContent?: string;
+  /** Builds the result message once the spool id is known (the truncation footer names it). */
+  message: (spoolId: number | undefined) => StoredMessage;
+  facts: Omit<ToolResultFacts, 'spoolId'>;
+  /** More fields for the tool event (attempt, job), beside the facts. */
+  eventExtra?: Record<string, unknown>;
+}
+
+/** What recordToolResult stored, or found stored by an earlier attempt. */
+export interface RecordedToolResult {
+  seq: number;
+  /** False when an earlier attempt had already stored the result (nothing was written now). */
+  created: boolean;
+  message: StoredMessage;
+  facts: ToolResultFacts;
+}
+
 /**
  * The session store. Every write that an activity makes is keyed, so a retried activity writes
  * nothing twice. Messages are append-only: nothing here updates or deletes a message.
@@ -76,25 +140,46 @@ export interface SessionStore {
   /** Deletes a session and everything that belongs to it (messages, events, spool, checkpoints). */
   deleteSession(id: string): Promise<void>;
 
-  /** Appends a message under an idempotency key; when the key exists, returns the stored row untouched. */
+  /**
+   * Appends a message under an idempotency key; when the key exists, returns the stored row untouched.
+   * The options are written in the same transaction (a state write is applied even when the key exists).
+   */
   appendMessage(
     sessionId: string,
     key: string,
     message: StoredMessage,
+    options?: MessageWriteOptions,
   ): Promise<{ seq: number; created: boolean }>;
+  /** Applies a change to the saved goal state (and, for a full write, adds a checkpoint row). */
+  writeGoalState(sessionId: string, write: StateWrite, event?: MessageWriteOptions['event']): Promise<void>;
+  /** Sets the session's name (/rename). */
+  renameSession(id: string, name: string): Promise<void>;
+  /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */
+  lastEventId(sessionId: string): Promise<number>;
+  /** The event stored under a key, or null. */
+  getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
+  /** Which of these message keys the session has. */
+  existingMessageKeys(sessionId: string, keys: string[]): Promise<Set<string>>;
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;
   countMessages(sessionId: string): Promise<number>;
 
   /** Appends an event; with a key, a second call with the same key writes nothing. */
   appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
-  listEvents(sessionId: string, afterId?: number): Promise<EventRow[]>;
+  /** Events in log order after a cursor, at most `limit` of them. */
+  listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]>;
 
   /** Writes a full tool output to the spool under a key (the tool-call id); idempotent. */
   writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;
   /** Reads `limit` bytes from `offset` of a spooled output of this session; null when there is none. */
   readSpool(sessionId: string, spoolId: number, offset: number, limit: number): Promise<SpoolPage | null>;
+
+  /**
+   * Stores a tool's result in one transaction: spool row, tool event (with the facts) and result
+   * message. Idempotent by the message key: a second call returns the first call's result.
+   */
+  recordToolResult(record: ToolResultRecord): Promise<RecordedToolResult>;
 
   saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void>;
   latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;

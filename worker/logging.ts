@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
+import type { LogEntry, LogLevel } from '@temporalio/worker';
 
 /** The levels `goalrun worker --log-level` accepts. */
 export const WORKER_LOG_LEVELS = ['debug', 'info', 'warn'] as const;
@@ -37,6 +37,11 @@ export interface WorkerLoggingOptions {
    * The CLI's own commands handle signals themselves, so they pass false.
    */
   shutdownOnSignals?: boolean;
+  /**
+   * Where the SDK's Prometheus exporter listens (`127.0.0.1:<port>`): `goalrun worker --metrics-port`
+   * serves it beside goalrun's counters (worker/metrics-endpoint.ts). No exporter when absent.
+   */
+  prometheusBindAddress?: string;
 }
 
 let installed = false;
@@ -58,9 +63,15 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   } else {
     write = (line) => process.stderr.write(`${line}\n`);
   }
+  // Loaded here, not at the top: the CLI's light commands import this file for its constants, and
+  // the SDK's worker package (native bridge, webpack, rxjs) is what makes a CLI start slow.
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLevel(level), (entry) => write(formatLogEntry(entry, detailed))),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
+    ...(options.prometheusBindAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } } }
+      : {}),
   });
 }
 

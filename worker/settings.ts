@@ -9,10 +9,11 @@ import { z } from 'zod';
 import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
-import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
+import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 
-/** The model a goal uses when neither a flag nor the config names one. */
-export const DEFAULT_MODEL = 'openai:gpt-4o-mini';
+// In core/limits.ts so the CLI's help can name it without loading this file's zod schema.
+export { DEFAULT_MODEL };
 export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
 /** Task queues derived from a store are named `goalrun-<first hex of the store id>`. */
@@ -30,6 +31,20 @@ export function taskQueueForStore(storeId: string): string {
 
 const positiveInt = z.number().int().positive();
 
+/** The `sandbox` section of the config (issue 8): how tool processes are contained. */
+const sandboxSchema = z
+  .object({
+    mode: z.enum(SANDBOX_MODES).optional(),
+    network: z.boolean().optional(),
+    writable_roots: z
+      .array(z.string().refine((dir) => path.isAbsolute(dir), 'must be an absolute path'))
+      .optional(),
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).optional(),
+    approval: z.enum(APPROVAL_POLICIES).optional(),
+    approval_timeout_minutes: positiveInt.optional(),
+  })
+  .strict();
+
 /** The config file's schema. Unknown keys are errors, so a typo never silently does nothing. */
 export const configSchema = z
   .object({
@@ -45,11 +60,15 @@ export const configSchema = z
     database_url: z.string().min(1).optional(),
     auto_compact_enabled: z.boolean().optional(),
     auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
+    auto_compact_target_pct: z.number().min(1).max(100).optional(),
     auto_compact_max_failures: positiveInt.optional(),
     context_window: positiveInt.optional(),
     summarizer_model: z.string().min(1).optional(),
     backup_model: z.string().min(1).optional(),
     provider_unreachable_minutes: positiveInt.optional(),
+    sandbox: sandboxSchema.optional(),
+    /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
+    tools_queue: z.string().min(1).optional(),
   })
   .strict();
 

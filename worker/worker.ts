@@ -1,13 +1,25 @@
 /**
- * A goalrun worker: runs goal workflows and their activities on one task queue. Used by
- * `goalrun worker` on its own and by `goalrun run` inside the CLI process.
+ * A goalrun worker process: runs goal workflows, model steps and tools. `--role all` does everything
+ * on one machine (tools on the workflow's own task queue, so Temporal can hand them over eagerly);
+ * `--role model` runs workflows and model calls (it holds the provider keys); `--role tools` runs
+ * the tools of one host's workspaces (it needs no provider key). Every process that runs tools also
+ * polls a queue of its own, where the operations on the background jobs it holds are sent.
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
+import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
-import { createGoalActivities } from '../activities/workflow-activities';
+import { createSessionActivities } from '../activities/session-activities';
+import { createToolActivity } from '../activities/tool-activity';
+import { processJobManager } from '../activities/tools/jobs';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
+import type { WorkerRole } from './roles';
+
+export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
+
+import { activityMetricsInterceptor } from './metrics';
 
 /** Running activities get this long to finish when the worker stops (the SDK default is 0). */
 export const SHUTDOWN_GRACE_TIME = '30s';
@@ -16,33 +28,120 @@ export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
 export const MAX_CONCURRENT_ACTIVITIES = 20;
 
-/** Options of a goal worker. */
+/**
+ * The worker's throughput and latency settings (issue 10, measured with scripts/bench-*.js; the
+ * benchmarks' floor workers use the same). Spread into every goal worker.
+ */
+export const WORKER_TUNING = {
+  shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+  maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+  maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
+} satisfies Partial<WorkerOptions>;
+
+/** Options of a goal worker process. */
 export interface GoalWorkerOptions {
   connection: NativeConnection;
   namespace: string;
+  /** The queue of goal workflows (and, with role all, of their model calls and tools). */
   taskQueue: string;
   store: SessionStore;
   providerEnv: ProviderEnv;
+  /** Secret values to redact from tool output (provider keys, database passwords). */
+  secrets?: string[];
+  role?: WorkerRole;
+  /** The tools queue a `tools` worker polls (see toolsQueueName); ignored by other roles. */
+  toolsQueue?: string;
 }
 
-/** Creates (but does not run) a worker for goal workflows and activities. */
-export async function createGoalWorker(options: GoalWorkerOptions): Promise<Worker> {
-  const bundlePath = findWorkflowBundle();
-  return Worker.create({
+/** The workers of one process, run and stopped together. */
+export class GoalWorker {
+  constructor(
+    private readonly workers: Worker[],
+    /** The queue where operations on this process's background jobs are sent. */
+    readonly processQueue: string | null,
+  ) {}
+
+  /** Runs every worker until shutdown; kills running tools and jobs first on the way down. */
+  async run(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.run()));
+  }
+
+  /**
+   * Stops polling. With `killTools` (a `goalrun worker` told to stop), every running tool process and
+   * background job is killed, new tool calls are refused with "goalrun worker is shutting down;
+   * command not started", and Temporal retries the interrupted calls on another worker. Without it
+   * (`run` stops following), running calls get the grace time to finish.
+   */
+  shutdown(options: { killTools?: boolean } = {}): void {
+    if (options.killTools && this.processQueue) void processJobManager().shutdown();
+    for (const worker of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  }
+
+  /** RUNNING while any worker runs. */
+  getState(): string {
+    return this.workers.some((worker) => worker.getState() === 'RUNNING')
+      ? 'RUNNING'
+      : this.workers[0].getState();
+  }
+
+  /** Activities in flight over all workers. */
+  getStatus(): { numInFlightActivities: number } {
+    return {
+      numInFlightActivities: this.workers.reduce(
+        (sum, worker) => sum + worker.getStatus().numInFlightActivities,
+        0,
+      ),
+    };
+  }
+}
+
+/** Creates (but does not run) the workers of a goalrun process for its role. */
+export async function createGoalWorker(options: GoalWorkerOptions): Promise<GoalWorker> {
+  const role = options.role ?? 'all';
+  const { store } = options;
+  const common: Partial<WorkerOptions> = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(bundlePath
-      ? { workflowBundle: { codePath: bundlePath } }
-      : { workflowsPath: require.resolve('../workflows') }),
-    activities: {
-      ...createGoalActivities({ store: options.store, env: options.providerEnv }),
-      ...createCompactionActivities({ store: options.store, env: options.providerEnv }),
-    },
-    shutdownGraceTime: SHUTDOWN_GRACE_TIME,
-    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
-    maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
-  });
+    ...WORKER_TUNING,
+    // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts).
+    interceptors: { activity: [activityMetricsInterceptor] },
+  };
+  const runsTools = role !== 'model';
+  const processQueue = runsTools
+    ? `${role === 'tools' ? options.toolsQueue : options.taskQueue}#${randomUUID().slice(0, 8)}`
+    : null;
+  const tools = runsTools
+    ? createToolActivity({ store, secrets: options.secrets, processQueue: processQueue ?? undefined })
+    : undefined;
+  const workers: Worker[] = [];
+  if (role !== 'tools') {
+    const bundlePath = findWorkflowBundle();
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: options.taskQueue,
+        ...(bundlePath
+          ? { workflowBundle: { codePath: bundlePath } }
+          : { workflowsPath: require.resolve('../workflows') }),
+        activities: {
+          ...createSessionActivities(store, options.providerEnv),
+          ...createModelStepActivity({ store, env: options.providerEnv }),
+          ...createCompactionActivities({ store, env: options.providerEnv }),
+          // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
+          ...(tools ?? {}),
+        },
+      }),
+    );
+  }
+  if (role === 'tools') {
+    if (!options.toolsQueue) throw new Error('a tools worker needs the tools queue it serves');
+    workers.push(await Worker.create({ ...common, taskQueue: options.toolsQueue, activities: { ...tools } }));
+  }
+  if (tools && processQueue) {
+    // Job reads and kills must reach the process that holds the job, whichever worker started it.
+    workers.push(await Worker.create({ ...common, taskQueue: processQueue, activities: { ...tools } }));
+  }
+  return new GoalWorker(workers, processQueue);
 }
 
 /** Connects a worker to Temporal. */

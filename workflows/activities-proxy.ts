@@ -1,11 +1,8 @@
 /** The goal workflow's view of its activities, with the options each kind of work needs. */
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCompactionActivities } from '../activities/compaction-activities';
+import type { JobHostActivities } from '../activities/types';
 import type { GoalActivities } from '../activities/workflow-activities';
-
-/** Every activity a goal workflow calls. */
-type AllActivities = GoalActivities & ReturnType<typeof createCompactionActivities>;
-
 import { NON_RETRYABLE_FAILURES } from '../core/errors';
 import {
   MODEL_HEARTBEAT_TIMEOUT_MS,
@@ -16,16 +13,32 @@ import {
   TOOL_STEP_TIMEOUT_MS,
 } from '../core/limits';
 
-/** Store reads and writes: short, idempotent, retried until the database is back. */
-export const storeActivities = proxyActivities<AllActivities>({
+/** Every activity a goal workflow calls. */
+type AllActivities = GoalActivities & ReturnType<typeof createCompactionActivities> & JobHostActivities;
+
+/** How long a job operation waits for the process that holds the job before calling it lost. */
+export const JOB_HOST_WAIT = '60s';
+
+/**
+ * Store reads and writes of the workflow itself: local activities, because they take milliseconds,
+ * need no routing, and a local activity costs one history event where a normal one costs three.
+ * Retried until the database is back.
+ */
+export const storeActivities = proxyLocalActivities<AllActivities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '30m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  localRetryThreshold: '10s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
+  },
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
 /** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
-export function modelActivities(summary: string) {
+export function modelActivities(summary: string, maximumAttempts = MODEL_STEP_MAX_ATTEMPTS) {
   return proxyActivities<AllActivities>({
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
     heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
@@ -33,7 +46,7 @@ export function modelActivities(summary: string) {
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '60s',
-      maximumAttempts: MODEL_STEP_MAX_ATTEMPTS,
+      maximumAttempts,
       nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
     },
     // Wait for the activity to acknowledge, so a cancelled stream is closed before cleanup runs.
@@ -55,6 +68,22 @@ export function toolActivities(summary: string, taskQueue: string | undefined) {
     },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     taskQueue,
+    summary,
+  });
+}
+
+/**
+ * Operations on a background job, sent to the process that holds it. A process that is gone never
+ * picks the task up: after JOB_HOST_WAIT the job is marked lost instead of waiting forever.
+ */
+export function jobActivities(summary: string, processQueue: string) {
+  return proxyActivities<AllActivities>({
+    scheduleToStartTimeout: JOB_HOST_WAIT,
+    startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
+    heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
+    retry: { maximumAttempts: 2 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    taskQueue: processQueue,
     summary,
   });
 }

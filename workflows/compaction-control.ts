@@ -1,39 +1,55 @@
 /**
- * How users steer compaction on a running goal: the `compact` and `setAutoCompact` updates and the
- * `policy` query. A manual compaction is queued and run by the main loop between steps, never
- * inside the update handler, so it cannot race a step over the same state.
+ * How users steer compaction on a running goal: the `compact` and `setAutoCompact` updates (and the
+ * /compact app command) and the `policy` query. A manual compaction is queued and run by the main
+ * loop between steps, never inside an update handler, so it cannot race a step over the same state.
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { setAutoCompact } from '../core/compaction/failure-budget';
 import { FINAL_STATUSES, noteAction } from '../core/goal';
 import { autoCompact, type CompactionHost, type CompactionResult, compact, compactionOf } from './compaction';
 import { compactUpdate, policyQuery, setAutoCompactUpdate } from './definitions';
-import { policyOf } from './policy';
+import { policyOf, policyWithStateSize } from './policy';
 
-/** Registers the compaction handlers; returns what the main loop runs before each model step. */
-export function setupCompactionControl(host: CompactionHost, enabled: boolean) {
+/** What the main loop and the steering handler use of the compaction control. */
+export interface CompactionControl {
+  /** Queues a manual compaction for the next step boundary and waits for its result. */
+  request(topic?: string): Promise<CompactionResult>;
+  /** Whether manual compactions wait in the queue. */
+  hasPending(): boolean;
+  /** Runs the queued manual compactions (before a step, or before continuing as new). */
+  runPending(stepNumber: number): Promise<void>;
+  /** Runs the queued compactions, then the auto-compact check (spec S-AUTO). */
+  beforeStep(stepNumber: number): Promise<void>;
+}
+
+/** Registers the compaction handlers and returns the control the loop runs. */
+export function setupCompactionControl(host: CompactionHost): CompactionControl {
   const pending: Array<{ id: number; topic?: string }> = [];
   const results = new Map<number, CompactionResult>();
   let counter = 0;
 
-  setHandler(
-    compactUpdate,
-    async (topic: string) => {
-      const id = ++counter;
-      pending.push({ id, topic: topic || undefined });
-      await condition(() => results.has(id));
-      const result = results.get(id)!;
-      results.delete(id);
-      return result;
+  const request = async (topic?: string): Promise<CompactionResult> => {
+    const id = ++counter;
+    pending.push({ id, topic: topic || undefined });
+    await condition(() => results.has(id));
+    const result = results.get(id)!;
+    results.delete(id);
+    return result;
+  };
+
+  const runPending = async (stepNumber: number): Promise<void> => {
+    while (pending.length > 0) {
+      const next = pending.shift()!;
+      results.set(next.id, await compact(host, stepNumber, { manual: true, topic: next.topic }));
+    }
+  };
+
+  setHandler(compactUpdate, (topic: string) => request(topic), {
+    validator: (_topic: string) => {
+      const { status } = host.get();
+      if (FINAL_STATUSES.includes(status)) throw new Error(`the goal is ${status}; nothing to compact`);
     },
-    {
-      validator: (_topic: string) => {
-        if (!enabled) throw new Error('this goal was started by a goalrun without compaction');
-        const { status } = host.get();
-        if (FINAL_STATUSES.includes(status)) throw new Error(`the goal is ${status}; nothing to compact`);
-      },
-    },
-  );
+  });
 
   setHandler(setAutoCompactUpdate, (on: boolean) => {
     const state = host.get();
@@ -47,16 +63,14 @@ export function setupCompactionControl(host: CompactionHost, enabled: boolean) {
     return policyOf(host.get());
   });
 
-  setHandler(policyQuery, () => policyOf(host.get()));
+  setHandler(policyQuery, () => policyWithStateSize(host.get()));
 
   return {
-    /** Runs queued manual compactions, then the auto-compact check (spec S-AUTO). */
+    request,
+    hasPending: () => pending.length > 0,
+    runPending,
     async beforeStep(stepNumber: number): Promise<void> {
-      if (!enabled) return;
-      while (pending.length > 0) {
-        const request = pending.shift()!;
-        results.set(request.id, await compact(host, stepNumber, { manual: true, topic: request.topic }));
-      }
+      await runPending(stepNumber);
       await autoCompact(host, stepNumber);
     },
   };

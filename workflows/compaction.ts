@@ -1,66 +1,55 @@
 /**
  * Compaction inside the goal workflow: the auto-compact check before each model step, manual
- * `compact`, and forced compaction on a provider context overflow. The decisions are pure
- * functions in core/compaction; this module runs them and the summarize activity.
+ * `compact`, and forced compaction on a provider context overflow. The decisions are pure functions
+ * in core/compaction (compaction-plan.ts); this module runs them and the summarize activity. Every
+ * compaction aims below the low-water mark, so compactions are spaced out, and merges the earlier
+ * summary, so no fact a summary carried disappears.
  */
 import { isCancellation, log } from '@temporalio/workflow';
 import type { SummarizeResult } from '../activities/compaction-activities';
+import {
+  type CompactionInput,
+  compactionFloorTokens,
+  completeSummary,
+  type PrunedCompaction,
+  planCompaction,
+} from '../core/compaction/compaction-plan';
 import { decideAutoCompact } from '../core/compaction/decide';
-import { estimatePressure, tokensAppendedSince } from '../core/compaction/estimate';
 import {
   recordCompactionSuccess,
   recordPruneOnly,
   recordSummarizerFailure,
 } from '../core/compaction/failure-budget';
 import { compactionNotice } from '../core/compaction/notice';
-import { planPrune, prunedContextTokens } from '../core/compaction/prune';
-import { type CompactionState, initialCompactionState } from '../core/compaction/state';
-import { applySummary, planSummary, summaryFloorTokens } from '../core/compaction/summary-span';
-import { addToBreakdown } from '../core/cost';
-import { type GoalState, noteAction } from '../core/goal';
-import { lastSeqOf } from '../core/ledger';
-import { type StoredMessage, userText } from '../core/messages';
+import { shortfallReason } from '../core/compaction/shortfall';
+import { spanRanges } from '../core/compaction/summary-span';
+import { compactionTargets } from '../core/compaction/targets';
+import type { GoalState } from '../core/goal';
+import { messageCount } from '../core/ledger';
 import { storeActivities, summarizerActivities } from './activities-proxy';
+import {
+  type CompactionHost,
+  type CompactionRequest,
+  type CompactionResult,
+  compactionKind,
+  compactionOf,
+  countSummary,
+  currentPressure,
+  notify,
+  SUMMARIZER_INPUT_SHARE,
+  setCompaction,
+  withSummarizerUsage,
+} from './compaction-host';
 import { innermostMessage } from './failures';
 
-/** The summarizer's request gets at most this share of the usable input budget. */
-const SUMMARIZER_INPUT_SHARE = 0.6;
-
-/** How a compaction ended. */
-export type CompactionStage = 'none' | 'pruned' | 'summarized' | 'discarded' | 'failed' | 'wait';
-
-/** What a compaction did, as the `compact` update returns it. */
-export interface CompactionResult {
-  stage: CompactionStage;
-  beforeTokens: number;
-  afterTokens: number;
-  note: string | null;
-}
-
-/** Why a compaction runs. */
-export interface CompactionRequest {
-  /** A user's `goalrun compact`: always summarizes (stage 2) when there is a span. */
-  manual?: boolean;
-  /** A last resort (over the hard limit, or a provider overflow): keeps two exchanges, not three. */
-  forced?: boolean;
-  /** Recovering from a provider overflow: a failed summarizer falls back to an extracted summary. */
-  recovery?: boolean;
-  topic?: string;
-}
-
-/** The workflow state the compaction works on, and how it writes to the transcript. */
-export interface CompactionHost {
-  get(): GoalState;
-  set(state: GoalState): void;
-  appendMessage(key: string, message: StoredMessage): Promise<void>;
-}
-
-/** The compaction state of a goal, created on first use (older histories have none). */
-export function compactionOf(state: GoalState): CompactionState {
-  if (state.compaction) return state.compaction;
-  const firstSeq = state.ledger[0]?.seq ?? 0;
-  return initialCompactionState(firstSeq, state.goal.autoCompact);
-}
+export {
+  type CompactionHost,
+  type CompactionRequest,
+  type CompactionResult,
+  type CompactionStage,
+  compactionOf,
+  currentPressure,
+} from './compaction-host';
 
 /** Resolves the model's budget when the state has none yet (first step of an execution). */
 export async function ensureBudget(host: CompactionHost): Promise<void> {
@@ -81,20 +70,9 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     ...host.get(),
     compaction: { ...compaction, budget: resolved.budget, card: resolved.card },
   };
-  if (resolved.warning) next = noteAction(next, resolved.warning);
+  // Said once, in `status` and at start, not in every recent-actions list and kept-progress summary.
+  if (resolved.warning) next = { ...next, modelNote: resolved.warning };
   host.set(next);
-}
-
-/** Context pressure of the coming request: the last reported input plus what was appended since. */
-export function currentPressure(state: GoalState): number {
-  const compaction = compactionOf(state);
-  if (compaction.lastInputTokens === 0) {
-    return compaction.fixedTokens + prunedContextTokens(state.ledger, compaction.plan);
-  }
-  return estimatePressure({
-    lastReportedInputTokens: compaction.lastInputTokens,
-    tokensAppendedSince: tokensAppendedSince(state.ledger, compaction.lastCoveredSeq),
-  });
 }
 
 /** The auto-compact check before a model step (spec S-AUTO). */
@@ -107,14 +85,22 @@ export async function autoCompact(
   const budget = compaction.budget;
   if (!budget) return null;
   const estimate = currentPressure(state);
+  const targets = compactionTargets(budget, compaction.autoCompact);
+  const { ledger, plan } = { ledger: state.ledger, plan: compaction.plan };
+  const fixedTokens = compaction.fixedTokens;
+  // The floor only matters over the threshold, and costs a full planning pass to compute.
+  const over = estimate >= targets.thresholdTokens;
+  const floorTokens = over
+    ? compactionFloorTokens({ ledger, plan, before: estimate, targets, fixedTokens })
+    : undefined;
   const decision = decideAutoCompact({
     budgetState: compaction.autoCompact,
     estimateTokens: estimate,
-    fixedTokens: compaction.fixedTokens,
-    thresholdTokens: budget.compactAtTokens,
-    hardLimitTokens: budget.stopAtTokens,
+    fixedTokens,
+    thresholdTokens: targets.thresholdTokens,
+    hardLimitTokens: targets.hardLimitTokens,
     stepNumber,
-    floorTokens: summaryFloorTokens(state.ledger, compaction.plan, { fixedTokens: compaction.fixedTokens }),
+    floorTokens,
   });
   switch (decision.action) {
     case 'none':
@@ -129,7 +115,10 @@ export async function autoCompact(
   }
 }
 
-/** Runs a compaction: prune first, then summarize unless pruning was enough (spec S-COMPACT). */
+/**
+ * Runs a compaction (spec S-COMPACT): prune; summarize when pruning does not reach the low-water mark
+ * and a summary pays; stub the last exchanges when they alone hold too much.
+ */
 export async function compact(
   host: CompactionHost,
   stepNumber: number,
@@ -138,56 +127,64 @@ export async function compact(
   const start = host.get();
   const compaction = compactionOf(start);
   const budget = compaction.budget;
-  const beforeTokens = currentPressure(start);
-  if (!budget) return { stage: 'none', beforeTokens, afterTokens: beforeTokens, note: null };
+  const measured = currentPressure(start);
+  if (!budget) return { stage: 'none', beforeTokens: measured, afterTokens: measured, note: null };
 
-  const pruned = planPrune(start.ledger, compaction.plan, {
-    windowTokens: budget.windowTokens,
-    thresholdTokens: budget.compactAtTokens,
+  const targets = compactionTargets(budget, compaction.autoCompact);
+  // The provider said the request does not fit, whatever the estimate says: only reductions are trusted.
+  const before = request.recovery ? Math.max(measured, targets.hardLimitTokens + 1) : measured;
+  const input: CompactionInput = {
+    ledger: start.ledger,
+    plan: compaction.plan,
+    before,
+    targets,
     fixedTokens: compaction.fixedTokens,
-    forced: request.forced,
-    estimateTokens: beforeTokens,
-  });
-  const prunedAny = pruned.stubbed.length > 0 || pruned.elided.length > 0;
-  const afterPrune = compaction.fixedTokens + prunedContextTokens(start.ledger, pruned.plan);
-  if (request.pruneOnly || (pruned.enough && !request.manual && !request.forced)) {
-    if (!prunedAny) return { stage: 'none', beforeTokens, afterTokens: beforeTokens, note: null };
-    const note = compactionNotice({
-      before: beforeTokens,
-      after: afterPrune,
-      stubbed: pruned.stubbed.length,
+    mode: { manual: request.manual, forced: request.forced, pruneOnly: request.pruneOnly },
+  };
+  const pruned = planCompaction(input);
+  const notice = (after: number, summarized: number, tailStubbed: number[], why: () => string) =>
+    compactionNotice({
+      before,
+      after,
+      stubbed: pruned.stubbed.length + tailStubbed.length,
+      tailStubbed: tailStubbed.length,
       elided: pruned.elided.length,
-      summarized: 0,
+      summarized,
+      forced: request.forced,
+      targetTokens: targets.targetTokens,
+      shortOfTarget: after >= targets.targetTokens ? why() : undefined,
     });
+
+  if (!pruned.summary) {
+    const prunedAny = pruned.stubbed.length + pruned.tailStubbed.length + pruned.elided.length > 0;
+    if (!prunedAny) return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
+    const note = notice(pruned.after, 0, pruned.tailStubbed, () =>
+      shortfallReason(
+        start.ledger,
+        pruned.plan,
+        compaction.fixedTokens,
+        pruned.after,
+        pruned.noSummaryReason,
+      ),
+    );
     setCompaction(
       host,
       { ...compaction, plan: pruned.plan, autoCompact: recordPruneOnly(compaction.autoCompact, stepNumber) },
-      afterPrune,
+      pruned.after,
     );
-    await notify(host, note);
-    return { stage: 'pruned', beforeTokens, afterTokens: afterPrune, note };
+    await notify(host, note, {
+      beforeTokens: before,
+      afterTokens: pruned.after,
+      kind: compactionKind(request),
+    });
+    return { stage: 'pruned', beforeTokens: before, afterTokens: pruned.after, note };
   }
 
-  const span = planSummary(start.ledger, pruned.plan, { forced: request.forced });
-  if (!span) {
-    setCompaction(host, { ...compaction, plan: pruned.plan }, afterPrune);
-    const note = prunedAny
-      ? compactionNotice({
-          before: beforeTokens,
-          after: afterPrune,
-          stubbed: pruned.stubbed.length,
-          elided: pruned.elided.length,
-          summarized: 0,
-        })
-      : null;
-    if (note) await notify(host, note);
-    return { stage: prunedAny ? 'pruned' : 'none', beforeTokens, afterTokens: afterPrune, note };
-  }
-
+  const span = pruned.summary;
   const summarizeInput = {
     sessionId: start.goal.sessionId,
     compaction: compaction.compactions + 1,
-    spanSeqs: span.spanSeqs,
+    spanRanges: spanRanges(start.ledger, span),
     previousSummarySeq: span.previousSummarySeq,
     focus: request.topic,
     model: start.goal.summarizerModel ?? start.goal.model,
@@ -199,105 +196,64 @@ export async function compact(
     result = await summarizerActivities.summarize(summarizeInput);
   } catch (err) {
     if (isCancellation(err)) throw err;
-    const reason = innermostMessage(err);
-    if (request.recovery) {
-      // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
-      result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
-    } else {
-      const failed = recordSummarizerFailure(
-        compactionOf(host.get()).autoCompact,
-        reason,
-        start.goal.sessionId,
-      );
-      // Pruning still helps while the summarizer is down.
-      setCompaction(host, { ...compaction, plan: pruned.plan, autoCompact: failed.state }, afterPrune);
-      await notify(host, failed.note);
-      return { stage: 'failed', beforeTokens, afterTokens: afterPrune, note: failed.note };
-    }
+    if (!request.recovery) return summarizerFailed(host, pruned, innermostMessage(err), before);
+    // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
+    result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
+  }
+  if (span.previousSummarySeq !== undefined && result.carriesPrevious === false) {
+    // A summary that dropped the earlier one would lose its facts: keep the earlier one instead.
+    return summarizerFailed(host, pruned, 'the new summary did not carry the earlier one', before);
   }
 
-  const applied = applySummary(start.ledger, pruned.plan, result.entry, span);
-  const afterTokens = compaction.fixedTokens + prunedContextTokens(applied.ledger, applied.plan);
-  const withUsage = {
-    ...compaction,
-    compactions: compaction.compactions + 1,
-    summarizerRequests: compaction.summarizerRequests + (result.usage ? 1 : 0),
-    summarizerTokens:
-      compaction.summarizerTokens + (result.usage ? result.usage.inputTokens + result.usage.outputTokens : 0),
-  };
-  if (afterTokens >= beforeTokens && !request.forced) {
-    const note = `compaction discarded: it would not shrink the context (${beforeTokens} → ${afterTokens} tokens)`;
-    setCompaction(host, { ...withUsage, plan: pruned.plan }, afterPrune);
+  const done = completeSummary(input, pruned, result.entry);
+  const withUsage = countSummary(compaction, result.usage);
+  if (done.after >= before && !request.forced) {
+    const note = `compaction discarded: it would not shrink the context (${before} → ${done.after} tokens)`;
+    setCompaction(host, { ...withUsage, plan: pruned.plan }, pruned.after);
     await notify(host, note);
-    return { stage: 'discarded', beforeTokens, afterTokens: afterPrune, note };
+    return { stage: 'discarded', beforeTokens: before, afterTokens: pruned.after, note };
   }
-  const note = compactionNotice({
-    before: beforeTokens,
-    after: afterTokens,
-    stubbed: pruned.stubbed.length,
-    elided: pruned.elided.length,
-    summarized: span.spanSeqs.length,
-    forced: request.forced,
-  });
-  const state = host.get();
+  const tailStubbed = [...pruned.tailStubbed, ...done.tailStubbed];
+  const inSpan = new Set(span.spanSeqs);
+  const note = notice(
+    done.after,
+    messageCount(start.ledger.filter((entry) => inSpan.has(entry.seq))),
+    tailStubbed,
+    () => shortfallReason(done.ledger, done.plan, compaction.fixedTokens, done.after),
+  );
   host.set({
-    ...state,
-    ledger: applied.ledger,
-    // Summarizer usage counts in the cost of the goal that triggered it, and is marked as such.
-    breakdown:
-      result.usage && compaction.card
-        ? addToBreakdown(state.breakdown ?? {}, summarizeInput.model, result.usage, {
-            summarizer: true,
-            card: compaction.card,
-          })
-        : state.breakdown,
-    usage: result.usage
-      ? {
-          ...state.usage,
-          totalTokens: state.usage.totalTokens + result.usage.inputTokens + result.usage.outputTokens,
-          inputTokens: state.usage.inputTokens + result.usage.inputTokens,
-          outputTokens: state.usage.outputTokens + result.usage.outputTokens,
-          requests: state.usage.requests + 1,
-        }
-      : state.usage,
+    ...withSummarizerUsage(host.get(), summarizeInput.model, result.usage, compaction.card),
+    ledger: done.ledger,
   });
   setCompaction(
     host,
     {
       ...withUsage,
-      plan: applied.plan,
+      plan: done.plan,
       autoCompact: recordCompactionSuccess(withUsage.autoCompact, stepNumber),
     },
-    afterTokens,
+    done.after,
   );
   await notify(
     host,
     result.extracted ? `${note} (summary extracted from the transcript: the summarizer failed)` : note,
+    { beforeTokens: before, afterTokens: done.after, kind: compactionKind(request) },
   );
-  return { stage: 'summarized', beforeTokens, afterTokens, note };
+  return { stage: 'summarized', beforeTokens: before, afterTokens: done.after, note };
 }
 
-/**
- * Stores new compaction state. The pressure restarts from the compacted estimate and context
- * occupancy drops with it (spec: after compaction the gauge is reset).
- */
-function setCompaction(host: CompactionHost, compaction: CompactionState, pressure: number): void {
-  const state = host.get();
-  host.set({
-    ...state,
-    usage: { ...state.usage, contextTokens: pressure },
-    compaction: { ...compaction, lastInputTokens: pressure, lastCoveredSeq: lastSeqOf(state.ledger) },
-  });
-}
-
-/** Writes a one-line notice to the transcript and the recent-actions log. */
-async function notify(host: CompactionHost, note: string): Promise<void> {
+/** A summarizer failure: counted against the budget and noted; the pruning still applies. */
+async function summarizerFailed(
+  host: CompactionHost,
+  pruned: PrunedCompaction,
+  reason: string,
+  before: number,
+): Promise<CompactionResult> {
   const state = host.get();
   const compaction = compactionOf(state);
-  host.set(noteAction({ ...state, compaction: { ...compaction, notices: compaction.notices + 1 } }, note));
-  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`));
-  // The notice itself is part of the next request; it must not look like unreported pressure.
-  const after = host.get();
-  const current = compactionOf(after);
-  host.set({ ...after, compaction: { ...current, lastCoveredSeq: lastSeqOf(after.ledger) } });
+  const failed = recordSummarizerFailure(compaction.autoCompact, reason, state.goal.sessionId);
+  // Pruning still helps while the summarizer is down; the next step tries again (spec S-BUDGET).
+  setCompaction(host, { ...compaction, plan: pruned.plan, autoCompact: failed.state }, pruned.after);
+  await notify(host, failed.note);
+  return { stage: 'failed', beforeTokens: before, afterTokens: pruned.after, note: failed.note };
 }

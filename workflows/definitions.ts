@@ -3,9 +3,10 @@
  * Durable contracts: renaming one breaks running goals and saved CLI scripts.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PolicyView } from '../core/budget';
-import type { GoalSnapshot } from '../core/goal';
+import type { GoalSnapshot, SteeringRequest } from '../core/goal';
+import type { JobRecord } from '../core/jobs-registry';
 import type { TaskView } from '../core/task-graph-types';
 import type { CompactionResult } from './compaction';
 
@@ -21,8 +22,47 @@ export const setAutoCompactUpdate = defineUpdate<PolicyView | null, [boolean]>('
 /** The context policy: window, threshold, used, status, auto-compact, failures (spec S-GAUGE). */
 export const policyQuery = defineQuery<PolicyView | null>('policy');
 
-/** The patch id that turns compaction on for goals started after it existed. */
-export const COMPACTION_PATCH = 'context-compaction';
+/** What a steering update did: a message stored for the model, or an app command handled by goalrun. */
+export type SteerResult =
+  | {
+      kind: 'message';
+      /** Sequence number of the stored steering message (-1 for a repeat whose first delivery is gone). */
+      seq: number;
+      /** True when a message with this id had been delivered already. */
+      duplicate?: boolean;
+    }
+  | {
+      kind: 'command';
+      command: string;
+      /** What the command did, for the sender. */
+      text: string;
+      compaction?: CompactionResult;
+      /** The session /clear started. */
+      newSessionId?: string;
+    };
+
+/**
+ * Steers a running goal (spec F-CMDS): a message delivered to the model before its next step, or an
+ * app command (`/pause`, `/limits …`, …) that goalrun handles and the model never sees.
+ */
+export const steerUpdate = defineUpdate<SteerResult, [SteeringRequest]>('steer');
+
+/** The same as the steer update for a goal no worker runs now: durable at once, delivered later. */
+export const steerSignal = defineSignal<[SteeringRequest]>('steerQueued');
+
+/** A human's answer to an escalation out of the sandbox. */
+export interface ApprovalAnswer {
+  decision: 'approve' | 'deny';
+  reason?: string;
+  /** Who answered, e.g. `alice@build-box`. */
+  from: string;
+}
+
+/** Answers the escalation a goal waits for; returns what happens next. */
+export const approvalUpdate = defineUpdate<string, [ApprovalAnswer]>('answerApproval');
+
+/** The goal's background jobs (spec S-JOBS). */
+export const jobsQuery = defineQuery<JobRecord[]>('jobs');
 
 /** The task graph in dependency order, with derived blocked_by and ready. */
 export const tasksQuery = defineQuery<TaskView[]>('tasks');

@@ -6,10 +6,7 @@ import { GoalIterationKey, GoalStatusKey } from './definitions';
 import { policyOf } from './policy';
 
 /** Returns a function that publishes the goal's state; search attributes only when they change. */
-export function createPublisher(
-  current: () => { state: GoalState; snapshot: GoalSnapshot },
-  withPolicy: boolean,
-) {
+export function createPublisher(current: () => { state: GoalState; snapshot: GoalSnapshot }) {
   // Each upsert is a history event, so unchanged values are not sent again.
   let published = { status: '', iteration: -1 };
   return () => {
@@ -21,10 +18,10 @@ export function createPublisher(
       ]);
       published = { status: state.status, iteration: state.iteration };
     }
-    const policy = withPolicy ? policyOf(state) : null;
+    const policy = policyOf(state);
     const context = policy
-      ? `\n\n**Context:** ${policy.usedTokens} of ${policy.thresholdTokens} tokens before auto-compact (${policy.usedPct}%, ${policy.gauge}) · auto-compact ${policy.autoCompact} · failures ${policy.failures}/${policy.maxFailures}`
-      : '';
-    setCurrentDetails(`${detailsMarkdown(snapshot, taskView(state.tasks))}${context}`);
+      ? `${policy.usedTokens} of ${policy.thresholdTokens} tokens before auto-compact (${policy.usedPct}%, ${policy.gauge}) · auto-compact ${policy.autoCompact} · failures ${policy.failures} of ${policy.maxFailures}`
+      : undefined;
+    setCurrentDetails(detailsMarkdown(snapshot, taskView(state.tasks), context));
   };
 }

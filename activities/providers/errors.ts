@@ -49,6 +49,15 @@ const NETWORK_ERROR_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
 ]);
+/** The codes that mean the server could not be reached at all (not a connection that broke later). */
+const UNREACHABLE_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const NETWORK_ERROR_PATTERN =
   /fetch failed|failed to fetch|cannot connect to api|ECONNREFUSED|ECONNRESET|socket hang up|other side closed|terminated/i;
 
@@ -193,6 +202,21 @@ function isNetworkError(err: unknown): boolean {
     // Only errors that carry no more specific classification are judged by their message.
     if (current instanceof TypeError && NETWORK_ERROR_PATTERN.test(current.message)) return true;
     if (/socket hang up|ECONNREFUSED|ECONNRESET/.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * True when the provider could not be reached at all: connection refused, DNS failure, no route. A
+ * provider that answers with an error, or a connection that breaks mid-stream, is not unreachable.
+ */
+export function isUnreachableError(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNREACHABLE_ERROR_CODES.has(code)) return true;
+    if (/\bECONNREFUSED\b|\bENOTFOUND\b|\bEAI_AGAIN\b/.test(current.message)) return true;
     current = current.cause;
   }
   return false;

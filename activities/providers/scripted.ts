@@ -142,5 +142,7 @@ function waitWithProgress(delayMs: number, totalChars: number, request: ModelReq
       abortSignal.removeEventListener('abort', onAbort);
     };
     abortSignal.addEventListener('abort', onAbort, { once: true });
+    // The signal may have fired while the script file was read, before the listener existed.
+    if (abortSignal.aborted) onAbort();
   });
 }

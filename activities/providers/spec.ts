@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { ConfigError } from '../../core/errors';
-import { loadScriptFileSync } from './scripted-file';
 import type { ProviderEnv } from './types';
 
 /** Every provider a model specifier may name, in the order error messages list them. */
@@ -67,7 +66,10 @@ export function normalizeModelSpec(spec: string, cwd: string = process.cwd()): s
 export function checkProviderConfig(spec: string, env: ProviderEnv, baseUrl?: string): void {
   const parsed = parseModelSpec(spec);
   resolveProviderSettings(parsed, env, baseUrl);
-  if (parsed.provider === 'scripted') loadScriptFileSync(parsed.model);
+  // Loaded on use: the CLI's help imports this file, and the script schema needs zod.
+  if (parsed.provider === 'scripted') {
+    (require('./scripted-file') as typeof import('./scripted-file')).loadScriptFileSync(parsed.model);
+  }
 }
 
 /**

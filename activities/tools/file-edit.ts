@@ -2,13 +2,15 @@
  * The `file-edit` tool: exact string replacement in an existing file. It refuses ambiguous edits
  * rather than guess which occurrence the model meant.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { describeFsError, displayPath, resolveToolPath } from './paths';
+import { TOOL } from '../../core/tool-names';
+import { describeFsError } from './paths';
+import { openForWrite, replaceContent } from './safe-write';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 
 export const fileEditArgs = z.object({
-  path: z.string().min(1).describe('File to edit: relative to the workspace, or absolute.'),
+  path: z.string().min(1).describe('File to edit: relative to the workspace, or absolute inside it.'),
   old_string: z
     .string()
     .describe(
@@ -35,8 +37,6 @@ export function countOccurrences(haystack: string, needle: string): number {
 }
 
 async function runFileEdit(args: FileEditArgs, context: ToolContext): Promise<ToolOutcome> {
-  const file = resolveToolPath(context.workspace, args.path);
-  const shown = displayPath(context.workspace, file);
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
 
   if (args.old_string === '') {
@@ -47,9 +47,20 @@ async function runFileEdit(args: FileEditArgs, context: ToolContext): Promise<To
   if (args.old_string === args.new_string) {
     return fail('old_string and new_string are identical; nothing would change');
   }
+  const opened = await openForWrite(context, args.path, { create: false, toolName: TOOL.fileEdit });
+  if (!opened.ok) return fail(opened.error);
+  try {
+    return await editOpened(args, opened.handle, opened.shown);
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+async function editOpened(args: FileEditArgs, handle: FileHandle, shown: string): Promise<ToolOutcome> {
+  const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
   let content: string;
   try {
-    content = await readFile(file, 'utf8');
+    content = await handle.readFile('utf8');
   } catch (error) {
     return fail(describeFsError(error, shown));
   }
@@ -74,7 +85,7 @@ async function runFileEdit(args: FileEditArgs, context: ToolContext): Promise<To
     ? content.split(args.old_string).join(args.new_string)
     : replaceFirst(content, args.old_string, args.new_string);
   try {
-    await writeFile(file, updated, 'utf8');
+    await replaceContent(handle, updated);
   } catch (error) {
     return fail(`file-edit failed: ${describeFsError(error, shown)}`);
   }
@@ -89,7 +100,7 @@ function replaceFirst(content: string, oldString: string, newString: string): st
 
 /** The `file-edit` tool. */
 export const fileEditTool: ToolDefinition<FileEditArgs> = {
-  name: 'file-edit',
+  name: TOOL.fileEdit,
   description: [
     'Replaces exact text in an existing file: old_string must match the file character for character',
     '(whitespace and indentation included) and occur exactly once, unless replace_all is true.',

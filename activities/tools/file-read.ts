@@ -1,12 +1,18 @@
 /**
  * The `file-read` tool: a window of a text file's lines, numbered like `cat -n`. The file is
- * streamed, so reading the top of a huge log costs the window, not the file.
+ * streamed and reading stops soon after the window, so the top of a huge log costs the window,
+ * not the file. Only files inside the workspace (or a writable root) are read.
  */
-import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import { FILE_READ_DEFAULT_LIMIT, FILE_READ_MAX_LINE_CHARS } from '../../core/limits';
-import { describeFsError, displayPath, resolveToolPath } from './paths';
+import {
+  FILE_READ_COUNT_AHEAD_BYTES,
+  FILE_READ_DEFAULT_LIMIT,
+  FILE_READ_MAX_LINE_CHARS,
+} from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
+import { describeFsError } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
+import { openForRead } from './workspace-boundary';
 
 const NEWLINE = 0x0a;
 const NUL = 0x00;
@@ -16,7 +22,7 @@ const LINE_NUMBER_WIDTH = 6;
 const MAX_UTF8_BYTES_PER_CHAR = 4;
 
 export const fileReadArgs = z.object({
-  path: z.string().min(1).describe('File to read: relative to the workspace, or absolute.'),
+  path: z.string().min(1).describe('File to read: relative to the workspace, or absolute inside it.'),
   offset: z
     .number()
     .int()
@@ -34,30 +40,75 @@ export const fileReadArgs = z.object({
 /** Arguments of the file-read tool. */
 export type FileReadArgs = z.infer<typeof fileReadArgs>;
 
-type LineWindow = { binary: true } | { binary: false; lines: string[]; totalLines: number };
+type LineWindow =
+  | { binary: true }
+  | {
+      binary: false;
+      lines: string[];
+      /** Lines in the file when known (the count-ahead reached the end), else the last line counted. */
+      totalLines: number;
+      /** True when the file ends within what was read; false when it goes on past `totalLines`. */
+      complete: boolean;
+    };
 
-/** Reads lines [first, first + count) of a file and counts all its lines; reports binary files instead. */
-async function readLineWindow(file: string, first: number, count: number): Promise<LineWindow> {
+/** Bytes at the start of a file in which a NUL makes it binary (as git and grep decide). */
+const BINARY_SNIFF_BYTES = 8_000;
+/** How often a long read reports liveness. */
+const READ_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/** How to read a window. */
+interface WindowOptions {
+  signal?: AbortSignal;
+  heartbeat?: (details: unknown) => void;
+  /** After the window, lines are counted for at most this many bytes (default FILE_READ_COUNT_AHEAD_BYTES). */
+  countAheadBytes?: number;
+}
+
+/**
+ * Reads lines [first, first + count) of a file, streaming: it stops once the window is read and
+ * lines are counted a bounded distance further, so a window at the top of a 2 GB file costs the
+ * window. A NUL in the first bytes or inside a returned line makes the file binary.
+ */
+export async function readLineWindow(
+  stream: AsyncIterable<Buffer> & { destroy(): void },
+  first: number,
+  count: number,
+  options: WindowOptions = {},
+): Promise<LineWindow> {
   const last = first + count - 1;
   const maxLineBytes = FILE_READ_MAX_LINE_CHARS * MAX_UTF8_BYTES_PER_CHAR;
+  const countAhead = options.countAheadBytes ?? FILE_READ_COUNT_AHEAD_BYTES;
   const lines: string[] = [];
   let lineNumber = 1;
   let parts: Buffer[] = [];
   let keptBytes = 0;
   let clipped = false;
   let unterminated = false;
+  let bytesRead = 0;
+  let windowEndByte = -1;
+  let lastBeat = Date.now();
 
   const finishLine = () => {
-    lines.push(decodeLine(Buffer.concat(parts), clipped));
+    const line = Buffer.concat(parts);
+    lines.push(decodeLine(line, clipped));
     parts = [];
     keptBytes = 0;
     clipped = false;
+    return line.includes(NUL);
   };
 
-  const stream = createReadStream(file);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (chunk.includes(NUL)) return { binary: true };
+    for await (const chunk of stream) {
+      options.signal?.throwIfAborted();
+      if (options.heartbeat && Date.now() - lastBeat >= READ_HEARTBEAT_INTERVAL_MS) {
+        lastBeat = Date.now();
+        options.heartbeat({ bytesRead, lines: lineNumber });
+      }
+      if (bytesRead < BINARY_SNIFF_BYTES && chunk.subarray(0, BINARY_SNIFF_BYTES - bytesRead).includes(NUL)) {
+        return { binary: true };
+      }
+      const chunkStart = bytesRead;
+      bytesRead += chunk.length;
       let start = 0;
       for (;;) {
         const newline = chunk.indexOf(NEWLINE, start);
@@ -73,17 +124,25 @@ async function readLineWindow(file: string, first: number, count: number): Promi
           unterminated = unterminated || end > start;
           break;
         }
-        if (inWindow) finishLine();
+        if (inWindow && finishLine()) return { binary: true };
+        if (lineNumber === last) windowEndByte = chunkStart + newline;
         lineNumber += 1;
         unterminated = false;
         start = newline + 1;
+        if (windowEndByte >= 0 && chunkStart + start - windowEndByte > countAhead) {
+          // Far enough past the window: the file goes on; say so instead of counting on.
+          return { binary: false, lines, totalLines: lineNumber - 1, complete: false };
+        }
+      }
+      if (windowEndByte >= 0 && bytesRead - windowEndByte > countAhead) {
+        return { binary: false, lines, totalLines: lineNumber - 1, complete: false };
       }
     }
   } finally {
     stream.destroy();
   }
-  if (unterminated && lineNumber >= first && lineNumber <= last) finishLine();
-  return { binary: false, lines, totalLines: unterminated ? lineNumber : lineNumber - 1 };
+  if (unterminated && lineNumber >= first && lineNumber <= last && finishLine()) return { binary: true };
+  return { binary: false, lines, totalLines: unterminated ? lineNumber : lineNumber - 1, complete: true };
 }
 
 function decodeLine(bytes: Buffer, clippedBytes: boolean): string {
@@ -103,29 +162,38 @@ export function numberLines(lines: string[], firstNumber: number): string {
 }
 
 async function runFileRead(args: FileReadArgs, context: ToolContext): Promise<ToolOutcome> {
-  const file = resolveToolPath(context.workspace, args.path);
-  const shown = displayPath(context.workspace, file);
   const first = args.offset ?? 1;
   const limit = args.limit ?? FILE_READ_DEFAULT_LIMIT;
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
 
+  const opened = await openForRead(context, args.path);
+  if (!opened.ok) return fail(opened.error);
+  const { shown } = opened;
   let window: LineWindow;
   try {
-    window = await readLineWindow(file, first, limit);
+    window = await readLineWindow(opened.handle.createReadStream({ autoClose: false }), first, limit, {
+      signal: context.signal,
+      heartbeat: context.heartbeat,
+    });
   } catch (error) {
+    if (context.signal.aborted) throw error;
     return fail(describeFsError(error, shown));
+  } finally {
+    await opened.handle.close();
   }
   if (window.binary) {
     return fail(`${shown} is a binary file (it contains NUL bytes); file-read only shows text files`);
   }
-  const { lines, totalLines } = window;
+  const { lines, totalLines, complete } = window;
   if (totalLines === 0) return { ok: true, output: `[${shown} is empty]`, changedWorkspace: false };
-  if (first > totalLines) {
+  if (lines.length === 0) {
     return fail(`offset ${first} is past the end of ${shown}, which has ${totalLines} lines`);
   }
   const lastShown = first + lines.length - 1;
   let output = numberLines(lines, first);
-  if (lastShown < totalLines) {
+  if (!complete) {
+    output += `\n[lines ${first}-${lastShown} of more than ${totalLines}; use offset=${lastShown + 1} to read more]`;
+  } else if (lastShown < totalLines) {
     output += `\n[lines ${first}-${lastShown} of ${totalLines}; use offset=${lastShown + 1} to read more]`;
   }
   return { ok: true, output, changedWorkspace: false };
@@ -133,7 +201,7 @@ async function runFileRead(args: FileReadArgs, context: ToolContext): Promise<To
 
 /** The `file-read` tool. */
 export const fileReadTool: ToolDefinition<FileReadArgs> = {
-  name: 'file-read',
+  name: TOOL.fileRead,
   description: [
     'Reads a text file and returns its lines numbered like `cat -n` (number, tab, text).',
     `Returns at most limit lines (default ${FILE_READ_DEFAULT_LIMIT}) starting at the 1-based line offset;`,

@@ -5,10 +5,12 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { GLOB_MAX_RESULTS } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
 import { globBaseDir, globToRegExp, normalizeGlob } from './glob-pattern';
-import { describeFsError, displayPath, resolveToolPath } from './paths';
+import { displayPath, resolveToolPath } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 import { skippedDirsFor, walkFiles } from './walk';
+import { resolveForRead } from './workspace-boundary';
 
 export const globArgs = z.object({
   pattern: z
@@ -18,7 +20,9 @@ export const globArgs = z.object({
   path: z
     .string()
     .optional()
-    .describe('Directory to search, relative to the workspace or absolute (default: the workspace).'),
+    .describe(
+      'Directory to search, relative to the workspace or absolute inside it (default: the workspace).',
+    ),
 });
 
 /** Arguments of the glob tool. */
@@ -28,9 +32,8 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
   const pattern = normalizeGlob(args.pattern);
   // An absolute pattern carries its own root; `path` then does not apply.
-  const root = path.isAbsolute(pattern) ? '/' : resolveToolPath(context.workspace, args.path ?? '.');
-  const relativePattern = path.isAbsolute(pattern) ? pattern.slice(1) : pattern;
-  const shownRoot = displayPath(context.workspace, root);
+  const absolute = path.isAbsolute(pattern);
+  const relativePattern = absolute ? pattern.slice(1) : pattern;
 
   let matcher: RegExp;
   try {
@@ -38,24 +41,34 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
   } catch (error) {
     return fail(`invalid glob pattern ${args.pattern}: ${(error as Error).message}`);
   }
-  try {
-    if (!(await stat(root)).isDirectory())
+  const root = absolute ? '/' : resolveToolPath(context.workspace, args.path ?? '.');
+  const shownRoot = displayPath(context.workspace, root);
+  if (!absolute) {
+    const checked = await resolveForRead(context, root);
+    if (!checked.ok) return fail(checked.error);
+    if (!(await stat(checked.real)).isDirectory())
       return fail(`${shownRoot} is not a directory; path must name a directory`);
-  } catch (error) {
-    return fail(describeFsError(error, shownRoot));
   }
 
   // Walking only below the pattern's literal prefix keeps `src/**` from visiting the whole tree.
   const base = globBaseDir(relativePattern);
+  const walkRoot = path.join(root, base);
+  // The directory walked must itself be inside the workspace (a literal prefix can be a symlink).
+  const walkable = await resolveForRead(context, walkRoot);
+  if (!walkable.ok) {
+    if (walkable.error.startsWith('outside the workspace')) return fail(walkable.error);
+    return { ok: true, output: `no files match ${args.pattern} in ${shownRoot}`, changedWorkspace: false };
+  }
   const matches: string[] = [];
-  const walk = walkFiles(path.join(root, base), {
+  const walk = walkFiles(walkable.real, {
     skipDirs: skippedDirsFor(relativePattern),
     signal: context.signal,
     heartbeat: () => context.heartbeat({ matches: matches.length }),
   });
   for await (const file of walk) {
     const relative = base === '' ? file.relative : `${base}/${file.relative}`;
-    if (matcher.test(relative)) matches.push(displayPath(context.workspace, file.absolute));
+    if (matcher.test(relative))
+      matches.push(displayPath(context.workspace, path.join(walkRoot, file.relative)));
   }
 
   if (matches.length === 0)
@@ -71,7 +84,7 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
 
 /** The `glob` tool. */
 export const globTool: ToolDefinition<GlobArgs> = {
-  name: 'glob',
+  name: TOOL.glob,
   description: [
     'Lists files whose path (relative to path, default the workspace) matches a glob pattern, sorted by path.',
     'Syntax: `*` and `?` within one path segment, `**` for any number of directories, `{a,b}` alternatives,',

@@ -1,8 +1,8 @@
 /**
- * The `grep` tool: searches text files for a JavaScript regular expression and lists matching
- * lines as `path:line: text`.
+ * The `grep` tool: searches text files for a regular expression and lists matching lines as
+ * `path:line: text`. The pattern runs in a child process (grep-search.ts), never in the worker.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import {
@@ -10,21 +10,29 @@ import {
   GREP_MAX_FILE_BYTES,
   GREP_MAX_LINE_CHARS,
   GREP_MAX_RESULTS,
+  GREP_TIMEOUT_MS,
 } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
+import { findExecutable } from '../sandbox/host';
 import { globToRegExp } from './glob-pattern';
+import { type GrepQuery, searchWithNode, searchWithRipgrep } from './grep-search';
 import { describeFsError, displayPath, resolveToolPath } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
-import { skippedDirsFor, walkFiles } from './walk';
+import { skippedDirsFor } from './walk';
+import { resolveForRead } from './workspace-boundary';
 
 /** How much of a clipped line is shown before the match, so the match itself stays visible. */
 const CLIP_CONTEXT_BEFORE = 80;
 const BYTES_PER_MIB = 1024 * 1024;
+const MS_PER_SECOND = 1_000;
+/** Matching lines counted before the search is stopped (the total is then "at least"). */
+const GREP_COUNT_CAP = 100_000;
 
 export const grepArgs = z.object({
   pattern: z
     .string()
     .min(1)
-    .describe('JavaScript regular expression, without slashes, e.g. `function\\s+\\w+`.'),
+    .describe('Regular expression, without slashes, e.g. `function\\s+\\w+` (ripgrep syntax).'),
   path: z
     .string()
     .optional()
@@ -50,129 +58,113 @@ export const grepArgs = z.object({
 /** Arguments of the grep tool. */
 export type GrepArgs = z.infer<typeof grepArgs>;
 
-/** Compiles the model's pattern; with the `u` flag when it allows (for `\p{...}`), else without. */
-export function compileSearchPattern(pattern: string, ignoreCase: boolean): RegExp {
-  const flags = ignoreCase ? 'i' : '';
-  try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch {
-    return new RegExp(pattern, flags);
-  }
-}
-
-/** Clips a long line to GREP_MAX_LINE_CHARS, keeping the first match in view. */
-export function clipLine(line: string, matcher: RegExp): string {
+/** Clips a long line to GREP_MAX_LINE_CHARS, keeping the match at `matchStart` in view. */
+export function clipLine(line: string, matchStart: number): string {
   if (line.length <= GREP_MAX_LINE_CHARS) return line;
-  const matchAt = Math.max(line.search(matcher), 0);
+  const matchAt = Math.max(matchStart, 0);
   const start = Math.max(0, Math.min(matchAt - CLIP_CONTEXT_BEFORE, line.length - GREP_MAX_LINE_CHARS));
   const end = start + GREP_MAX_LINE_CHARS;
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
 
-interface SearchState {
-  matcher: RegExp;
-  maxResults: number;
-  results: string[];
-  totalMatches: number;
-  skippedLarge: number;
+/** Knobs tests turn; the tool uses ripgrep from PATH and the limits from core/limits. */
+export interface GrepRunOptions {
+  /** Path of `rg`; null forces the Node fallback. */
+  ripgrep?: string | null;
+  timeoutMs?: number;
 }
 
-async function searchFile(absolute: string, shown: string, state: SearchState): Promise<void> {
-  let content: Buffer;
-  try {
-    if ((await stat(absolute)).size > GREP_MAX_FILE_BYTES) {
-      state.skippedLarge += 1;
-      return;
-    }
-    content = await readFile(absolute);
-  } catch {
-    // Vanished files, broken symlinks and symlinks to directories are not search failures.
-    return;
-  }
-  if (content.includes(0)) return;
-  const lines = content.toString('utf8').split('\n');
-  for (let index = 0; index < lines.length; index += 1) {
-    const line = lines[index].endsWith('\r') ? lines[index].slice(0, -1) : lines[index];
-    if (!state.matcher.test(line)) continue;
-    state.totalMatches += 1;
-    if (state.results.length < state.maxResults) {
-      state.results.push(`${shown}:${index + 1}: ${clipLine(line, state.matcher)}`);
-    }
-  }
+let ripgrepOnPath: string | null | undefined;
+
+/** `rg` on the worker's PATH (looked up once). */
+function defaultRipgrep(): string | null {
+  ripgrepOnPath ??= findExecutable('rg');
+  return ripgrepOnPath;
 }
 
-async function runGrep(args: GrepArgs, context: ToolContext): Promise<ToolOutcome> {
+/** Runs a grep call; `options` exist for tests. */
+export async function runGrep(
+  args: GrepArgs,
+  context: ToolContext,
+  options: GrepRunOptions = {},
+): Promise<ToolOutcome> {
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
-  let matcher: RegExp;
-  try {
-    matcher = compileSearchPattern(args.pattern, args.ignore_case ?? false);
-  } catch (error) {
-    return fail(`invalid regular expression: ${(error as Error).message}`);
-  }
-  let fileFilter: ((relative: string) => boolean) | undefined;
+  let globMatcher: RegExp | undefined;
   if (args.glob !== undefined) {
-    let globMatcher: RegExp;
     try {
       globMatcher = globToRegExp(args.glob);
     } catch (error) {
       return fail(`invalid glob ${args.glob}: ${(error as Error).message}`);
     }
-    const byName = !args.glob.includes('/');
-    fileFilter = (relative) => globMatcher.test(byName ? path.posix.basename(relative) : relative);
   }
-
-  const target = resolveToolPath(context.workspace, args.path ?? '.');
-  const shownTarget = displayPath(context.workspace, target);
+  const resolved = await resolveForRead(context, args.path ?? '.');
+  if (!resolved.ok) return fail(resolved.error);
   let targetIsFile: boolean;
   try {
-    targetIsFile = !(await stat(target)).isDirectory();
+    targetIsFile = !(await stat(resolved.real)).isDirectory();
   } catch (error) {
-    return fail(describeFsError(error, shownTarget));
+    return fail(describeFsError(error, resolved.shown));
   }
+  const lexicalTarget = resolveToolPath(context.workspace, args.path ?? '.');
 
-  const state: SearchState = {
-    matcher,
-    maxResults: args.max_results ?? GREP_DEFAULT_MAX_RESULTS,
-    results: [],
-    totalMatches: 0,
-    skippedLarge: 0,
+  const maxResults = args.max_results ?? GREP_DEFAULT_MAX_RESULTS;
+  const query: GrepQuery = {
+    pattern: args.pattern,
+    ignoreCase: args.ignore_case ?? false,
+    glob: args.glob,
+    skipDirs: [...skippedDirsFor(args.glob)],
+    target: resolved.real,
+    targetIsFile,
+    maxFileBytes: GREP_MAX_FILE_BYTES,
+    maxResults,
+    countCap: GREP_COUNT_CAP,
+    timeoutMs: options.timeoutMs ?? GREP_TIMEOUT_MS,
+    signal: context.signal,
+    heartbeat: () => context.heartbeat({ tool: TOOL.grep }),
   };
-  if (targetIsFile) {
-    await searchFile(target, shownTarget, state);
-  } else {
-    const walk = walkFiles(target, {
-      skipDirs: skippedDirsFor(args.glob),
-      signal: context.signal,
-      heartbeat: () => context.heartbeat({ matches: state.totalMatches }),
-    });
-    for await (const file of walk) {
-      if (fileFilter && !fileFilter(file.relative)) continue;
-      await searchFile(file.absolute, displayPath(context.workspace, file.absolute), state);
-    }
+  const ripgrep = options.ripgrep === undefined ? defaultRipgrep() : options.ripgrep;
+  const result = ripgrep ? await searchWithRipgrep(ripgrep, query) : await searchWithNode(query, globMatcher);
+  if (result.error !== undefined && result.total === 0) {
+    const reason = result.error
+      .replace(/^Invalid regular expression: /, '')
+      .split('\n')
+      .map((line) => line.trim())
+      // rg frames each engine's complaint with lines of `~`.
+      .filter((line) => line !== '' && !/^~+$/.test(line))
+      .join(' ');
+    return fail(`invalid regular expression: ${reason}`);
   }
 
+  const shownFile = (file: string) =>
+    file === '' ? resolved.shown : displayPath(context.workspace, path.join(lexicalTarget, file));
+  const lines = result.matches.map(
+    (match) => `${shownFile(match.file)}:${match.line}: ${clipLine(match.text, match.matchStart)}`,
+  );
   const notes: string[] = [];
-  if (state.totalMatches > state.results.length) {
+  const total = result.capped ? `at least ${result.total}` : `${result.total}`;
+  if (result.total > lines.length) {
     notes.push(
-      `[${state.totalMatches - state.results.length} more matching lines not shown (${state.totalMatches} in all); ` +
+      `[${result.capped ? 'at least ' : ''}${result.total - lines.length} more matching lines not shown (${total} in all); ` +
         `narrow the pattern, path or glob, or raise max_results (at most ${GREP_MAX_RESULTS})]`,
     );
   }
-  if (state.skippedLarge > 0) {
+  if (result.timedOut) {
+    const seconds = query.timeoutMs / MS_PER_SECOND;
     notes.push(
-      `[skipped ${state.skippedLarge} files larger than ${GREP_MAX_FILE_BYTES / BYTES_PER_MIB} MiB]`,
+      `[grep timed out after ${seconds} s and was stopped; results may be incomplete. ` +
+        'Narrow the path or glob, or simplify the pattern (nested repetition like (a+)+ can take forever)]',
     );
   }
-  const body =
-    state.results.length > 0 ? state.results : [`no matches for /${args.pattern}/ in ${shownTarget}`];
-  return { ok: true, output: [...body, ...notes].join('\n'), changedWorkspace: false };
+  const body = lines.length > 0 ? lines : [`no matches for /${args.pattern}/ in ${resolved.shown}`];
+  return { ok: !result.timedOut, output: [...body, ...notes].join('\n'), changedWorkspace: false };
 }
 
 /** The `grep` tool. */
 export const grepTool: ToolDefinition<GrepArgs> = {
-  name: 'grep',
+  name: TOOL.grep,
   description: [
-    'Searches file contents for a JavaScript regular expression and lists matching lines as `path:line: text`.',
+    'Searches file contents for a regular expression (ripgrep syntax: like JavaScript, with lookaround and',
+    'backreferences) and lists matching lines as `path:line: text`.',
     'path may be a file or a directory (default: the workspace); glob filters files (`*.ts` matches file names,',
     'a pattern with `/` matches paths relative to path). Binary files, .git and node_modules are skipped,',
     `as are files over ${GREP_MAX_FILE_BYTES / BYTES_PER_MIB} MiB; lines over ${GREP_MAX_LINE_CHARS} characters are clipped.`,
@@ -180,5 +172,5 @@ export const grepTool: ToolDefinition<GrepArgs> = {
   ].join(' '),
   schema: grepArgs,
   summarize: (args) => `grep: ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
-  run: runGrep,
+  run: (args, context) => runGrep(args, context),
 };

@@ -97,3 +97,19 @@ export async function killProcessGroup(pgid: number, graceMs: number): Promise<b
   signalGroup(pgid, 'SIGKILL');
   return waitForGroupExit(pgid, SIGKILL_WAIT_MS);
 }
+
+/** True while the process exists and is not a zombie (a zombie has finished; only its entry is left). */
+export function isProcessRunnable(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -1,15 +1,15 @@
 /**
- * The workspace tools by name, their specs as the model sees them, and argument validation with
- * errors a model can act on.
+ * The workspace tools by name, and argument validation with errors a model can act on. The specs
+ * the model is shown come from tool-catalog.ts (toolSpecsFor).
  */
-import { z } from 'zod';
-import type { ToolSpec } from '../providers/types';
+import type { z } from 'zod';
 import { bashTool } from './bash';
 import { fileEditTool } from './file-edit';
 import { fileReadTool } from './file-read';
 import { fileWriteTool } from './file-write';
 import { globTool } from './glob';
 import { grepTool } from './grep';
+import { jobKillTool, jobOutputTool } from './job-tools';
 import type { ToolDefinition } from './types';
 
 /** Every tool that works on the goal's workspace, keyed by the name the model calls it by. */
@@ -21,24 +21,9 @@ export const WORKSPACE_TOOLS: Record<string, ToolDefinition<any>> = {
   [fileEditTool.name]: fileEditTool,
   [globTool.name]: globTool,
   [grepTool.name]: grepTool,
+  [jobOutputTool.name]: jobOutputTool,
+  [jobKillTool.name]: jobKillTool,
 };
-
-/** The model-facing spec of one tool: name, description and the JSON Schema of its arguments. */
-export function toolSpec(tool: ToolDefinition<unknown>): ToolSpec {
-  // `$schema` is noise to the model and some providers reject unknown top-level keywords.
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, inputSchema };
-}
-
-/** Specs of the named workspace tools in the order given (all of them when `names` is omitted); unknown names throw. */
-export function toolSpecsFor(names?: readonly string[]): ToolSpec[] {
-  const selected = names ?? Object.keys(WORKSPACE_TOOLS);
-  return selected.map((name) => {
-    const tool = WORKSPACE_TOOLS[name];
-    if (!tool) throw new Error(`unknown tool: ${name} (known: ${Object.keys(WORKSPACE_TOOLS).join(', ')})`);
-    return toolSpec(tool);
-  });
-}
 
 /** Result of parseToolArgs. */
 export type ParsedToolArgs<Args> = { ok: true; args: Args } | { ok: false; error: string };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TOOL_OUTPUT_DEFAULT_LIMIT, TOOL_OUTPUT_MAX_LIMIT } from '../../core/limits';
+import { TOOL } from '../../core/tool-names';
 import type { ToolDefinition } from './types';
 
 const toolOutputArgs = z.object({
@@ -25,7 +26,7 @@ function spoolNumber(id: string | number): number {
 
 /** `tool-output`: pages through a spooled tool result, byte-exact (spec S-SPOOL). */
 export const toolOutputTool: ToolDefinition<ToolOutputArgs> = {
-  name: 'tool-output',
+  name: TOOL.toolOutput,
   description:
     'Read a tool result that was too large to show in full. Pass the id from the "[truncated: ...]" footer or an "[output elided: ...]" stub ("spool:N"), and the offset it names; returns that slice with the total size and next_offset to continue from.',
   schema: toolOutputArgs,

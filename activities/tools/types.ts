@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import type { SandboxSettings } from '../../core/sandbox-settings';
 import type { SessionStore } from '../../store/types';
+import type { JobManager } from './jobs';
 
 /** What a tool needs from the activity that runs it. */
 export interface ToolContext {
@@ -12,6 +14,21 @@ export interface ToolContext {
   /** Tells Temporal the tool is alive; long tools call it at least every few seconds. */
   heartbeat: (details?: unknown) => void;
   store: SessionStore;
+  /** The goal's sandbox settings; absent means DEFAULT_SANDBOX (workspace-write, no network). */
+  sandbox?: SandboxSettings;
+  /** A human approved running this one call outside the sandbox. */
+  escalated?: boolean;
+  /** For a background start: the job id the workflow assigned (`job-N`). */
+  jobId?: string;
+  /** The worker's processes (jobs, running commands); absent means the process-wide JobManager. */
+  jobs?: JobManager;
+}
+
+/** A background job started by a call. */
+export interface StartedJob {
+  jobId: string;
+  command: string;
+  pid?: number;
 }
 
 /** What a tool produced. `output` is the full text; the caller spools and truncates it. */
@@ -20,6 +37,10 @@ export interface ToolOutcome {
   output: string;
   /** True when the tool may have changed the workspace (counts as progress). */
   changedWorkspace: boolean;
+  /** bash with run_in_background started this job. */
+  job?: StartedJob;
+  /** job-kill killed these jobs. */
+  killedJobs?: string[];
 }
 
 /** A tool that runs as an activity. */

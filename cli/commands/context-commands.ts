@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveCard } from '../../activities/models/catalog';
 import { computeBudget, type PolicyView, policyView, renderPolicy } from '../../core/budget';
 import type { CompactionState } from '../../core/compaction/state';
+import { renderSummarizerShare, summarizerInputShare } from '../../core/compaction/summarizer-share';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
@@ -161,6 +162,7 @@ export async function statsCommand(
   const saved = await savedState(context, sessionId).catch(() => null);
   const breakdown: UsageBreakdown = saved?.breakdown ?? {};
   const compaction = saved?.compaction;
+  const share = summarizerInputShare(breakdown, status.usage);
   if (options.json) {
     printJson({
       sessionId: status.sessionId,
@@ -170,11 +172,14 @@ export async function statsCommand(
       summarizer: {
         requests: compaction?.summarizerRequests ?? 0,
         tokens: compaction?.summarizerTokens ?? 0,
+        inputTokens: share.summarizerInputTokens,
+        inputShare: share.share,
       },
     });
     return 0;
   }
   say(renderStats(breakdown, status.usage));
   say(`compactions: ${compaction?.compactions ?? 0}`);
+  say(renderSummarizerShare(share));
   return 0;
 }

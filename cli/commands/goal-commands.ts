@@ -1,19 +1,29 @@
 /** `run`, `start` and `resume`: commands that start a goal execution. */
 
 import { ConfigError } from '../../core/errors';
-import type { GoalDefinition } from '../../core/goal';
+import type { GoalDefinition, GoalLimits } from '../../core/goal';
 import { newSessionId } from '../../store/session-id';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
-import { followGoal } from '../follow';
+import { type FollowOptions, followGoal } from '../follow';
 import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, goalFromOptions, limitsFromFlags } from '../goal-options';
-import { modelNoteOf, snapshotFromRow, workflowStatus } from '../goal-status';
-import { describeLimit, LIMITS, limitHit, raisedLimit, raiseLimitAdvice } from '../limit-hint';
+import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
+import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { notice, printJson, say } from '../output';
+import { outputFormatOf } from '../output-format';
 import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
-import { firstEvents, hasLiveWorker, noWorkerMessage } from '../worker-presence';
+import { steerGoal } from '../steer-client';
+import { webUiUrl } from '../web-ui';
+import {
+  firstEvents,
+  hasLiveToolHost,
+  hasLiveWorker,
+  noToolHostMessage,
+  noWorkerMessage,
+} from '../worker-presence';
+import { describe as describeSteering } from './steer-commands';
 
 /** Options of `resume`, besides the limits. */
 export interface ResumeOptions extends GoalOptions {
@@ -33,12 +43,14 @@ export async function runCommand(
   const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
+  const follow = await followOptions(context, sessionId, options, interrupted, 'start');
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
-  if (!options.json) announce(started.sessionId, context, goal.model, goal.workspace);
+  if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
-  return followGoal(context, started.sessionId, { json: options.json, interrupted });
+  await warnIfNoToolHost(context, goal);
+  return followGoal(context, started.sessionId, follow);
 }
 
 /** `goalrun start`: start a goal and return at once. */
@@ -59,6 +71,7 @@ export async function startCommand(
   }
   noteModel(goal.model);
   await warnIfNoWorker(context, started.taskQueue);
+  await warnIfNoToolHost(context, goal);
   return 0;
 }
 
@@ -81,12 +94,10 @@ export async function resumeCommand(
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
-    if (message) {
-      throw new ConfigError(`goal ${sessionId} is still running; --message is for a goal that has stopped`);
-    }
-    if (!options.json) say(`goal ${sessionId} is still running; attaching to it`);
     if (hostsWorker) await context.hostWorker();
-    return followGoal(context, sessionId, { json: options.json, interrupted });
+    const follow = await followOptions(context, sessionId, options, interrupted, 'now');
+    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), follow.json === true);
+    return followGoal(context, sessionId, follow);
   }
   const store = await context.sessionStore();
   const row = await store.findSession(sessionId);
@@ -112,7 +123,11 @@ export async function resumeCommand(
     if (hostsWorker) await context.hostWorker();
     await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
     if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
-    return followGoal(context, sessionId, { json: options.json, interrupted });
+    return followGoal(
+      context,
+      sessionId,
+      await followOptions(context, sessionId, options, interrupted, 'start'),
+    );
   }
   if (saved.status === 'completed' && !message && !options.force) {
     throw new ConfigError(
@@ -130,13 +145,86 @@ export async function resumeCommand(
     );
   }
   if (hostsWorker) await context.hostWorker();
+  const follow = await followOptions(context, sessionId, options, interrupted, 'now');
   await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
   if (!options.json) {
     say(
       `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
     );
   }
-  return followGoal(context, sessionId, { json: options.json, interrupted });
+  return followGoal(context, sessionId, follow);
+}
+
+/**
+ * `resume` of a goal whose workflow still runs: a goal waiting at a limit gets the raised limits
+ * (the same update as `goalrun limits`, no new execution); a message goes to it as steering.
+ */
+async function steerRunningGoal(
+  context: CliContext,
+  sessionId: string,
+  message: string | undefined,
+  limits: Partial<GoalLimits>,
+  json: boolean,
+): Promise<void> {
+  const client = await context.temporal();
+  const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
+  const pairs = Object.entries({
+    max_steps: limits.maxSteps,
+    max_iterations: limits.maxIterations,
+    max_minutes: limits.maxMinutes,
+  }).filter(([, value]) => value !== undefined);
+  if (live?.status === 'limit_reached') {
+    if (pairs.length === 0) {
+      const hit = limitOfReason(live.reason) ?? 'steps';
+      const limits = live.limits ?? {
+        maxSteps: live.steps,
+        maxIterations: live.iteration,
+        maxMinutes: 0,
+        noProgressLimit: 0,
+      };
+      throw new ConfigError(
+        `goal ${sessionId} is at ${describeLimit(hit, limits[LIMITS[hit].field])}, so it would stop again at once; ` +
+          raiseLimitAdvice(sessionId, hit, raisedLimit(hit, live, limits)),
+      );
+    }
+    const raised = await steerGoal(
+      context,
+      sessionId,
+      `/limits ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    );
+    if (!json) say(describeSteering(sessionId, raised));
+  } else if (pairs.length > 0) {
+    const changed = await steerGoal(
+      context,
+      sessionId,
+      `/limits ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    );
+    if (!json) say(describeSteering(sessionId, changed));
+  }
+  if (message) {
+    const sent = await steerGoal(context, sessionId, message);
+    if (!json) say(describeSteering(sessionId, sent));
+  }
+  if (!json) say(`goal ${sessionId} is running; following it`);
+}
+
+/**
+ * How to follow a goal: the output format from --output-format / --json, and for stream-json where
+ * the stream starts (`start`: the whole session; `now`: only what comes next).
+ */
+export async function followOptions(
+  context: CliContext,
+  sessionId: string,
+  options: { json?: boolean; outputFormat?: string; fromStart?: boolean },
+  interrupted: Promise<NodeJS.Signals>,
+  from: 'start' | 'now',
+): Promise<FollowOptions> {
+  const format = outputFormatOf(options);
+  options.json = format !== 'text';
+  if (format !== 'stream-json') return { json: format === 'json', interrupted };
+  const fromCursor =
+    from === 'start' || options.fromStart ? 0 : await (await context.sessionStore()).lastEventId(sessionId);
+  return { json: true, interrupted, stream: { fromCursor } };
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */
@@ -152,18 +240,19 @@ async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<v
     notice(noWorkerMessage(taskQueue, context.workerHint()));
 }
 
+/** A goal whose tools go to a tool host that nobody runs would wait at its first tool call, silently. */
+async function warnIfNoToolHost(context: CliContext, goal: GoalDefinition): Promise<void> {
+  if (!goal.toolTaskQueue) return;
+  const client = await context.temporal();
+  if ((await hasLiveToolHost(client, goal.toolTaskQueue)) === false) {
+    notice(noToolHostMessage(goal.toolTaskQueue, goal.workspace));
+  }
+}
+
 function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {
-  const ui = webUiUrl(context, workflowIdOf(sessionId));
+  const ui = webUiUrl(context.settings, workflowIdOf(sessionId));
   say(`goal ${sessionId}`);
   say(`  model ${model} · workspace ${workspace}`);
   if (ui) say(`  Web UI ${ui}`);
   say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');
-}
-
-/** The Web UI address of a workflow, when Temporal runs locally on the default ports. */
-export function webUiUrl(context: CliContext, workflowId: string): string | null {
-  const [host, port] = context.settings.temporalAddress.split(':');
-  if (!['localhost', '127.0.0.1'].includes(host ?? '')) return null;
-  const uiPort = port === '7233' || port === undefined ? 8233 : Number(port) + 1000;
-  return `http://localhost:${uiPort}/namespaces/${context.settings.namespace}/workflows/${workflowId}`;
 }

@@ -4,6 +4,7 @@ import { ConfigError } from '../../core/errors';
 import type { SessionRow } from '../../store/types';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
+import { EventStreamPrinter } from '../event-stream';
 import { exitCodeOf } from '../exit-codes';
 import { describeOutcome, followGoal } from '../follow';
 import { type GoalRef, resolveSessionId } from '../goal-id';
@@ -21,6 +22,7 @@ import {
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
 import { onInterrupt } from '../signals';
 import { firstEvents, hasLiveWorker, noWorkerMessage, runningGoals } from '../worker-presence';
+import { followOptions } from './goal-commands';
 
 /** How often `cancel --wait` repeats that it is still waiting for a worker. */
 const CANCEL_WAIT_REMINDER_MS = 30_000;
@@ -107,19 +109,29 @@ async function waitingGoals(
 export async function watchCommand(
   context: CliContext,
   id: string | undefined,
-  options: { json?: boolean; last?: boolean },
+  options: { json?: boolean; last?: boolean; outputFormat?: string; fromStart?: boolean },
 ): Promise<number> {
   const interrupted = onInterrupt();
   const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const follow = await followOptions(context, sessionId, options, interrupted, 'now');
   const client = await context.temporal();
   const status = await workflowStatus(client, sessionId);
   if (status === null) {
+    // Temporal no longer knows the goal: what the store has is all there is.
     const view = await loadStatus(context, sessionId);
-    if (options.json) printJson(view);
+    if (follow.stream) {
+      const printer = new EventStreamPrinter(
+        await context.sessionStore(),
+        sessionId,
+        follow.stream.fromCursor,
+      );
+      await printer.poll(true);
+      printer.finish(view);
+    } else if (follow.json) printJson(view);
     else say(describeOutcome(view));
     return exitCodeOf(view.status);
   }
-  return followGoal(context, sessionId, { json: options.json, interrupted });
+  return followGoal(context, sessionId, follow);
 }
 
 /** `goalrun cancel <id>`: the goal saves a checkpoint and a kept-progress summary, then stops. */

@@ -1,38 +1,79 @@
 /** `worker` and `dev`: the long-running processes. */
+
+import path from 'node:path';
+import { ConfigError } from '../../core/errors';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
-import { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } from '../../worker/worker';
+import { toolsQueueName, type WorkerRole } from '../../worker/roles';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
 
 /** `goalrun worker`: runs goals and their tools until SIGINT/SIGTERM, then shuts down gracefully. */
-export async function workerCommand(context: CliContext, options: { logLevel?: string }): Promise<number> {
+export async function workerCommand(
+  context: CliContext,
+  options: { logLevel?: string; metricsPort?: string; role?: string; workspaceRoot?: string },
+): Promise<number> {
   const level = (WORKER_LOG_LEVELS as readonly string[]).includes(options.logLevel ?? '')
     ? (options.logLevel as WorkerLogLevel)
     : 'info';
-  installWorkerLogging({ level });
+  // Before the runtime is installed: the SDK's exporter gets the private port the endpoint reads.
+  const metrics = options.metricsPort ? await startMetrics(options.metricsPort) : undefined;
+  installWorkerLogging({ level }, { prometheusBindAddress: metrics?.sdkBindAddress });
+  // Loaded here so that `goalrun dev` does not load the worker.
+  const { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } =
+    require('../../worker/worker') as typeof import('../../worker/worker');
   const { settings } = context;
+  const role = (options.role ?? 'all') as WorkerRole;
   await context.temporal();
   const store = await context.sessionStore();
   const taskQueue = await context.taskQueue();
+  const toolsQueue =
+    role === 'tools' ? toolsQueueName(path.resolve(options.workspaceRoot ?? process.cwd())) : undefined;
   const worker = await createGoalWorker({
     connection: await connectWorker(settings.temporalAddress),
     namespace: settings.namespace,
     taskQueue,
     store,
-    providerEnv: settings.providerEnv,
+    // A tools worker never calls a model: it needs (and gets) no provider key.
+    providerEnv: role === 'tools' ? {} : settings.providerEnv,
+    secrets: context.knownSecrets(),
+    role,
+    toolsQueue,
   });
+  // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => worker.shutdown({ killTools: true }));
   // Said on stderr before any log line, so a person (or a test) sees at once which goals it serves.
+  if (toolsQueue) {
+    notice(
+      `tools worker polling ${toolsQueue}: start goals whose workspace is under ${options.workspaceRoot ?? process.cwd()} with --tools-queue '${toolsQueue}'`,
+    );
+  }
   notice(
-    `worker polling task queue ${taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
+    `${role === 'all' ? 'worker' : `${role} worker`} polling task queue ${role === 'tools' ? toolsQueue : taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
       `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
+  if (metrics) notice(`metrics on ${metrics.url}`);
   notice(
     `press Ctrl-C to stop; running tools get ${SHUTDOWN_GRACE_TIME} to finish before they go back to Temporal`,
   );
   await worker.run();
+  await metrics?.close();
   notice('worker stopped');
   return 0;
+}
+
+/** Starts the worker's metrics endpoint (loaded only when asked for). */
+async function startMetrics(value: string) {
+  const { parseMetricsAddress, startMetricsEndpoint } =
+    require('../../worker/metrics-endpoint') as typeof import('../../worker/metrics-endpoint');
+  let address: { host: string; port: number };
+  try {
+    address = parseMetricsAddress(value);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  return startMetricsEndpoint(address);
 }
 
 /** `goalrun dev`: a local Temporal dev server in the foreground, state kept in the data directory. */

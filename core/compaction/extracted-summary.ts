@@ -5,8 +5,10 @@
  * states only what the transcript shows, so Next steps is left "not stated".
  */
 import { type StoredMessage, textOf } from '../messages';
+import { TOOL } from '../tool-names';
 import { type FilesModified, pairToolCalls, renderFilesModified, type ToolExchange } from './files-modified';
 import { argsDigest } from './stub';
+import { mergeSummaries } from './summary-carry';
 import { SUMMARY_SECTIONS, type SummarySection } from './summary-text';
 import { clipText, excerpt, oneLine } from './text-excerpt';
 import {
@@ -29,13 +31,14 @@ export interface ExtractedSummaryInput {
   span: StoredMessage[];
   /** Derived from the tool log (filesModifiedFromToolLog). */
   filesModified: FilesModified;
+  /** The earlier summary (previousSummaryBody), carried over verbatim: no model merges it here. */
+  previousSummary?: string;
 }
 
 /** Says up front that no model wrote this, so the agent weighs it accordingly. */
 export const EXTRACTED_NOTE =
   '(Extracted from the transcript without a model, because the summarizer failed; quotes are verbatim.)';
 
-const SHELL_TOOL = 'bash';
 const SPOOL_ID = /spool:(\d+)/g;
 
 /** Quotes text as a Markdown blockquote, every line prefixed, so it cannot open a section. */
@@ -102,7 +105,7 @@ function failedCallBlock(exchange: ToolExchange): string {
 }
 
 function stateSection(exchanges: ToolExchange[]): string {
-  const commands = exchanges.filter((exchange) => exchange.call.toolName === SHELL_TOOL);
+  const commands = exchanges.filter((exchange) => exchange.call.toolName === TOOL.bash);
   const recent = commands.slice(Math.max(0, commands.length - EXTRACTED_RECENT_COMMANDS));
   const failed = exchanges.filter((exchange) => exchange.result?.output.type === 'error-text');
   const lastFailed = failed.slice(Math.max(0, failed.length - EXTRACTED_FAILED_CALLS));
@@ -138,8 +141,9 @@ function referencesSection(span: StoredMessage[]): string {
 /**
  * The fallback summary of a span in the six-section format: the objective and latest user
  * messages, latest assistant notes, the files modified (every path), recent commands and the
- * exact error output of the last failed calls, and the spool ids seen. Deterministic; every part
- * is bounded except the list of paths, which is never cut.
+ * exact error output of the last failed calls, and the spool ids seen, merged with the earlier summary
+ * when there is one. Deterministic; every part is bounded except the list of paths, which is never cut,
+ * and the earlier summary, which is carried whole.
  */
 export function extractedSummary(input: ExtractedSummaryInput): string {
   const exchanges = pairToolCalls(input.span);
@@ -152,5 +156,6 @@ export function extractedSummary(input: ExtractedSummaryInput): string {
       '(not stated: no model summarized this span; see Current state and the latest user messages)',
     References: referencesSection(input.span),
   };
-  return SUMMARY_SECTIONS.map((section) => `## ${section}\n${bodies[section]}`).join('\n\n');
+  const extracted = SUMMARY_SECTIONS.map((section) => `## ${section}\n${bodies[section]}`).join('\n\n');
+  return input.previousSummary ? mergeSummaries(input.previousSummary, extracted) : extracted;
 }

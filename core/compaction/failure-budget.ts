@@ -6,6 +6,7 @@
 import {
   AUTO_COMPACT_ENABLED_DEFAULT,
   AUTO_COMPACT_MAX_FAILURES_DEFAULT,
+  AUTO_COMPACT_TARGET_PCT_DEFAULT,
   AUTO_COMPACT_THRESHOLD_PCT_DEFAULT,
   FAILURE_REASON_MAX_CHARS,
 } from './thresholds';
@@ -15,6 +16,8 @@ export interface AutoCompactState {
   enabled: boolean;
   /** Percentage of the effective window at which auto-compact triggers. */
   thresholdPct: number;
+  /** The low-water mark every compaction aims below, as a percentage of the usable input (absent in older states). */
+  targetPct?: number;
   /** Consecutive summarizer failures before auto-compact pauses. */
   maxFailures: number;
   consecutiveFailures: number;
@@ -23,10 +26,14 @@ export interface AutoCompactState {
   lastCompactedAtStep: number | null;
 }
 
-/** The user-facing settings (`auto_compact_enabled`, `auto_compact_threshold_pct`, `auto_compact_max_failures`). */
+/**
+ * The user-facing settings (`auto_compact_enabled`, `auto_compact_threshold_pct`, `auto_compact_target_pct`,
+ * `auto_compact_max_failures`).
+ */
 export interface AutoCompactSettings {
   enabled?: boolean;
   thresholdPct?: number;
+  targetPct?: number;
   maxFailures?: number;
 }
 
@@ -41,6 +48,7 @@ export function initialAutoCompactState(settings: AutoCompactSettings = {}): Aut
   return {
     enabled: settings.enabled ?? AUTO_COMPACT_ENABLED_DEFAULT,
     thresholdPct: bounded(settings.thresholdPct, 1, 100, AUTO_COMPACT_THRESHOLD_PCT_DEFAULT),
+    targetPct: bounded(settings.targetPct, 1, 100, AUTO_COMPACT_TARGET_PCT_DEFAULT),
     maxFailures: bounded(settings.maxFailures, 1, Number.MAX_SAFE_INTEGER, AUTO_COMPACT_MAX_FAILURES_DEFAULT),
     consecutiveFailures: 0,
     paused: false,

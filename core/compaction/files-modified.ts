@@ -3,6 +3,7 @@
  * memory (spec S-COMPACT: "so no edited file can be forgotten"), and its text form.
  */
 import type { StoredMessage, ToolCallPart, ToolResultPart } from '../messages';
+import { TOOL } from '../tool-names';
 import { utf8Length } from '../truncate';
 import { clipText, oneLine } from './text-excerpt';
 import {
@@ -12,11 +13,6 @@ import {
   COMMANDS_SHOWN,
   PATH_MAX_CHARS,
 } from './text-limits';
-
-/** The tools that change files by path; their successful calls are the files-modified list. */
-export const FILE_WRITE_TOOL = 'file-write';
-export const FILE_EDIT_TOOL = 'file-edit';
-const SHELL_TOOL = 'bash';
 
 /** One changed file, with a short description of each change, oldest first. */
 export interface FileModification {
@@ -72,7 +68,7 @@ function snippet(text: unknown): string {
 
 /** One line on what a successful file-write or file-edit did. */
 function describeChange(call: ToolCallPart): string {
-  if (call.toolName === FILE_WRITE_TOOL) {
+  if (call.toolName === TOOL.fileWrite) {
     const content = field(call.input, 'content');
     return typeof content === 'string' ? `written (${utf8Length(content)} bytes)` : 'written';
   }
@@ -115,14 +111,14 @@ export function filesModifiedFromToolLog(messages: StoredMessage[]): FilesModifi
   const commands = new Set<string>();
   for (const exchange of pairToolCalls(messages)) {
     const { call } = exchange;
-    if (call.toolName === SHELL_TOOL) {
+    if (call.toolName === TOOL.bash) {
       const command = field(call.input, 'command');
       if (exchange.result && typeof command === 'string' && looksLikeWritingCommand(command)) {
         commands.add(command);
       }
       continue;
     }
-    if (call.toolName !== FILE_WRITE_TOOL && call.toolName !== FILE_EDIT_TOOL) continue;
+    if (call.toolName !== TOOL.fileWrite && call.toolName !== TOOL.fileEdit) continue;
     const path = field(call.input, 'path');
     if (typeof path !== 'string' || path === '' || !succeeded(exchange)) continue;
     const changes = byPath.get(path) ?? [];

@@ -6,10 +6,10 @@
  */
 import { type ContextPlan, contextEntries, contextTokens, shownTokens } from '../context-plan';
 import type { LedgerEntry } from '../ledger';
+import { scaledEstimate } from './estimate';
+import { hasLargeArgs, isLargeOutput } from './prunable';
 import { tailExchanges, verbatimTailStart } from './tail';
 import {
-  LARGE_ARG_MIN_TOKENS,
-  LARGE_OUTPUT_MIN_TOKENS,
   PROTECTED_WINDOW_FRACTION,
   PROTECTED_WINDOW_MAX_TOKENS,
   STUB_EXCERPT_TOKENS,
@@ -20,14 +20,22 @@ import {
 export interface PruneOptions {
   /** The model's effective context window. */
   windowTokens: number;
-  /** The auto-compact threshold: pruning is enough once the estimate is below it. */
+  /** The auto-compact threshold. */
   thresholdTokens: number;
+  /** Pruning is enough once the estimate is below this (the low-water mark); the threshold when absent. */
+  targetTokens?: number;
   /** System prompt and tool schemas, which every request carries. */
   fixedTokens: number;
   /** A forced (last-resort) compaction keeps fewer exchanges verbatim. */
   forced?: boolean;
   /** Measured pressure (provider usage plus appended messages); defaults to fixedTokens plus the ledger estimate. */
   estimateTokens?: number;
+  /**
+   * How the estimate after pruning is derived from the measured one: `scaled` by the ratio of the ledger
+   * estimates (scaledEstimate); `delta`, the measured one less the estimated tokens taken out, is how
+   * goals started before the low-water mark judged it, and their histories replay only that way.
+   */
+  afterEstimate?: 'scaled' | 'delta';
 }
 
 /** How far pruning went: nothing (already under the threshold), spooled outputs only, or everything allowed. */
@@ -42,7 +50,7 @@ export interface PruneResult {
   elided: number[];
   before: number;
   after: number;
-  /** The estimate after pruning is under the threshold: no summarizer call is needed. */
+  /** The estimate after pruning is under the target: no summarizer call is needed. */
   enough: boolean;
   stage: PruneStage;
 }
@@ -55,11 +63,6 @@ export function protectedWindowTokens(windowTokens: number): number {
 /** Estimated tokens of the context as pruning sees it: stubs at their estimated size. */
 export function prunedContextTokens(ledger: LedgerEntry[], plan: ContextPlan): number {
   return contextTokens(ledger, plan, STUB_TOKENS, STUB_EXCERPT_TOKENS);
-}
-
-/** Estimated tokens of the stub that would replace a tool output. */
-function stubSize(entry: LedgerEntry): number {
-  return STUB_TOKENS + (entry.spoolId === undefined ? STUB_EXCERPT_TOKENS : 0);
 }
 
 /** The tail entries of the context (after first, summary and kept messages), in seq order. */
@@ -87,7 +90,7 @@ export function protectedSeqs(tail: LedgerEntry[], plan: ContextPlan, windowToke
 }
 
 /** The plan with more stubs and elisions, kept sorted so equal decisions give equal plans. */
-function withPruned(plan: ContextPlan, stubs: LedgerEntry[], elisions: LedgerEntry[]): ContextPlan {
+export function withPruned(plan: ContextPlan, stubs: LedgerEntry[], elisions: LedgerEntry[]): ContextPlan {
   const ascending = (a: number, b: number) => a - b;
   return {
     ...plan,
@@ -98,12 +101,17 @@ function withPruned(plan: ContextPlan, stubs: LedgerEntry[], elisions: LedgerEnt
   };
 }
 
-/** Prunes old tool outputs until the estimate is under the threshold, or as far as the rules allow. */
+/** Prunes old tool outputs until the estimate is under the target, or as far as the rules allow. */
 export function planPrune(ledger: LedgerEntry[], plan: ContextPlan, options: PruneOptions): PruneResult {
   const shownBefore = prunedContextTokens(ledger, plan);
   const before = options.estimateTokens ?? options.fixedTokens + shownBefore;
+  const target = options.targetTokens ?? options.thresholdTokens;
   const outcome = (next: ContextPlan, stubs: LedgerEntry[], elisions: LedgerEntry[], stage: PruneStage) => {
-    const after = Math.max(0, before - (shownBefore - prunedContextTokens(ledger, next)));
+    const shownAfter = prunedContextTokens(ledger, next);
+    const after =
+      options.afterEstimate === 'scaled'
+        ? scaledEstimate(before, options.fixedTokens + shownBefore, options.fixedTokens + shownAfter)
+        : Math.max(0, before - (shownBefore - shownAfter));
     const seqs = (entries: LedgerEntry[]) => entries.map((entry) => entry.seq).sort((a, b) => a - b);
     return {
       plan: next,
@@ -111,24 +119,18 @@ export function planPrune(ledger: LedgerEntry[], plan: ContextPlan, options: Pru
       elided: seqs(elisions),
       before,
       after,
-      enough: after < options.thresholdTokens,
+      enough: after < target,
       stage,
     };
   };
-  if (before < options.thresholdTokens) return outcome(plan, [], [], 'none');
+  if (before < target) return outcome(plan, [], [], 'none');
 
   const tail = tailRegion(ledger, plan);
   // Only what lies before the verbatim tail is ever pruned: the latest exchanges stay exact.
   const old = tail.slice(0, verbatimTailStart(tail, tailExchanges(options.forced ?? false)));
   const stubbed = new Set(plan.stubSeqs);
   const elided = new Set(plan.elideArgsSeqs);
-  const large = old.filter(
-    (entry) =>
-      entry.role === 'tool' &&
-      entry.tokens > LARGE_OUTPUT_MIN_TOKENS &&
-      entry.tokens > stubSize(entry) &&
-      !stubbed.has(entry.seq),
-  );
+  const large = old.filter((entry) => isLargeOutput(entry) && !stubbed.has(entry.seq));
 
   // First stage: spooled outputs (re-readable with tool-output), outside the protected recent window.
   const recent = protectedSeqs(tail, plan, protectedWindowTokens(options.windowTokens));
@@ -139,11 +141,6 @@ export function planPrune(ledger: LedgerEntry[], plan: ContextPlan, options: Pru
   // Not enough: every large output before the verbatim tail (those without a spool copy are rendered
   // with a head/tail excerpt), and very large arguments of old tool calls. The recent window is not
   // protected any more: the alternative is summarizing those turns away altogether.
-  const bigArgs = old.filter(
-    (entry) =>
-      entry.role === 'assistant' &&
-      (entry.largeArgsTokens ?? 0) >= LARGE_ARG_MIN_TOKENS &&
-      !elided.has(entry.seq),
-  );
+  const bigArgs = old.filter((entry) => hasLargeArgs(entry) && !elided.has(entry.seq));
   return outcome(withPruned(plan, large, bigArgs), large, bigArgs, 'all');
 }

@@ -37,6 +37,9 @@ export interface StubInput {
   /** Size of the full output when `output` is only its head (e.g. read from the ledger). */
   totalChars?: number;
   totalLines?: number;
+  /** The full output's first and last non-empty lines, when `output` is only its head. */
+  firstLine?: string;
+  lastLine?: string;
 }
 
 /** Options of {@link argsDigest}. */
@@ -118,7 +121,10 @@ export function renderStub(input: StubInput): string {
     `${STUB_PREFIX}${chars} chars, ${where}] ${input.toolName} args=${argsDigest(input.args)}` +
     ` — ${lines} ${lines === 1 ? 'line' : 'lines'}, status ${input.ok ? 'ok' : 'error'}`;
   if (spoolId !== undefined) {
-    const { head, tail } = quotedEdges(body);
+    const edges = quotedEdges(body);
+    const quote = (line: string) => JSON.stringify(clipText(line.trimEnd(), STUB_EDGE_LINE_CHARS));
+    const head = input.firstLine !== undefined ? quote(input.firstLine) : edges.head;
+    const tail = input.lastLine !== undefined ? quote(input.lastLine) : edges.tail;
     return `${described}, head: ${head}, tail: ${tail}`;
   }
   const gist = excerpt(body, {
@@ -137,6 +143,8 @@ export interface StubContext {
   spoolId?: number;
   totalChars?: number;
   totalLines?: number;
+  firstLine?: string;
+  lastLine?: string;
 }
 
 /**
@@ -155,6 +163,8 @@ export function renderStubbedToolResult(part: ToolResultPart, context: StubConte
     spoolId: context.spoolId,
     totalChars: context.totalChars,
     totalLines: context.totalLines,
+    firstLine: context.firstLine,
+    lastLine: context.lastLine,
   });
   return { ...part, output: { type, value: stub } };
 }

@@ -138,11 +138,20 @@ function preamble(options: SummarizerInputOptions, maxTokens: number): string[] 
     blocks.push(`# Focus\nThe user asked this summary to focus on: ${shown}. Cover it in more detail.`);
   }
   const previous = options.previousSummary?.trim();
-  if (previous) {
-    const previousTokens = Math.floor(maxTokens * SUMMARIZER_PREVIOUS_SHARE);
-    blocks.push(`# Earlier summary to merge\n${excerptWithinTokens(previous, previousTokens, true)}`);
-  }
+  if (previous) blocks.push(`# Earlier summary to merge\n${previousSummaryShown(previous, maxTokens).text}`);
   return blocks;
+}
+
+/**
+ * The earlier summary as the summarizer sees it: whole when it fits its share of the request, else an
+ * excerpt. `whole` false means the summarizer could not merge all of it, so the caller must carry the
+ * rest itself (summary-carry.ts): no fact an earlier summary held may disappear.
+ */
+export function previousSummaryShown(previous: string, maxTokens: number): { text: string; whole: boolean } {
+  const trimmed = previous.trim();
+  const budget = Math.floor(Math.max(0, Math.floor(maxTokens)) * SUMMARIZER_PREVIOUS_SHARE);
+  if (estimateTokens(trimmed) <= budget) return { text: trimmed, whole: true };
+  return { text: excerptWithinTokens(trimmed, budget, true), whole: false };
 }
 
 const TRAILER = `# Task\nWrite the summary now, with exactly the sections ${SUMMARY_SECTIONS.map((s) => `## ${s}`).join(', ')}.`;

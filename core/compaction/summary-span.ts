@@ -4,7 +4,7 @@
  * this is the pure planning around it.
  */
 import { type ContextPlan, contextEntries } from '../context-plan';
-import { type LedgerEntry, lastSeqOf } from '../ledger';
+import { type LedgerEntry, lastSeqOf, lastSeqOfEntry } from '../ledger';
 import { prunedContextTokens } from './prune';
 import { tailExchanges, verbatimTailStart } from './tail';
 import { KEPT_USER_KINDS, KEPT_USER_MESSAGES, SUMMARY_TOKENS_ESTIMATE } from './thresholds';
@@ -116,4 +116,42 @@ export function summaryFloorTokens(
   };
   const floor = options.fixedTokens + prunedContextTokens(remaining, floorPlan) + SUMMARY_TOKENS_ESTIMATE;
   return Math.min(current, floor);
+}
+
+/**
+ * Estimated tokens the summary takes out of the context: the span as the plan shows it, without the
+ * messages kept verbatim, plus the earlier summary it replaces.
+ */
+export function spanShownTokens(ledger: LedgerEntry[], plan: ContextPlan, span: SummarySpan): number {
+  const inSpan = new Set(span.spanSeqs);
+  const kept = new Set(span.keptSeqs);
+  const stays = (entry: LedgerEntry) => !inSpan.has(entry.seq) || kept.has(entry.seq);
+  const without = contextEntries(ledger, plan).filter(
+    (entry) => stays(entry) && entry.seq !== span.previousSummarySeq,
+  );
+  return prunedContextTokens(ledger, plan) - prunedContextTokens(without, plan);
+}
+
+/** Tokens of the earlier summary in the plan, 0 when there is none. */
+export function previousSummaryTokens(ledger: LedgerEntry[], plan: ContextPlan): number {
+  if (plan.summarySeq === undefined) return 0;
+  return ledger.find((entry) => entry.seq === plan.summarySeq)?.tokens ?? 0;
+}
+
+/**
+ * The span as runs of sequence numbers `[from, to]`, ascending, for the summarize activity: a span of
+ * folded ranges stays a few numbers however many messages it holds. Summaries stored inside a run are
+ * not part of it; the activity leaves them out by their key.
+ */
+export function spanRanges(ledger: LedgerEntry[], span: SummarySpan): Array<[number, number]> {
+  const bySeq = new Map(ledger.map((entry) => [entry.seq, entry]));
+  const runs: Array<[number, number]> = [];
+  for (const seq of [...span.spanSeqs].sort((a, b) => a - b)) {
+    const entry = bySeq.get(seq);
+    const to = entry ? lastSeqOfEntry(entry) : seq;
+    const last = runs[runs.length - 1];
+    if (last && last[1] + 1 >= seq) last[1] = Math.max(last[1], to);
+    else runs.push([seq, to]);
+  }
+  return runs;
 }

@@ -39,8 +39,12 @@ export const SUMMARIZER_ITEM_BOUNDS = [6_000, 3_000, 1_500, 800, 400, 200];
 export const SUMMARIZER_OBJECTIVE_TOKENS = 1_000;
 /** Share of the summarizer's token budget the objective may take. */
 export const SUMMARIZER_OBJECTIVE_SHARE = 0.15;
-/** Share of the summarizer's token budget the earlier summary may take (it is merged, so it matters). */
-export const SUMMARIZER_PREVIOUS_SHARE = 0.4;
+/**
+ * Share of the summarizer's token budget the earlier summary may take. It comes first: its facts exist
+ * nowhere else in context, while the span's items can be excerpted. Beyond it, the part of the earlier
+ * summary the summarizer could not see is carried over verbatim instead.
+ */
+export const SUMMARIZER_PREVIOUS_SHARE = 0.6;
 /** Cap on the focus hint (`/compact TOPIC`). */
 export const SUMMARIZER_FOCUS_CHARS = 500;
 /** Clipped args strings in the summarizer input keep this share of the item bound (edits matter). */

@@ -10,6 +10,12 @@ export const AUTO_COMPACT_ENABLED_DEFAULT = true;
 export const AUTO_COMPACT_THRESHOLD_PCT_DEFAULT = 85;
 /** Consecutive summarizer failures before auto-compact pauses (`auto_compact_max_failures`). */
 export const AUTO_COMPACT_MAX_FAILURES_DEFAULT = 3;
+/**
+ * The low-water mark a compaction aims for, as a percentage of the usable input (`auto_compact_target_pct`).
+ * Compacting only to just under the threshold lets one step of growth cross it again, so every other step
+ * compacts; the gap between threshold and mark is what spaces compactions out.
+ */
+export const AUTO_COMPACT_TARGET_PCT_DEFAULT = 50;
 
 /** The newest part of the conversation that the first pruning stage leaves alone: a fifth of the window… */
 export const PROTECTED_WINDOW_FRACTION = 1 / 5;
@@ -47,5 +53,29 @@ export const LARGE_ARG_MIN_TOKENS = 4_000 / CHARS_PER_TOKEN;
 
 /** Expected size of a structured summary, for judging whether summarizing can get under the threshold. */
 export const SUMMARY_TOKENS_ESTIMATE = 2_000;
+/**
+ * …but never more than this share of the usable input: in a small window a summary that size would be
+ * judged useless, while the summarizer is told to be brief and real summaries there are far smaller.
+ */
+export const SUMMARY_ESTIMATE_MAX_SHARE = 0.1;
+/**
+ * A summary is worth a summarizer call when what it replaces (as shown, after pruning) is at least this
+ * share of the usable input. Below it a summary frees too little room to space compactions out, and
+ * calling a model (10–30 s, and money) for it every few steps is the thrash this rule prevents; stubs
+ * are left to pile up until summarizing them pays. A manual compaction, or a request that would not fit
+ * at all, summarizes whatever there is.
+ */
+export const SUMMARY_MIN_SPAN_SHARE = 0.1;
 /** The failure reason quoted in a transcript note is clipped to this many characters. */
 export const FAILURE_REASON_MAX_CHARS = 200;
+
+/**
+ * The ledger folds old runs of small messages into range entries once it has this many entries. Below
+ * it, folding would save nothing that matters, and one entry per message is easier to inspect.
+ */
+export const LEDGER_FOLD_MIN_ENTRIES = 64;
+/**
+ * Budget for the JSON of the control state a workflow carries (goal state with its ledger) and passes
+ * over continue-as-new: far under Temporal's 512 KiB payload warning, whatever the model's window.
+ */
+export const CONTROL_STATE_BUDGET_BYTES = 256 * 1024;

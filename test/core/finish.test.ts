@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FINISH_TOOL_SPEC, parseFinishArgs } from '../../core/finish';
+import { finishToolSpec, parseFinishArgs } from '../../core/finish';
+
+const FINISH_TOOL_SPEC = finishToolSpec();
 
 const PREFIX = 'invalid arguments for finish: ';
 const NOT_AN_OBJECT = `${PREFIX}expected an object with status and summary`;
@@ -18,6 +20,12 @@ describe('FINISH_TOOL_SPEC', () => {
     expect(FINISH_TOOL_SPEC.inputSchema.required).toEqual(['status', 'summary']);
     expect(FINISH_TOOL_SPEC.inputSchema.properties.status.enum).toEqual(['complete', 'blocked']);
     expect(FINISH_TOOL_SPEC.inputSchema.additionalProperties).toBe(false);
+    // Generated from the zod schema that validates the calls, without the dialect line.
+    expect(FINISH_TOOL_SPEC.inputSchema).not.toHaveProperty('$schema');
+    expect(FINISH_TOOL_SPEC.inputSchema.properties.summary).toMatchObject({
+      type: 'string',
+      description: expect.stringContaining('verified'),
+    });
   });
 });
 

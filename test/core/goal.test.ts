@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkStopRules,
-  continuationMessage,
   DEFAULT_LIMITS,
   detailsMarkdown,
-  endIteration,
   FINAL_STATUSES,
   type GoalDefinition,
   type GoalLimits,
   type GoalState,
   initialGoalState,
-  keptProgressSummary,
   noteAction,
-  recordToolOutcome,
-  resumeMessage,
   snapshotOf,
 } from '../../core/goal';
+import { continuationMessage, keptProgressSummary, resumeMessage } from '../../core/goal-messages';
+import { checkStopRules, endIteration, recordToolOutcome } from '../../core/goal-rules';
 import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_MINUTES,
@@ -64,10 +60,12 @@ describe('limits defaults', () => {
     });
   });
 
-  it('every status except running is final', () => {
-    expect(FINAL_STATUSES).not.toContain('running');
+  it('running and the waits of a running goal are not final; every ending is', () => {
+    for (const waiting of ['running', 'paused', 'waiting_approval'] as const) {
+      expect(FINAL_STATUSES).not.toContain(waiting);
+    }
     expect([...FINAL_STATUSES].sort()).toEqual(
-      ['blocked', 'cancelled', 'completed', 'failed', 'limit_reached'].sort(),
+      ['blocked', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
     );
   });
 });
@@ -302,6 +300,7 @@ describe('checkStopRules', () => {
     expect(checkStopRules(stateWith({ steps: 10 }, limits), 0)).toEqual({
       status: 'limit_reached',
       reason: 'step limit reached (10 steps)',
+      limit: 'steps',
     });
   });
 
@@ -310,6 +309,7 @@ describe('checkStopRules', () => {
     expect(checkStopRules(stateWith({ iteration: 6 }, limits), 0)).toEqual({
       status: 'limit_reached',
       reason: 'iteration limit reached (5 iterations)',
+      limit: 'iterations',
     });
   });
 
@@ -329,7 +329,20 @@ describe('checkStopRules', () => {
     expect(checkStopRules(state, 2 * 60_000)).toEqual({
       status: 'limit_reached',
       reason: 'time limit reached (2 minutes)',
+      limit: 'minutes',
     });
+  });
+
+  it('says one step, one iteration and one minute in the singular', () => {
+    const one = { maxSteps: 1, maxIterations: 1, maxMinutes: 1, noProgressLimit: 1 };
+    expect(checkStopRules(stateWith({ steps: 1 }, one), 0)?.reason).toBe('step limit reached (1 step)');
+    expect(checkStopRules(stateWith({ iteration: 2 }, one), 0)?.reason).toBe(
+      'iteration limit reached (1 iteration)',
+    );
+    expect(checkStopRules(stateWith({}, one), 60_000)?.reason).toBe('time limit reached (1 minute)');
+    expect(checkStopRules(stateWith({ noProgress: 1 }, one), 0)?.reason).toBe(
+      'no progress in 1 consecutive iteration (limit 1)',
+    );
   });
 
   it('time: fractional minutes are honoured', () => {
@@ -399,6 +412,20 @@ describe('keptProgressSummary', () => {
     expect(keptProgressSummary(state, 61_500)).toContain('(62 s)');
   });
 
+  it('names the call that was running, not only the last one that finished', () => {
+    const state = stateWith({ lastTool: 'file-write: a.txt', runningTool: 'bash: sleep 120' });
+    const text = keptProgressSummary(state, 0);
+    expect(text).toContain('Interrupted call: bash: sleep 120');
+    expect(text).toContain('Last tool call: file-write: a.txt');
+    expect(text.indexOf('Interrupted call')).toBeLessThan(text.indexOf('Last tool call'));
+  });
+
+  it('says 1 step and 1 iteration in the singular', () => {
+    expect(keptProgressSummary(stateWith({ steps: 1, iteration: 1 }), 0).split('\n')[0]).toBe(
+      'Interrupted after 1 step in 1 iteration (0 s).',
+    );
+  });
+
   it('adds the last tool and at most the 8 newest actions', () => {
     let state = stateWith({ lastTool: 'bash: make' });
     for (let i = 1; i <= 10; i++) state = noteAction(state, `action ${i}`);
@@ -447,6 +474,11 @@ describe('snapshotOf and detailsMarkdown', () => {
       lastTool: 'bash: ls',
       finishSummary: null,
       recent: [],
+      limits: { maxIterations: 5, maxSteps: 10, maxMinutes: 2, noProgressLimit: 3 },
+      sandbox: 'workspace-write',
+      approval: null,
+      runningJobs: 0,
+      modelNote: null,
     });
   });
 
@@ -454,17 +486,18 @@ describe('snapshotOf and detailsMarkdown', () => {
     let state = stateWith({ status: 'blocked', reason: 'no key', steps: 3, lastTool: 'bash: ls' });
     for (let i = 1; i <= 9; i++) state = noteAction(state, `a${i}`);
     const md = detailsMarkdown(snapshotOf(state, 'w', 0));
-    expect(md).toContain('**Status:** blocked — no key');
+    expect(md).toContain('- **Status:** blocked — no key\n');
     expect(md).toContain('**steps:** 3');
-    expect(md).toContain('**Last tool:** `bash: ls`');
-    expect(md).toContain('**Recent:**\n- a2\n');
+    expect(md).toContain('- **Last tool:** `bash: ls`');
+    // A blank line after the heading, or the UI renders the items inline.
+    expect(md).toContain('**Recent:**\n\n- a2\n');
     expect(md).not.toContain('- a1\n');
   });
 
   it('renders a dash for no last tool and no reason', () => {
     const md = detailsMarkdown(snapshotOf(stateWith(), 'w', 0));
-    expect(md).toContain('**Status:** running\n');
-    expect(md).toContain('**Last tool:** —');
+    expect(md).toContain('- **Status:** running\n');
+    expect(md).toContain('- **Last tool:** —');
     expect(md).not.toContain('**Recent:**');
   });
 });

@@ -8,6 +8,7 @@ import {
   type TodoWriteOutcome,
   taskView,
 } from '../../core/task-graph';
+import { parseTodoWriteArgs } from '../../core/todo-write-schema';
 
 /** A small id pool, so calls keep hitting the same tasks; `ghost` is never a task. */
 const ID_POOL = ['task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'a', 'b'];
@@ -124,6 +125,10 @@ const argsArb = fc.oneof(
   { weight: 1, arbitrary: malformedArb },
 );
 
+/** Validates the model's raw arguments, as the model step does, and applies them, as the workflow does. */
+const apply = (graph: TaskGraph, args: unknown, subAgent = false): TodoWriteOutcome =>
+  applyTodoWrite(graph, parseTodoWriteArgs(args), { subAgent });
+
 interface Call {
   args: unknown;
   subAgent: boolean;
@@ -139,7 +144,7 @@ const callsArb = fc.array(fc.record({ args: argsArb, subAgent: fc.boolean() }), 
 function replay(calls: Call[], start: TaskGraph = []): TodoWriteOutcome[] {
   let graph = start;
   return calls.map((call) => {
-    const outcome = applyTodoWrite(graph, call.args, { subAgent: call.subAgent });
+    const outcome = apply(graph, call.args, call.subAgent);
     graph = outcome.graph;
     return outcome;
   });
@@ -252,7 +257,7 @@ describe('task graph properties', () => {
       fc.property(callsArb, fc.array(todoArb, { minLength: 1, maxLength: 4 }), (calls, todos) => {
         const outcomes = replay(calls);
         const before = outcomes[outcomes.length - 1].graph;
-        const outcome = applyTodoWrite(before, { merge: true, todos });
+        const outcome = apply(before, { merge: true, todos });
         if (!outcome.ok) return;
         for (const todo of todos) {
           const stored = before.find((task) => task.id === todo.id);
@@ -290,7 +295,7 @@ describe('task graph properties', () => {
           content: `step ${index}`,
           dependencies: earlier.map((dep) => `task-${dep + 1}`),
         }));
-        let graph = applyTodoWrite([], { todos }).graph;
+        let graph = apply([], { todos }).graph;
         for (const move of moves) {
           const id = `task-${move.index + 1}`;
           const target = graph.find((task) => task.id === id)!;
@@ -304,11 +309,7 @@ describe('task graph properties', () => {
           );
           const gated = move.status === 'in_progress' || move.status === 'completed';
           const allowed = (!gated || depsFinished) && (FINISHED.has(move.status) || !dependentsStarted);
-          const outcome = applyTodoWrite(
-            graph,
-            { merge: true, todos: [{ id, status: move.status }] },
-            { subAgent },
-          );
+          const outcome = apply(graph, { merge: true, todos: [{ id, status: move.status }] }, subAgent);
           expect(outcome.ok, outcome.result).toBe(allowed);
           expectValidGraph(outcome.graph);
           graph = outcome.graph;

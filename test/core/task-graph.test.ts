@@ -12,6 +12,7 @@ import {
   type TaskGraph,
   taskView,
 } from '../../core/task-graph';
+import { parseTodoWriteArgs } from '../../core/todo-write-schema';
 
 const task = (
   id: string,
@@ -44,16 +45,20 @@ const PLAN: TaskGraph = frozen([
 
 const ids = (graph: TaskGraph) => graph.map((t) => t.id);
 
+/** Validates the model's raw arguments, as the model step does, and applies them, as the workflow does. */
+const apply = (graph: TaskGraph, args: unknown, subAgent = false) =>
+  applyTodoWrite(graph, parseTodoWriteArgs(args), { subAgent });
+
 /** Applies a call that must succeed and returns its outcome. */
 function ok(graph: TaskGraph, args: unknown, subAgent = false) {
-  const outcome = applyTodoWrite(graph, args, { subAgent });
+  const outcome = apply(graph, args, subAgent);
   expect(outcome.ok, outcome.result).toBe(true);
   return outcome;
 }
 
 /** Applies a call that must be rejected, checks it changed nothing, and returns its text. */
 function rejected(graph: TaskGraph, args: unknown, subAgent = false): string {
-  const outcome = applyTodoWrite(graph, args, { subAgent });
+  const outcome = apply(graph, args, subAgent);
   expect(outcome.ok).toBe(false);
   expect(outcome.changed).toBe(false);
   expect(outcome.graph).toBe(graph);
@@ -637,7 +642,7 @@ describe('rendering', () => {
   it('renders Markdown for the Web UI, escaping the content', () => {
     expect(renderTasksMarkdown(view)).toBe(
       [
-        '**Tasks** — 1/6 completed',
+        '**Tasks** — 1 of 6 completed',
         '',
         '- [x] `task-1` Write the parser',
         '- [ ] `task-2` Add tests — _in progress_',

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { applyTodoWrite, TASK_STATUSES, type TaskGraph } from '../../core/task-graph';
+import { parseTodoWriteArgs, todoWriteToolSpec } from '../../core/todo-write-schema';
 import {
   isPlanOnlyStep,
   isTodoWriteCall,
   LEGACY_TASK_TOOL_ALIASES,
   legacyCallToTodoWrite,
   PLAN_ONLY_NUDGE,
-  TODO_WRITE_TOOL_SPEC,
 } from '../../core/todo-write-tool';
 
 const GRAPH: TaskGraph = [
@@ -14,9 +14,18 @@ const GRAPH: TaskGraph = [
   { id: 'task-2', content: 'Add tests', status: 'pending', dependencies: ['task-1'] },
 ];
 
-/** Runs a legacy call through the mapping and todo-write, as the workflow will. */
+/** Runs a legacy call through the mapping and validation (the model step) and todo-write (the workflow). */
 const viaAlias = (toolName: string, args: unknown, graph = GRAPH) =>
-  applyTodoWrite(graph, legacyCallToTodoWrite(toolName, args));
+  applyTodoWrite(graph, parseTodoWriteArgs(legacyCallToTodoWrite(toolName, args)));
+
+const TODO_WRITE_TOOL_SPEC = todoWriteToolSpec();
+
+/** The parts of a JSON Schema object these tests read. */
+interface JsonObjectSchema {
+  type: string;
+  additionalProperties?: boolean;
+  properties: Record<string, { type?: string; enum?: string[]; description?: string; items?: unknown }>;
+}
 
 describe('TODO_WRITE_TOOL_SPEC', () => {
   it('is named todo-write and tells the model when to use it', () => {
@@ -35,14 +44,25 @@ describe('TODO_WRITE_TOOL_SPEC', () => {
     }
   });
 
-  it('offers exactly the fields todo-write accepts', () => {
-    const schema = TODO_WRITE_TOOL_SPEC.inputSchema;
+  it('offers exactly the fields todo-write accepts, as a clean JSON Schema from its zod schema', () => {
+    const schema = TODO_WRITE_TOOL_SPEC.inputSchema as JsonObjectSchema;
     expect(schema.type).toBe('object');
+    expect(schema).not.toHaveProperty('$schema');
+    expect(schema).not.toHaveProperty('required');
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties)).toEqual(['todos', 'merge', 'delete', 'clear_completed']);
-    const item = schema.properties.todos.items;
+    const item = schema.properties.todos.items as JsonObjectSchema;
+    // Closed to the model, though the parser ignores unknown task fields with a note.
+    expect(item.additionalProperties).toBe(false);
     expect(Object.keys(item.properties)).toEqual(['id', 'content', 'status', 'dependencies']);
     expect(item.properties.status.enum).toEqual([...TASK_STATUSES]);
+    expect(item.properties.dependencies).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(schema.properties.delete).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(schema.properties.merge.type).toBe('boolean');
+    // Every field carries its .describe() text to the model.
+    for (const field of [...Object.values(schema.properties), ...Object.values(item.properties)]) {
+      expect(field.description).toMatch(/\w{3,}/);
+    }
     expect(JSON.parse(JSON.stringify(TODO_WRITE_TOOL_SPEC))).toEqual(TODO_WRITE_TOOL_SPEC);
   });
 });

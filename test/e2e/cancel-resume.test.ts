@@ -9,15 +9,20 @@ import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw err;
-  }
+/** Live `sleep <marker>` processes, found by command line: pids inside the sandbox mean nothing out here. */
+function sleepersAlive(marker: string): boolean {
+  return fs.readdirSync('/proc').some((entry) => {
+    try {
+      return (
+        /^\d+$/.test(entry) && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${marker}\0`
+      );
+    } catch {
+      return false;
+    }
+  });
 }
+
+const MARKER = `300.${process.pid}`;
 
 describe('cancel and resume', () => {
   let server: OpenAITestServer;
@@ -34,7 +39,11 @@ describe('cancel and resume', () => {
         text: 'First a marker file.',
         toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'kept\n' } }],
       },
-      { toolCalls: [{ name: 'bash', args: { command: 'echo $$ > pgid.txt; sleep 300 & sleep 300' } }] },
+      {
+        toolCalls: [
+          { name: 'bash', args: { command: `echo started > pgid.txt; sleep ${MARKER} & sleep ${MARKER}` } },
+        ],
+      },
     );
     const worker = spawnCli(['worker'], t.env);
     try {
@@ -56,10 +65,7 @@ describe('cancel and resume', () => {
       const { sessionId, workflowId } = JSON.parse(started.stdout);
       expect(workflowId).toContain(sessionId);
       const pgidFile = path.join(t.workspace, 'pgid.txt');
-      const pgid = await waitFor('the long command to start', () =>
-        fs.existsSync(pgidFile) ? Number(fs.readFileSync(pgidFile, 'utf8').trim()) || undefined : undefined,
-      );
-      expect(groupAlive(pgid)).toBe(true);
+      await waitFor('the long command to start', () => fs.existsSync(pgidFile) && sleepersAlive(MARKER));
 
       const cancelled = await runCli(['cancel', sessionId], t.env);
       expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -67,7 +73,7 @@ describe('cancel and resume', () => {
         const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
         return shown.status === 'cancelled' ? shown : undefined;
       });
-      expect(groupAlive(pgid)).toBe(false);
+      expect(sleepersAlive(MARKER)).toBe(false);
       expect(view.steps).toBe(2);
       expect(view.keptProgress).toMatch(/Interrupted after 2 steps/);
       expect(view.keptProgress).toContain('file-write: a.txt');

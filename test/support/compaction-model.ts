@@ -11,17 +11,21 @@ export interface SeenRequest {
   chars: number;
 }
 
-/** Fact lines a good summarizer keeps: decisions and exact errors (by the tests' own convention). */
-const FACT_LINE = /(DECISION-\d+:[^\\\n"]*|ERROR E\d+:[^\\\n"]*)/g;
+/** Fact lines a good summarizer keeps: decisions, facts and exact errors (by the tests' own convention). */
+const FACT_LINE = /(DECISION-\d+:[^\\\n"]*|FACT-\d+:[^\\\n"]*|ERROR E\d+:[^\\\n"]*)/g;
 
-/** Builds a summary with the six sections from the summarizer's input, keeping every fact line. */
+/**
+ * Builds a summary with the six sections from the summarizer's input, keeping every fact line it is
+ * given, those of the earlier summary included: a faithful summarizer, so that a fact can only be lost
+ * by compaction not showing it the earlier summary.
+ */
 export function summarizeLikeAModel(input: string): string {
   const facts = [...new Set(input.match(FACT_LINE) ?? [])];
   return [
     '## Goal',
     'Continue the objective stated in the first message.',
     '## Decisions and findings',
-    ...facts.filter((fact) => fact.startsWith('DECISION')).map((fact) => `- ${fact}`),
+    ...facts.filter((fact) => !fact.startsWith('ERROR')).map((fact) => `- ${fact}`),
     '## Files modified',
     '(see the list from the tool log)',
     '## Current state',

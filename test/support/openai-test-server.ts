@@ -18,6 +18,10 @@
  * the queue is empty, the `fallback` (if any) makes one from the request body, so a long workflow
  * test can script by step (see requestStep); with neither, the server answers 400 with a message
  * saying so, which a model client reports as a non-retryable bad request, so a test fails fast.
+ *
+ * With `windowTokens`, a prompt over the window is answered as OpenAI does (HTTP 400, code
+ * `context_length_exceeded`) and recorded in `overflows`; `overflow` forces that answer for chosen
+ * requests, e.g. one in the middle of a long run.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,6 +99,14 @@ export type TestFallback = (
 /** Options of startOpenAITestServer. */
 export interface OpenAITestServerOptions {
   fallback?: TestFallback;
+  /**
+   * The model's context window, enforced as OpenAI does: a request whose prompt (messages and tool
+   * schemas, counted as characters / 4) is over it gets HTTP 400 `context_length_exceeded`, before
+   * any queued response or the fallback is used.
+   */
+  windowTokens?: number;
+  /** Answers this request with `context_length_exceeded` whatever its size (to force one overflow). */
+  overflow?: (body: ChatRequestBody, requestNumber: number) => boolean;
 }
 
 /** A running test server. */
@@ -103,6 +115,8 @@ export interface OpenAITestServer {
   readonly url: string;
   /** Every request received, in order of arrival (live array). */
   readonly requests: RecordedRequest[];
+  /** Requests answered with `context_length_exceeded`, with the prompt tokens counted (live array). */
+  readonly overflows: Array<{ request: RecordedRequest; promptTokens: number; forced: boolean }>;
   /** Queues responses, answered in order. */
   enqueue(...responses: TestResponse[]): void;
   /** How many queued responses are still unused. */
@@ -129,6 +143,7 @@ export async function startOpenAITestServer(
 ): Promise<OpenAITestServer> {
   const queue: TestResponse[] = [];
   const requests: RecordedRequest[] = [];
+  const overflows: OpenAITestServer['overflows'] = [];
   let fallback = options.fallback;
 
   const server = createServer((req, res) => {
@@ -156,6 +171,13 @@ export async function startOpenAITestServer(
       sendJson(res, 404, errorBody(`openai-test-server: no route ${request.method} ${request.path}`));
       return;
     }
+    const promptTokens = promptTokensOf(request.body);
+    const forced = options.overflow?.(request.body, requestNumber) ?? false;
+    if (forced || (options.windowTokens !== undefined && promptTokens > options.windowTokens)) {
+      overflows.push({ request, promptTokens, forced });
+      sendError(res, contextLengthExceeded(options.windowTokens ?? promptTokens, promptTokens));
+      return;
+    }
     const next = queue.shift() ?? (fallback ? await fallback(request.body, request) : undefined);
     if (next === undefined) {
       sendJson(res, 400, errorBody('openai-test-server: no response queued and no fallback set'));
@@ -179,6 +201,7 @@ export async function startOpenAITestServer(
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    overflows,
     enqueue: (...responses) => {
       queue.push(...responses);
     },
@@ -210,6 +233,21 @@ export function openAIErrorResponse(
   options: { type?: string; code?: string; headers?: Record<string, string> } = {},
 ): TestErrorResponse {
   return { status, headers: options.headers, body: errorBody(message, options.type, options.code) };
+}
+
+/** Prompt tokens of a request as the window check counts them: its messages and tool schemas, characters / 4. */
+export function promptTokensOf(body: ChatRequestBody): number {
+  return estimateTokens(JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length);
+}
+
+/** OpenAI's answer to a prompt over the window: HTTP 400 with code `context_length_exceeded`. */
+function contextLengthExceeded(windowTokens: number, promptTokens: number): TestErrorResponse {
+  return openAIErrorResponse(
+    400,
+    `This model's maximum context length is ${windowTokens} tokens. However, your messages resulted in ` +
+      `${promptTokens} tokens. Please reduce the length of the messages.`,
+    { code: 'context_length_exceeded' },
+  );
 }
 
 /** A turn with its ids and argument strings fixed, ready to send. */

@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileReadTool } from '../../activities/tools/file-read';
+import { fileReadTool, numberLines } from '../../activities/tools/file-read';
 import { FILE_READ_DEFAULT_LIMIT, FILE_READ_MAX_LINE_CHARS } from '../../core/limits';
 import { makeContext, makeWorkspace, removeWorkspace } from './helpers';
 
@@ -97,5 +97,47 @@ describe('file-read', () => {
     await mkdir(path.dirname(file));
     await writeFile(file, 'hello');
     expect((await read({ path: file })).output).toBe('     1\thello');
+  });
+});
+
+describe('file-read on huge files', () => {
+  it('returns lines 1-50 of a 2 GB sparse file without reading it all', async () => {
+    const file = path.join(workspace, 'huge.log');
+    await writeFile(file, `${lines(100_000).join('\n')}\n`);
+    await truncate(file, 2 * 1024 ** 3);
+    const started = performance.now();
+    const outcome = await read({ path: 'huge.log', limit: 50 });
+    console.log(`file-read lines 1-50 of a 2 GB sparse file: ${(performance.now() - started).toFixed(0)} ms`);
+    const shown = outcome.output.split('\n');
+    expect(shown.slice(0, 50)).toEqual(lines(50).map((line, index) => numberLines([line], index + 1)));
+    expect(shown[50]).toMatch(/^\[lines 1-50 of more than \d+; use offset=51 to read more\]$/);
+    expect(shown).toHaveLength(51);
+  });
+
+  it('counts the total when the end is near, and stops counting when it is far', async () => {
+    await writeFile(path.join(workspace, 'near.txt'), `${lines(1_000).join('\n')}\n`);
+    const near = await read({ path: 'near.txt', offset: 990, limit: 5 });
+    expect(near.output.split('\n').at(-1)).toBe('[lines 990-994 of 1000; use offset=995 to read more]');
+    // About 6 MB of lines: more than file-read counts past its window.
+    await writeFile(path.join(workspace, 'far.txt'), `${lines(500_000).join('\n')}\n`);
+    const far = await read({ path: 'far.txt', limit: 5 });
+    const note = far.output.split('\n').at(-1) ?? '';
+    const counted = Number(/of more than (\d+);/.exec(note)?.[1]);
+    expect(note).toMatch(/^\[lines 1-5 of more than \d+; use offset=6 to read more\]$/);
+    expect(counted).toBeGreaterThan(5);
+    expect(counted).toBeLessThan(500_000);
+  });
+
+  it('stops when cancelled while skipping to a far offset', async () => {
+    const file = path.join(workspace, 'far.txt');
+    const many = `${'x'.repeat(99)}\n`.repeat(200_000);
+    await writeFile(file, many.repeat(5));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('cancelled')), 50);
+    const reading = fileReadTool.run(
+      { path: 'far.txt', offset: 999_999 },
+      makeContext(workspace, { signal: controller.signal }),
+    );
+    await expect(reading).rejects.toThrow('cancelled');
   });
 });

@@ -35,6 +35,6 @@ describe('file-write', () => {
     const outcome = await fileWriteTool.run({ path: 'dir', content: 'x' }, makeContext(workspace));
     expect(outcome.ok).toBe(false);
     expect(outcome.changedWorkspace).toBe(false);
-    expect(outcome.output).toMatch(/^file-write failed: dir is a directory/);
+    expect(outcome.output).toMatch(/^dir is a directory, not a file/);
   });
 });

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { grepTool } from '../../activities/tools/grep';
+import { findExecutable } from '../../activities/sandbox/host';
+import { type GrepArgs, runGrep } from '../../activities/tools/grep';
 import { GREP_MAX_LINE_CHARS } from '../../core/limits';
 import { makeContext, makeWorkspace, removeWorkspace } from './helpers';
 
@@ -26,9 +27,14 @@ afterEach(async () => {
   await removeWorkspace(workspace);
 });
 
-const grep = (args: Parameters<typeof grepTool.run>[0]) => grepTool.run(args, makeContext(workspace));
+const ripgrep = findExecutable('rg');
 
-describe('grep', () => {
+describe.each([
+  ['ripgrep', ripgrep ?? undefined],
+  ['the Node fallback', null],
+] as const)('grep with %s', (_name, backend) => {
+  const grep = (args: GrepArgs) => runGrep(args, makeContext(workspace), { ripgrep: backend });
+
   it('lists matching lines as path:line: text, skipping binaries, .git and node_modules', async () => {
     const outcome = await grep({ pattern: 'function\\s+\\w+' });
     expect(outcome).toEqual({
@@ -74,7 +80,7 @@ describe('grep', () => {
   it('reports an invalid regular expression', async () => {
     const outcome = await grep({ pattern: 'foo(' });
     expect(outcome.ok).toBe(false);
-    expect(outcome.output).toMatch(/^invalid regular expression: .*Unterminated group/);
+    expect(outcome.output).toMatch(/^invalid regular expression: .*(unclosed|Unterminated) group/);
   });
 
   it('fails clearly for a missing path', async () => {
@@ -111,5 +117,61 @@ describe('grep', () => {
     expect((await grep({ pattern: '^\\p{Script=Greek}+$', path: 'greek.txt' })).output).toBe(
       'greek.txt:1: λόγος',
     );
+  });
+});
+
+describe('grep never blocks the worker', () => {
+  /** The longest the event loop went without running a 10 ms timer while `work` ran. */
+  async function worstEventLoopStall(work: () => Promise<unknown>): Promise<number> {
+    let worst = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 10);
+    try {
+      await work();
+    } finally {
+      clearInterval(ticker);
+    }
+    return Math.max(worst, performance.now() - last);
+  }
+
+  it.each([
+    ['ripgrep', ripgrep ?? undefined],
+    ['the Node fallback', null],
+  ] as const)(
+    'runs (a+)+$ on a long line with %s without stalling the event loop',
+    async (_name, backend) => {
+      await put('evil.txt', `${'a'.repeat(50_000)}b\n`);
+      let outcome: Awaited<ReturnType<typeof runGrep>> | undefined;
+      const stall = await worstEventLoopStall(async () => {
+        outcome = await runGrep({ pattern: '(a+)+$', path: 'evil.txt' }, makeContext(workspace), {
+          ripgrep: backend,
+          timeoutMs: 2_000,
+        });
+      });
+      console.log(`grep (a+)+$ with ${_name}: worst event-loop stall ${stall.toFixed(0)} ms`);
+      expect(stall).toBeLessThan(1_000);
+      // ripgrep's engine is linear and finds no match; the JavaScript fallback is stopped by its timeout.
+      expect(outcome?.output).toMatch(/^no matches|grep timed out after 2 s/m);
+    },
+  );
+
+  it('stops the search when the activity is cancelled', async () => {
+    await put('evil.txt', `${'a'.repeat(50_000)}b\n`);
+    const controller = new AbortController();
+    const started = Date.now();
+    const running = runGrep(
+      { pattern: '(a+)+$', path: 'evil.txt' },
+      makeContext(workspace, { signal: controller.signal }),
+      {
+        ripgrep: null,
+      },
+    );
+    setTimeout(() => controller.abort(new Error('cancelled')), 200);
+    await expect(running).rejects.toThrow('cancelled');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

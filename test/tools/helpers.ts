@@ -1,6 +1,7 @@
 /**
  * Shared fixtures for the tool tests: throwaway workspaces and plain ToolContext objects.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,11 +17,17 @@ export async function removeWorkspace(workspace: string): Promise<void> {
   await rm(workspace, { recursive: true, force: true });
 }
 
+/**
+ * The session id of a test file's tool calls: one per test process, so that two files running at
+ * once never share (or remove) each other's private sandbox /tmp.
+ */
+export const TEST_SESSION = `test-session-${process.pid}`;
+
 /** A ToolContext for tests; the tools under test never touch the store. */
 export function makeContext(workspace: string, overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     workspace,
-    sessionId: 'test-session',
+    sessionId: TEST_SESSION,
     toolCallId: 'test-call',
     signal: new AbortController().signal,
     heartbeat: () => {},
@@ -47,4 +54,40 @@ export function processExists(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/**
+ * Host pids of live (non-zombie) processes whose command line contains `marker`. Works across PID
+ * namespaces, where `$$` inside a sandbox means nothing outside it.
+ */
+export function processesWithMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && cmdline.includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+/** A number unique enough to find a test's processes by command line (`sleep 300.<n>`). */
+export function uniqueMarker(): string {
+  return `300.${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** Host pids of live `sleep <marker>` processes (not the shells or sandboxes whose arguments mention it). */
+export function sleepersWithMarker(marker: string): number[] {
+  return processesWithMarker(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolArgs, toolSpecsFor, WORKSPACE_TOOLS } from '../../activities/tools/registry';
+import { parseToolArgs, WORKSPACE_TOOLS } from '../../activities/tools/registry';
 
 const bash = WORKSPACE_TOOLS.bash;
 const fileEdit = WORKSPACE_TOOLS['file-edit'];
@@ -13,29 +13,10 @@ describe('WORKSPACE_TOOLS', () => {
       'file-write',
       'glob',
       'grep',
+      'job-kill',
+      'job-output',
     ]);
     for (const [name, tool] of Object.entries(WORKSPACE_TOOLS)) expect(tool.name).toBe(name);
-  });
-});
-
-describe('toolSpecsFor', () => {
-  it('returns JSON Schemas of the arguments, in the order asked', () => {
-    const [grep, bashSpec] = toolSpecsFor(['grep', 'bash']);
-    expect(grep.name).toBe('grep');
-    expect(bashSpec.name).toBe('bash');
-    expect(bashSpec.description).toMatch(/workspace/);
-    expect(bashSpec.description).toMatch(/time/);
-    expect(bashSpec.inputSchema).toMatchObject({
-      type: 'object',
-      required: ['command'],
-      properties: { command: { type: 'string' }, timeout_ms: { type: 'integer' } },
-    });
-    expect(bashSpec.inputSchema).not.toHaveProperty('$schema');
-  });
-
-  it('returns every tool without names, and throws on unknown ones', () => {
-    expect(toolSpecsFor().map((spec) => spec.name)).toEqual(Object.keys(WORKSPACE_TOOLS));
-    expect(() => toolSpecsFor(['nope'])).toThrow(/unknown tool: nope/);
   });
 });
 
@@ -49,14 +30,29 @@ describe('parseToolArgs', () => {
   });
 
   it('names a missing field', () => {
-    expect(parseToolArgs(bash, {})).toEqual({
+    const missing = 'invalid arguments for bash: command: give command (to run) or job_id (to read a job)';
+    expect(parseToolArgs(bash, {})).toEqual({ ok: false, error: missing });
+    expect(parseToolArgs(bash, '')).toEqual({ ok: false, error: missing });
+    expect(parseToolArgs(WORKSPACE_TOOLS['job-output'], {})).toEqual({
       ok: false,
-      error: 'invalid arguments for bash: command: expected string, received undefined',
+      error: 'invalid arguments for job-output: job_id: expected string, received undefined',
     });
-    expect(parseToolArgs(bash, '')).toEqual({
+  });
+
+  it('takes command or job_id for bash, not both, and offset only with job_id', () => {
+    expect(parseToolArgs(bash, { job_id: 'job-1', offset: 5 })).toEqual({
+      ok: true,
+      args: { job_id: 'job-1', offset: 5 },
+    });
+    expect(parseToolArgs(bash, { command: 'ls', job_id: 'job-1' })).toEqual({
       ok: false,
-      error: 'invalid arguments for bash: command: expected string, received undefined',
+      error: 'invalid arguments for bash: job_id: give command or job_id, not both',
     });
+    expect(parseToolArgs(bash, { command: 'ls', offset: 3 })).toEqual({
+      ok: false,
+      error: 'invalid arguments for bash: offset: offset only applies with job_id',
+    });
+    expect(parseToolArgs(bash, { command: 'ls', sandbox_permissions: 'root' }).ok).toBe(false);
   });
 
   it('names every field of the wrong type', () => {

@@ -1,7 +1,7 @@
 /**
  * Replays committed histories of real goals against today's workflow code. A change that would
  * break running goals (non-determinism) fails here before it ships. Regenerate the fixtures with
- * `GOALRUN_SAVE_HISTORY_FIXTURE=1 npx vitest run test/workflow/task-graph-goal.test.ts test/workflow/compaction.test.ts` only when
+ * `GOALRUN_SAVE_HISTORY_FIXTURE=1 npx vitest run test/workflow/task-graph-goal.test.ts test/workflow/compaction.test.ts test/e2e/steering.test.ts` only when
  * a change is meant to be incompatible (and then version the workflow with patched()).
  */
 import fs from 'node:fs';
@@ -24,9 +24,10 @@ const saved = fs
   );
 
 describe('saved goal histories', () => {
-  it('include a cancelled run, its resumed run, and a run that recovered from an overflow by compaction', () => {
+  it('include a cancelled run, its resumed run, a run that recovered from an overflow, and every app command', () => {
     expect(saved.map(([name]) => name)).toEqual([
       'compaction-overflow.json #1',
+      'steering-commands.json #1',
       'task-graph-goal.json #1',
       'task-graph-goal.json #2',
     ]);

@@ -3,6 +3,8 @@
  * with every field, and tool-output returns byte-exact slices of it, also after a worker restart.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
@@ -27,6 +29,9 @@ describe('spooled output', () => {
 
   it('is pruned to a faithful stub and read back byte-exact, across a worker restart', async () => {
     const t = goalTestEnv('spool');
+    // A high low-water mark: pruning alone is enough, so a request shows the stub (at the default 50 %
+    // the log is stubbed and summarized away in one compaction, and no request ever shows its stub).
+    fs.writeFileSync(path.join(t.home, 'config.json'), JSON.stringify({ auto_compact_target_pct: 80 }));
     const log = execFileSync('bash', ['-c', LOG_COMMAND.replace('; exit 1', '')], { encoding: 'utf8' });
     expect(Buffer.byteLength(log)).toBeGreaterThan(200_000);
     let spoolId: string | undefined;

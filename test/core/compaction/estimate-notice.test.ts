@@ -40,4 +40,29 @@ describe('compactionNotice', () => {
       compactionNotice({ before: 99_000, after: 12_000, stubbed: 0, elided: 0, summarized: 5, forced: true }),
     ).toBe('compacted 99k → 12k tokens (forced, summarized 5 messages)');
   });
+
+  it('names the stubs of the last exchanges, and says why it ended over the low-water mark', () => {
+    const outcome = { before: 11_000, after: 7_000, stubbed: 3, tailStubbed: 2, elided: 0, summarized: 0 };
+    expect(compactionNotice({ ...outcome, targetTokens: 8_000, shortOfTarget: 'never shown' })).toBe(
+      'compacted 11k → 7k tokens (stubbed 3 tool outputs (2 of the last exchanges), no summary needed)',
+    );
+    expect(
+      compactionNotice({ ...outcome, targetTokens: 6_000, shortOfTarget: 'system prompt and tools 5k' }),
+    ).toBe(
+      'compacted 11k → 7k tokens (stubbed 3 tool outputs (2 of the last exchanges), no summary needed); ' +
+        'still over the 6k low-water mark: system prompt and tools 5k',
+    );
+  });
+});
+
+describe('tokensAppendedSince with folded ranges', () => {
+  it('counts a range reaching past the covered seq whole', () => {
+    const ledger: LedgerEntry[] = [
+      { seq: 1, role: 'user', tokens: 100 },
+      { seq: 2, role: 'range', tokens: 500, to: 9, count: 8 },
+      { seq: 10, role: 'tool', tokens: 40 },
+    ];
+    expect(tokensAppendedSince(ledger, 9)).toBe(40);
+    expect(tokensAppendedSince(ledger, 5)).toBe(540);
+  });
 });

@@ -8,10 +8,11 @@ import {
 } from '../../../core/compaction/failure-budget';
 
 describe('initialAutoCompactState', () => {
-  it('defaults to on, 85 % and three failures', () => {
+  it('defaults to on, 85 %, a 50 % low-water mark and three failures', () => {
     expect(initialAutoCompactState()).toEqual({
       enabled: true,
       thresholdPct: 85,
+      targetPct: 50,
       maxFailures: 3,
       consecutiveFailures: 0,
       paused: false,
@@ -20,13 +21,17 @@ describe('initialAutoCompactState', () => {
   });
 
   it('takes the settings, clamping values out of range', () => {
-    expect(initialAutoCompactState({ enabled: false, thresholdPct: 70, maxFailures: 5 })).toMatchObject({
+    expect(
+      initialAutoCompactState({ enabled: false, thresholdPct: 70, targetPct: 40, maxFailures: 5 }),
+    ).toMatchObject({
       enabled: false,
       thresholdPct: 70,
+      targetPct: 40,
       maxFailures: 5,
     });
-    expect(initialAutoCompactState({ thresholdPct: 150, maxFailures: 0 })).toMatchObject({
+    expect(initialAutoCompactState({ thresholdPct: 150, targetPct: 0, maxFailures: 0 })).toMatchObject({
       thresholdPct: 100,
+      targetPct: 1,
       maxFailures: 1,
     });
     expect(initialAutoCompactState({ thresholdPct: Number.NaN })).toMatchObject({ thresholdPct: 85 });

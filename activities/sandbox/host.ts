@@ -1,0 +1,137 @@
+/**
+ * What the sandbox needs to know about the machine it runs on: where bubblewrap is, which
+ * directories to hide, where each goal's private /tmp lives. Read once per worker process from its
+ * environment; tests build their own.
+ */
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The machine-side facts of the sandbox. */
+export interface SandboxHost {
+  /** Absolute path of `bwrap`, or null when bubblewrap is not installed. */
+  bwrapPath: string | null;
+  /** The worker's environment: the source of the allow-listed tool environment. */
+  hostEnv: NodeJS.ProcessEnv;
+  /** The worker's home directory (hidden in the sandbox). */
+  home: string | undefined;
+  /** goalrun's data directory (hidden in the sandbox): config, embedded store, logs. */
+  goalrunHome: string;
+  /** goalrun's own package directory (read-only in the sandbox). */
+  installDir: string;
+  /** Where each session's private /tmp and home are made (one directory per session). */
+  stateDir: string;
+}
+
+/** Entries of $HOME hidden when $HOME itself is bound into the sandbox (the workspace is $HOME). */
+export const SENSITIVE_HOME_ENTRIES: readonly string[] = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.pgpass',
+  '.git-credentials',
+  '.npmrc',
+  '.config/gcloud',
+  '.config/gh',
+];
+
+/** Finds an executable on PATH; null when there is none. */
+export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    // An empty PATH entry means the current directory, which is not trusted.
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** goalrun's package directory: the nearest parent of this file with goalrun's package.json. */
+export function goalrunInstallDir(start: string = __dirname): string {
+  let dir = start;
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'goalrun') return dir;
+      } catch {
+        // not goalrun's manifest
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(start, '..', '..');
+    dir = parent;
+  }
+}
+
+/** The sandbox host of this worker process, from its environment. */
+export function sandboxHostFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxHost {
+  const home = env.HOME || os.homedir() || undefined;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return {
+    bwrapPath: findExecutable('bwrap', env),
+    hostEnv: env,
+    home,
+    goalrunHome: path.resolve(env.GOALRUN_HOME || path.join(home ?? os.homedir(), '.goalrun')),
+    installDir: goalrunInstallDir(),
+    stateDir: path.join(os.tmpdir(), `goalrun-sandbox-${uid}`),
+  };
+}
+
+let processHost: SandboxHost | undefined;
+
+/** The sandbox host of this process (computed once). */
+export function defaultSandboxHost(): SandboxHost {
+  processHost ??= sandboxHostFromEnv();
+  return processHost;
+}
+
+/** A session id as a directory name: safe characters only. */
+function sessionDirName(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
+  return safe === '' || safe === '.' || safe === '..' ? '_session' : safe;
+}
+
+/** A session's private directories on the host. */
+export interface SessionDirs {
+  root: string;
+  /** Mounted at /tmp in the sandbox. */
+  tmp: string;
+  /** The sandbox's $HOME, inside its /tmp. */
+  home: string;
+}
+
+/** Where a sandboxed process finds its home: inside the private /tmp, so it is writable and per goal. */
+export const SANDBOX_HOME = '/tmp/home';
+
+/**
+ * Creates (when missing) the private directories of a session. The state directory must be ours
+ * and not a symlink: /tmp is shared, and someone else's directory there could be read or swapped.
+ */
+export function ensureSessionDirs(host: SandboxHost, sessionId: string): SessionDirs {
+  mkdirSync(host.stateDir, { recursive: true, mode: 0o700 });
+  const state = lstatSync(host.stateDir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : state.uid;
+  if (!state.isDirectory() || state.uid !== uid) {
+    throw new Error(`sandbox state directory ${host.stateDir} is not a directory owned by this user`);
+  }
+  const root = path.join(host.stateDir, sessionDirName(sessionId));
+  const tmp = path.join(root, 'tmp');
+  const home = path.join(tmp, 'home');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return { root, tmp, home };
+}
+
+/** The session's private directory (whether or not it exists), for cleanup. */
+export function sessionDirRoot(host: SandboxHost, sessionId: string): string {
+  return path.join(host.stateDir, sessionDirName(sessionId));
+}

@@ -1,0 +1,147 @@
+/**
+ * How a tool process is started under a goal's sandbox settings: the program, its arguments, its
+ * environment. A sandbox that cannot start is an error naming the fix, never a silent fallback to
+ * running unsandboxed.
+ */
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { SandboxSettings } from '../../core/sandbox-settings';
+import { buildBwrapArgs, SANDBOX_TMP } from './bwrap-args';
+import { toolEnvironment } from './environment';
+import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
+import { cachedExposedPathDirs } from './path-exposure';
+import { checkSandbox } from './probe';
+
+/**
+ * Merges stderr into stdout in the child itself so both arrive through one pipe in the order they
+ * were written (two pipes read by Node interleave unpredictably). `exec` keeps the leader's pid.
+ */
+const MERGE_STDERR_SCRIPT = 'exec bash -c "$1" 2>&1';
+
+/** The file descriptor on which bwrap reports the sandbox's pid. */
+export const BWRAP_INFO_FD = 3;
+
+/** What to start for one command. */
+export interface LaunchSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** True when the process runs in bubblewrap (its stderr then carries only bwrap's own errors). */
+  sandboxed: boolean;
+}
+
+/** What the caller knows about the command to start. */
+export interface LaunchRequest {
+  command: string;
+  workspace: string;
+  sessionId: string;
+  settings: SandboxSettings;
+  /** A human approved running this one command outside the sandbox. */
+  escalated: boolean;
+  host: SandboxHost;
+}
+
+function realExistingDir(dir: string): string | undefined {
+  try {
+    const real = realpathSync(dir);
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Directories that hold the host's Unix sockets (/var/run only where it is not a link to /run). */
+export const SOCKET_DIRS: readonly string[] = ['/run', '/var/run'];
+
+function socketDirs(): string[] {
+  return SOCKET_DIRS.filter((dir) => {
+    try {
+      return lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Entries of $HOME to hide when a bind shows $HOME itself. */
+function sensitiveHomeEntries(home: string): { dirs: string[]; files: string[] } {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of SENSITIVE_HOME_ENTRIES) {
+    const full = path.join(home, entry);
+    try {
+      const stat = lstatSync(full);
+      if (stat.isDirectory()) dirs.push(full);
+      else files.push(full);
+    } catch {
+      // absent: nothing to hide
+    }
+  }
+  return { dirs, files };
+}
+
+/**
+ * The program to start for a command, or the one line saying why the sandbox cannot start.
+ * `off` (by name, or for one approved escalation) runs bash directly with the allow-listed env.
+ */
+export async function prepareLaunch(
+  request: LaunchRequest,
+): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
+  const { settings, host } = request;
+  const inner = ['bash', '-c', MERGE_STDERR_SCRIPT, 'bash', request.command];
+  if (request.escalated || settings.mode === 'off') {
+    return {
+      ok: true,
+      spec: {
+        file: inner[0],
+        args: inner.slice(1),
+        env: toolEnvironment(host.hostEnv, settings.env),
+        cwd: request.workspace,
+        sandboxed: false,
+      },
+    };
+  }
+  const probe = await checkSandbox(host);
+  if (!probe.ok) return { ok: false, error: probe.problem };
+  const workspace = realExistingDir(request.workspace);
+  if (!workspace) return { ok: false, error: `workspace directory does not exist: ${request.workspace}` };
+  const writableRoots = settings.writableRoots
+    .map(realExistingDir)
+    .filter((dir): dir is string => dir !== undefined);
+  const dirs = ensureSessionDirs(host, request.sessionId);
+  const hide = [host.home, host.goalrunHome]
+    .map((dir) => (dir ? realExistingDir(dir) : undefined))
+    .filter((dir): dir is string => dir !== undefined);
+  // A new network namespace cuts TCP, not Unix sockets: without the network, the host's socket
+  // directories (PostgreSQL, Docker, D-Bus, ssh-agent) are hidden too.
+  const sockets = settings.network ? [] : socketDirs();
+  const binds = [workspace, ...writableRoots];
+  const home = host.home ? realExistingDir(host.home) : undefined;
+  const sensitive = home && binds.includes(home) ? sensitiveHomeEntries(home) : { dirs: [], files: [] };
+  const installDir = realExistingDir(host.installDir);
+  const args = buildBwrapArgs({
+    writable: settings.mode === 'workspace-write',
+    network: settings.network,
+    workspace,
+    writableRoots,
+    privateTmp: dirs.tmp,
+    hide: [...hide, ...sockets, ...sensitive.dirs],
+    protect: installDir ? [installDir] : [],
+    expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
+    maskFiles: sensitive.files,
+    cwd: workspace,
+    infoFd: BWRAP_INFO_FD,
+    command: inner,
+  });
+  return {
+    ok: true,
+    spec: {
+      file: host.bwrapPath as string,
+      args,
+      env: toolEnvironment(host.hostEnv, settings.env, { HOME: SANDBOX_HOME, TMPDIR: SANDBOX_TMP }),
+      cwd: workspace,
+      sandboxed: true,
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Steering a running goal from the command line: `steer` with a message or an app command, and one
+ * verb per command (`pause`, `limits`, `model`, …) that sends the same update; `approve` and `deny`
+ * answer an escalation out of the sandbox.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ConfigError } from '../../core/errors';
+import type { JobRecord } from '../../core/jobs-registry';
+import { renderJobs } from '../../core/jobs-registry';
+import { approvalUpdate, jobsQuery, type SteerResult, workflowIdOf } from '../../workflows/definitions';
+import type { CliContext } from '../context';
+import { type GoalRef, resolveSessionId } from '../goal-id';
+import { positiveIntFlag } from '../goal-options';
+import { queryWithTimeout, workflowStatus } from '../goal-status';
+import { notice, printJson, say } from '../output';
+import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
+import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
+
+/** Options every steering verb takes. */
+export interface SteerOptions {
+  json?: boolean;
+  last?: boolean;
+}
+
+/** `goalrun steer <id> "text"`: a message for the model, or an app command when it starts with `/`. */
+export async function steerCommand(
+  context: CliContext,
+  id: string | undefined,
+  words: string[],
+  options: SteerOptions,
+): Promise<number> {
+  const text = words.join(' ').trim();
+  if (!text)
+    throw new ConfigError(
+      'say what to tell the goal: goalrun steer <id> "text" (or an app command, e.g. /help)',
+    );
+  return send(context, { id, last: options.last }, text, options);
+}
+
+/** A verb that sends one app command, e.g. `goalrun pause <id>` sends `/pause`. */
+export function commandVerb(command: string) {
+  return (context: CliContext, id: string | undefined, options: SteerOptions) =>
+    send(context, { id, last: options.last }, `/${command}`, options);
+}
+
+/** `goalrun limits <id> --max-steps N …`. */
+export async function limitsCommand(
+  context: CliContext,
+  id: string | undefined,
+  options: SteerOptions & { maxSteps?: string; maxIterations?: string; maxMinutes?: string },
+): Promise<number> {
+  const pairs = [
+    ['max_steps', positiveIntFlag(options.maxSteps, '--max-steps')],
+    ['max_iterations', positiveIntFlag(options.maxIterations, '--max-iterations')],
+    ['max_minutes', positiveIntFlag(options.maxMinutes, '--max-minutes')],
+  ].filter(([, value]) => value !== undefined);
+  if (pairs.length === 0)
+    throw new ConfigError('give at least one of --max-steps, --max-iterations, --max-minutes');
+  return send(
+    context,
+    { id, last: options.last },
+    `/limits ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    options,
+  );
+}
+
+/** `goalrun model <id> SPEC` and `goalrun rename <id> NAME`: a command with an argument. */
+export function argumentVerb(command: 'model' | 'rename' | 'compact') {
+  return (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) =>
+    send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
+}
+
+/** `goalrun jobs <id>`: the goal's background jobs. */
+export async function jobsCommand(
+  context: CliContext,
+  id: string | undefined,
+  options: SteerOptions,
+): Promise<number> {
+  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const client = await context.temporal();
+  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
+    throw new ConfigError(`goal ${sessionId} is not running; its background jobs ended with it`);
+  }
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  let jobs = await queryWithTimeout(() => handle.query(jobsQuery));
+  if (jobs === null) {
+    // No worker answers (a query needs one): the registry as the goal last saved it.
+    const row = await (await context.sessionStore()).findSession(sessionId);
+    const saved = (row?.goalState as { jobs?: JobRecord[] } | null | undefined)?.jobs;
+    if (!saved) {
+      throw new ConfigError(
+        `goal ${sessionId} did not answer (no worker runs it?) and has no saved jobs yet`,
+      );
+    }
+    notice(`no worker answered for goal ${sessionId}; these are its jobs as it last saved them`);
+    jobs = saved;
+  }
+  if (options.json) printJson(jobs);
+  else say(renderJobs(jobs, Date.now()));
+  return 0;
+}
+
+/** How long `approve` and `deny` wait for a worker to take the answer before they say none did. */
+export const APPROVAL_ANSWER_WAIT_MS = 30_000;
+
+/**
+ * `goalrun approve <id>` and `goalrun deny <id> [--reason TEXT]`. The answer is a Temporal update,
+ * which only a running worker can take: with none, it says so instead of waiting without a word.
+ */
+export function approvalVerb(decision: 'approve' | 'deny') {
+  return async (
+    context: CliContext,
+    id: string | undefined,
+    options: SteerOptions & { reason?: string },
+  ): Promise<number> => {
+    const sessionId = await resolveSessionId(context, { id, last: options.last });
+    const client = await context.temporal();
+    if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
+      throw new ConfigError(`goal ${sessionId} is not running; nothing waits for approval`);
+    }
+    const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+    const { taskQueue } = await handle.describe();
+    const retry = `the goal keeps waiting; answer again once a worker runs (${context.workerHint()})`;
+    if ((await hasLiveWorker(client, taskQueue)) === false) {
+      throw new ConfigError(`${noWorkerMessage(taskQueue, context.workerHint())}; ${retry}`);
+    }
+    try {
+      const update = handle.executeUpdate(approvalUpdate, {
+        args: [{ decision, reason: options.reason, from: senderName() }],
+      });
+      // Given up on below, it must not fail the process later as an unhandled rejection.
+      update.catch(() => undefined);
+      const text = await Promise.race([update, delay(APPROVAL_ANSWER_WAIT_MS, null, { ref: false })]);
+      if (text === null) {
+        throw new ConfigError(
+          `no worker took the answer within ${APPROVAL_ANSWER_WAIT_MS / 1000} s (a worker of task queue ${taskQueue} may have just stopped); ` +
+            `it may still reach the goal when a worker picks it up, else ${retry}`,
+        );
+      }
+      if (options.json) printJson({ decision, text });
+      else say(text);
+      return 0;
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        throw new ConfigError(
+          `goal ${sessionId}: ${(err.cause as Error | undefined)?.message ?? err.message}`,
+        );
+      }
+      throw err;
+    }
+  };
+}
+
+async function send(context: CliContext, ref: GoalRef, text: string, options: SteerOptions): Promise<number> {
+  const sessionId = await resolveSessionId(context, ref);
+  const outcome = await steerGoal(context, sessionId, text);
+  if (options.json) {
+    printJson({ sessionId, ...outcome });
+    return 0;
+  }
+  say(describe(sessionId, outcome));
+  return 0;
+}
+
+/** One or a few lines on what a steering request did. */
+export function describe(sessionId: string, outcome: SteerOutcome): string {
+  switch (outcome.delivery) {
+    case 'queued':
+      return `no worker runs goal ${sessionId} now; the message is kept and delivered before its next step once a worker picks it up`;
+    case 'accepted':
+      return `accepted; the current step is still running, and the message goes to the model before the next one`;
+    case 'done':
+      return describeResult(outcome.result);
+  }
+}
+
+function describeResult(result: SteerResult): string {
+  if (result.kind === 'message') {
+    return result.duplicate
+      ? 'this message was delivered already'
+      : `delivered before the next step (message #${result.seq})`;
+  }
+  return result.text;
+}

@@ -1,0 +1,85 @@
+/**
+ * `--output-format stream-json`: the session's event log printed as one JSON event per line, read
+ * from the store with a cursor, so a late `watch` can replay from the start or follow what is new.
+ */
+import { streamEventsOf } from '../core/event-log';
+import type { StreamEvent } from '../core/stream-events';
+import type { SessionStore } from '../store/types';
+import type { StatusView } from './goal-status';
+
+/** Events read per query. */
+const PAGE = 500;
+/**
+ * A gap in event ids is usually a write that did not take (a keyed insert that found its row), but
+ * it may be a transaction that has not committed yet: events after a gap wait this long for it.
+ */
+const GAP_WAIT_MS = 2_000;
+
+/** Prints a session's events after a cursor. */
+export class EventStreamPrinter {
+  private cursor: number;
+  private gapSince: number | null = null;
+  /** A result was printed since the last init (the execution's end is already in the stream). */
+  private ended = false;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionId: string,
+    fromCursor: number,
+    private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  ) {
+    this.cursor = fromCursor;
+  }
+
+  /** Prints what was logged since the last call. */
+  async poll(final = false): Promise<void> {
+    for (;;) {
+      const rows = await this.store.listEvents(this.sessionId, this.cursor, PAGE);
+      for (const row of rows) {
+        if (row.id !== this.cursor + 1 && !final && !this.gapAged()) return;
+        this.gapSince = null;
+        this.cursor = row.id;
+        for (const event of streamEventsOf(this.sessionId, row)) this.print(event);
+      }
+      if (rows.length < PAGE) return;
+    }
+  }
+
+  /** Ends the stream: a result from the final status when the log has none for this execution. */
+  finish(view: StatusView): void {
+    if (this.ended) return;
+    this.print({
+      session_id: this.sessionId,
+      cursor: this.cursor,
+      type: 'result',
+      status: view.status,
+      reason: view.reason,
+      summary: view.finishSummary,
+      steps: view.steps,
+      iterations: view.iteration,
+      duration_ms: view.elapsedMs,
+      total_cost_usd: (view as { costUsd?: number }).costUsd ?? 0,
+      usage: {
+        input_tokens: view.usage.inputTokens,
+        output_tokens: view.usage.outputTokens,
+        cache_read_tokens: view.usage.cacheReadTokens,
+        cache_write_tokens: view.usage.cacheWriteTokens,
+        total_tokens: view.usage.totalTokens,
+        requests: view.usage.requests,
+      },
+    });
+  }
+
+  private print(event: StreamEvent): void {
+    if (event.type === 'init') this.ended = false;
+    if (event.type === 'result') this.ended = true;
+    this.write(JSON.stringify(event));
+  }
+
+  /** Whether the gap before the next row is old enough to skip. */
+  private gapAged(): boolean {
+    const now = Date.now();
+    this.gapSince ??= now;
+    return now - this.gapSince >= GAP_WAIT_MS;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Sending a steering message or an app command to a running goal. With a worker polling, it is a
+ * Temporal update: validated by the goal, acknowledged, and answered with what it did. With none,
+ * it is a signal, which Temporal keeps durably until a worker picks the goal up; the same id makes a
+ * message sent both ways count once.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { ConfigError } from '../core/errors';
+import { FINAL_STATUSES } from '../core/goal';
+import { type SteerResult, steerSignal, steerUpdate, workflowIdOf } from '../workflows/definitions';
+import type { CliContext } from './context';
+import { queryState, workflowStatus } from './goal-status';
+import { hasLiveWorker } from './worker-presence';
+
+/** How long `steer` waits for a message to reach the next step boundary before it returns. */
+export const STEER_WAIT_MS = 30_000;
+
+/** What became of a steering request. */
+export type SteerOutcome =
+  | { delivery: 'done'; result: SteerResult }
+  /** Accepted by the goal; the message goes to the model at the next step boundary. */
+  | { delivery: 'accepted'; id: string }
+  /** No worker runs the goal: kept durably by Temporal, delivered when one picks the goal up. */
+  | { delivery: 'queued'; id: string };
+
+/** Who is sending, as the transcript and the Web UI show it: `user@host`. */
+export function senderName(): string {
+  let user = 'someone';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the host still says where it came from.
+  }
+  return `${user}@${os.hostname()}`;
+}
+
+/**
+ * Sends a text to a goal. Throws ConfigError when the goal is not running or rejects the request
+ * (the goal's own reason, e.g. an unknown command with the list of known ones).
+ */
+export async function steerGoal(
+  context: CliContext,
+  sessionId: string,
+  text: string,
+  options: { waitMs?: number } = {},
+): Promise<SteerOutcome> {
+  const client = await context.temporal();
+  const status = await workflowStatus(client, sessionId);
+  if (status !== 'RUNNING') {
+    throw new ConfigError(
+      `goal ${sessionId} is not running${status ? ` (${status.toLowerCase()})` : ''}; to give it a new instruction: goalrun resume ${sessionId} --message "…"`,
+    );
+  }
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  const live = await queryState(handle);
+  if (live && FINAL_STATUSES.includes(live.status) && live.status !== 'limit_reached') {
+    throw new ConfigError(
+      `goal ${sessionId} is ${live.status}; to give it a new instruction: goalrun resume ${sessionId} --message "…"`,
+    );
+  }
+  const request = { id: randomUUID(), text, from: senderName() };
+  const description = await handle.describe();
+  if (!context.hostsWorker && (await hasLiveWorker(client, description.taskQueue)) === false) {
+    await handle.signal(steerSignal, request);
+    return { delivery: 'queued', id: request.id };
+  }
+  try {
+    const update = await handle.startUpdate(steerUpdate, {
+      args: [request],
+      updateId: request.id,
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+    });
+    const result = await Promise.race([
+      update.result(),
+      sleep(options.waitMs ?? STEER_WAIT_MS).then(() => null),
+    ]);
+    return result ? { delivery: 'done', result } : { delivery: 'accepted', id: request.id };
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      throw new ConfigError(`goal ${sessionId} refused it: ${innermost(err)}`);
+    }
+    throw err;
+  }
+}
+
+function innermost(err: Error): string {
+  let current: unknown = err;
+  let message = err.message;
+  while (
+    current &&
+    typeof current === 'object' &&
+    'cause' in current &&
+    (current as { cause?: unknown }).cause
+  ) {
+    current = (current as { cause: unknown }).cause;
+    if (current instanceof Error && current.message) message = current.message;
+  }
+  return message;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

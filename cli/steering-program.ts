@@ -1,0 +1,121 @@
+/** The commands that steer a running goal (issue F-CMDS): `steer`, one verb per app command, approvals. */
+import type { Command } from 'commander';
+import type { CliContext } from './context';
+
+/** How main.ts wraps a command's handler. */
+type ActionWrapper = <A extends unknown[]>(
+  handler: (context: CliContext, ...args: A) => Promise<number>,
+) => (...args: A) => Promise<void>;
+
+/** What the steering commands share with the rest of the program. */
+export interface SteeringProgramOptions {
+  action: ActionWrapper;
+  idHelp: string;
+  lastOption: readonly [string, string];
+}
+
+// Handlers load on use, so `goalrun --help` and the light commands stay fast (issue 10).
+const steer = async (): Promise<typeof import('./commands/steer-commands')> =>
+  require('./commands/steer-commands');
+
+/** Adds the steering commands to the program. */
+export function addSteeringCommands(
+  program: Command,
+  { action, idHelp, lastOption }: SteeringProgramOptions,
+): void {
+  const goalCommand = (name: string, description: string) =>
+    program
+      .command(name)
+      .description(description)
+      .argument('[id]', idHelp)
+      .option(...lastOption)
+      .option('--json', 'print the outcome as JSON');
+
+  program
+    .command('steer')
+    .description(
+      'send a message to a running goal, delivered before its next step (a text starting with / is an app command; try /help)',
+    )
+    .argument('<id>', idHelp)
+    .argument('<text...>', 'the message, or an app command such as "/limits max_steps=80"')
+    .option('--json', 'print the outcome as JSON')
+    .action(
+      action(async (context, id: string, words: string[], options) =>
+        (await steer()).steerCommand(context, id, words, options),
+      ),
+    );
+
+  const verbs: Array<[string, string]> = [
+    ['pause', 'finish the current step, then wait (the time limit stops too) until unpause'],
+    ['unpause', 'let a paused goal go on'],
+    ['clear', 'end the session as cleared and start a fresh one with the same objective and workspace'],
+  ];
+  for (const [name, description] of verbs) {
+    goalCommand(name, description).action(
+      action(async (context, id: string | undefined, options) =>
+        (await steer()).commandVerb(name)(context, id, options),
+      ),
+    );
+  }
+
+  goalCommand('limits', 'raise or lower the limits of a running goal, also one waiting at a limit')
+    .option('--max-steps <n>', 'the step limit')
+    .option('--max-iterations <n>', 'the iteration limit')
+    .option('--max-minutes <n>', 'the time limit')
+    .action(
+      action(async (context, id: string | undefined, options) =>
+        (await steer()).limitsCommand(context, id, options),
+      ),
+    );
+
+  for (const [name, argument, description] of [
+    ['model', '<spec>', 'use another model from the next step on (e.g. anthropic:claude-sonnet-4-5)'],
+    ['rename', '<name...>', 'give the session a name'],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .argument('<id>', idHelp)
+      .argument(argument, name === 'model' ? 'model specifier' : 'the new name')
+      .option('--json', 'print the outcome as JSON')
+      .action(
+        action(async (context, id: string, words: string | string[], options) =>
+          (await steer()).argumentVerb(name)(context, id, [words].flat(), options),
+        ),
+      );
+  }
+
+  goalCommand('jobs', "list a running goal's background jobs: id, status, command, elapsed time").action(
+    action(async (context, id: string | undefined, options) =>
+      (await steer()).jobsCommand(context, id, options),
+    ),
+  );
+
+  program
+    .command('transcript')
+    .description('print the session: messages, tool calls, results, summaries and steering, in order')
+    .argument('[id]', idHelp)
+    .option(...lastOption)
+    .option('--format <format>', 'md (for people) or jsonl (one stored message per line)', 'md')
+    .option('--full', 'expand spooled tool outputs in full')
+    .action(
+      action(async (context, id: string | undefined, options) =>
+        (
+          require('./commands/transcript-command') as typeof import('./commands/transcript-command')
+        ).transcriptCommand(context, id, options),
+      ),
+    );
+
+  goalCommand('approve', 'let the command the goal waits on run outside the sandbox').action(
+    action(async (context, id: string | undefined, options) =>
+      (await steer()).approvalVerb('approve')(context, id, options),
+    ),
+  );
+  goalCommand('deny', 'refuse the command the goal waits on; the model is told why')
+    .option('--reason <text>', 'why, for the model')
+    .action(
+      action(async (context, id: string | undefined, options) =>
+        (await steer()).approvalVerb('deny')(context, id, options),
+      ),
+    );
+}

@@ -1,0 +1,17 @@
+/** The kinds of rows in a session's event log (the store's `events.kind`), in one place. */
+
+/** Event kinds the workflow and activities write (the store's `events.kind`). */
+export const EVENT_KINDS = {
+  sessionOpened: 'session-opened',
+  sessionResumed: 'session-resumed',
+  stepStart: 'step-start',
+  modelUsage: 'model-usage',
+  tool: 'tool',
+  taskUpdate: 'task-update',
+  compaction: 'compaction',
+  notice: 'notice',
+  steering: 'steering',
+  approvalRequested: 'approval-requested',
+  approval: 'approval',
+  goalEnded: 'goal-ended',
+} as const;

@@ -1,0 +1,218 @@
+/**
+ * The session's event log (store `events` rows) read as the headless event stream. The log is the
+ * single ordered record of what happened; each row becomes zero or more stream events, so `watch`
+ * can replay a goal from the start or follow it from a cursor after the fact.
+ */
+import { EVENT_KINDS } from './event-kinds';
+import { clipBytes, type StreamEvent } from './stream-events';
+import type { TaskView } from './task-graph-types';
+import type { RequestUsage, UsageTotals } from './usage';
+
+/** One row of the event log, as the store returns it. */
+export interface LoggedEvent {
+  id: number;
+  kind: string;
+  data: unknown;
+}
+
+/** Kinds shown as a notice, with the text each one says. */
+const NOTICE_KINDS: Record<string, (data: Record<string, unknown>) => string> = {
+  paused: () => 'paused',
+  unpaused: () => 'unpaused',
+  'limit-reached': (data) => `limit reached: ${String(data.reason ?? '')}; waiting for /limits`,
+  'limits-raised': () => 'limits raised; going on',
+  'kept-progress': (data) => `kept progress:\n${String(data.summary ?? '')}`,
+  command: (data) => `command from ${String(data.from ?? 'someone')}: ${String(data.text ?? '')}`,
+};
+
+/** What the init event carries (written with session-opened and session-resumed). */
+export interface InitData {
+  workflowId: string;
+  model: string;
+  workspace: string;
+  objective: string;
+  limits: { maxSteps: number; maxIterations: number; maxMinutes: number };
+}
+
+/** A tool call as the model-usage event records it. */
+export interface LoggedToolCall {
+  id: string;
+  name: string;
+  summary: string;
+  arguments: string;
+}
+
+/** What goal-ended carries: the facts of `status --json`. */
+export interface GoalEndedData {
+  status: string;
+  reason: string | null;
+  summary?: string | null;
+  steps?: number;
+  iterations?: number;
+  elapsedMs?: number;
+  costUsd?: number;
+  usage?: UsageTotals;
+}
+
+/** The stream events of one logged event (none for bookkeeping rows such as progress). */
+export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent[] {
+  const data = (row.data ?? {}) as Record<string, unknown>;
+  const base = { session_id: sessionId, cursor: row.id };
+  switch (row.kind) {
+    case EVENT_KINDS.sessionOpened:
+    case EVENT_KINDS.sessionResumed: {
+      const init = data as unknown as Partial<InitData>;
+      if (!init.model) return [];
+      return [
+        {
+          ...base,
+          type: 'init',
+          workflow_id: init.workflowId ?? '',
+          model: init.model,
+          workspace: init.workspace ?? '',
+          objective: init.objective ?? '',
+          limits: {
+            max_steps: init.limits?.maxSteps ?? 0,
+            max_iterations: init.limits?.maxIterations ?? 0,
+            max_minutes: init.limits?.maxMinutes ?? 0,
+          },
+        },
+      ];
+    }
+    case EVENT_KINDS.stepStart:
+      return [{ ...base, type: 'step_start', step: num(data.step), model: str(data.model) }];
+    case EVENT_KINDS.modelUsage: {
+      const step = num(data.step);
+      const events: StreamEvent[] = [];
+      if (typeof data.text === 'string' && data.text.trim() !== '') {
+        events.push({ ...base, type: 'assistant_text', step, text: data.text });
+      }
+      for (const call of (data.toolCalls ?? []) as LoggedToolCall[]) {
+        const args = clipBytes(call.arguments ?? '');
+        events.push({
+          ...base,
+          type: 'tool_call',
+          step,
+          tool_call_id: call.id,
+          name: call.name,
+          summary: call.summary ?? call.name,
+          arguments: args.text,
+          arguments_truncated: args.truncated,
+        });
+      }
+      const usage = (data.usage ?? {}) as Partial<RequestUsage>;
+      events.push({ ...base, type: 'usage', step, model: str(data.model), ...usageFields(usage) });
+      return events;
+    }
+    case EVENT_KINDS.tool:
+      return [
+        {
+          ...base,
+          type: 'tool_result',
+          tool_call_id: str(data.toolCallId),
+          name: str(data.toolName),
+          ok: data.ok !== false,
+          output: clipBytes(str(data.head ?? data.firstLine)).text,
+          bytes: num(data.bytes),
+          spool_id: typeof data.spoolId === 'number' ? data.spoolId : null,
+        },
+      ];
+    case EVENT_KINDS.taskUpdate:
+      return [{ ...base, type: 'task_update', tasks: ((data.tasks ?? []) as TaskView[]).map(taskFields) }];
+    case EVENT_KINDS.compaction:
+      return [
+        {
+          ...base,
+          type: 'compaction',
+          before_tokens: num(data.beforeTokens),
+          after_tokens: num(data.afterTokens),
+          kind: compactionKind(data.kind),
+          text: str(data.text),
+        },
+      ];
+    case EVENT_KINDS.notice:
+      return [{ ...base, type: 'notice', text: str(data.text) }];
+    case EVENT_KINDS.steering:
+      return [{ ...base, type: 'steering', id: str(data.id), from: str(data.from), text: str(data.text) }];
+    case EVENT_KINDS.approvalRequested:
+    case EVENT_KINDS.approval:
+      return [
+        {
+          ...base,
+          type: 'approval',
+          tool_call_id: str(data.toolCallId),
+          command: str(data.command),
+          decision:
+            row.kind === EVENT_KINDS.approvalRequested
+              ? 'requested'
+              : data.decision === 'approved'
+                ? 'approved'
+                : 'denied',
+          reason:
+            typeof data.reason === 'string'
+              ? data.reason
+              : typeof data.justification === 'string'
+                ? data.justification
+                : null,
+          by: typeof data.by === 'string' ? data.by : null,
+        },
+      ];
+    case EVENT_KINDS.goalEnded: {
+      const ended = data as unknown as GoalEndedData;
+      const usage = ended.usage;
+      return [
+        {
+          ...base,
+          type: 'result',
+          status: str(ended.status),
+          reason: ended.reason ?? null,
+          summary: ended.summary ?? null,
+          steps: ended.steps ?? 0,
+          iterations: ended.iterations ?? 0,
+          duration_ms: ended.elapsedMs ?? 0,
+          total_cost_usd: ended.costUsd ?? 0,
+          usage: {
+            ...usageFields(usage ?? {}),
+            total_tokens: usage?.totalTokens ?? 0,
+            requests: usage?.requests ?? 0,
+          },
+        },
+      ];
+    }
+    default: {
+      const text = NOTICE_KINDS[row.kind]?.(data);
+      return text === undefined ? [] : [{ ...base, type: 'notice', text }];
+    }
+  }
+}
+
+function usageFields(usage: Partial<RequestUsage>) {
+  return {
+    input_tokens: usage.inputTokens ?? 0,
+    output_tokens: usage.outputTokens ?? 0,
+    cache_read_tokens: usage.cacheReadTokens ?? 0,
+    cache_write_tokens: usage.cacheWriteTokens ?? 0,
+  };
+}
+
+function taskFields(task: TaskView) {
+  return {
+    id: task.id,
+    content: task.content,
+    status: task.status,
+    blocked_by: task.blocked_by,
+    ready: task.ready,
+  };
+}
+
+function compactionKind(kind: unknown): 'auto' | 'manual' | 'forced' | 'recovery' {
+  return kind === 'manual' || kind === 'forced' || kind === 'recovery' ? kind : 'auto';
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : 0;
+}

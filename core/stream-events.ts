@@ -1,0 +1,179 @@
+/**
+ * The headless event stream (`--output-format stream-json`): one JSON object per line, in the order
+ * things happened, as `claude -p --output-format stream-json` and `codex exec --json` print them.
+ * The schemas are the contract: docs/events.md is generated from them (scripts/generate-events-doc.js)
+ * and a test parses every line a real goal prints with them.
+ */
+import { z } from 'zod';
+
+/** Longest tool arguments or tool output carried in an event; the full text is in the store. */
+export const STREAM_TEXT_MAX_BYTES = 2048;
+
+const base = {
+  /** The session the event belongs to. */
+  session_id: z.string(),
+  /** Position in the session's event log: resume a stream after it with `watch --after N`. */
+  cursor: z.number().int(),
+};
+
+const usageShape = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cache_read_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+});
+
+/** Every event type, with what it carries. */
+export const STREAM_EVENT_SCHEMAS = {
+  init: z
+    .object({
+      ...base,
+      type: z.literal('init'),
+      workflow_id: z.string(),
+      model: z.string(),
+      workspace: z.string(),
+      objective: z.string(),
+      limits: z.object({ max_steps: z.number(), max_iterations: z.number(), max_minutes: z.number() }),
+    })
+    .describe('The goal started (or a resumed execution did).'),
+  step_start: z
+    .object({ ...base, type: z.literal('step_start'), step: z.number().int(), model: z.string() })
+    .describe('A model step begins.'),
+  assistant_text: z
+    .object({ ...base, type: z.literal('assistant_text'), step: z.number().int(), text: z.string() })
+    .describe('What the model said in a step (its final text; streamed deltas are never stored).'),
+  tool_call: z
+    .object({
+      ...base,
+      type: z.literal('tool_call'),
+      step: z.number().int(),
+      tool_call_id: z.string(),
+      name: z.string(),
+      summary: z.string(),
+      /** JSON of the arguments, cut to STREAM_TEXT_MAX_BYTES. */
+      arguments: z.string(),
+      arguments_truncated: z.boolean(),
+    })
+    .describe('The model called a tool.'),
+  tool_result: z
+    .object({
+      ...base,
+      type: z.literal('tool_result'),
+      tool_call_id: z.string(),
+      name: z.string(),
+      ok: z.boolean(),
+      /** The start of the output, cut to STREAM_TEXT_MAX_BYTES. */
+      output: z.string(),
+      bytes: z.number().int(),
+      spool_id: z.number().int().nullable(),
+    })
+    .describe('A tool call finished; read the whole output with tool-output or `goalrun transcript --full`.'),
+  task_update: z
+    .object({
+      ...base,
+      type: z.literal('task_update'),
+      tasks: z.array(
+        z.object({
+          id: z.string(),
+          content: z.string(),
+          status: z.string(),
+          blocked_by: z.array(z.string()),
+          ready: z.boolean(),
+        }),
+      ),
+    })
+    .describe('The task list (todo-write) changed; the whole list, in dependency order.'),
+  compaction: z
+    .object({
+      ...base,
+      type: z.literal('compaction'),
+      before_tokens: z.number().int(),
+      after_tokens: z.number().int(),
+      kind: z.enum(['auto', 'manual', 'forced', 'recovery']),
+      text: z.string(),
+    })
+    .describe('The context was compacted.'),
+  notice: z
+    .object({ ...base, type: z.literal('notice'), text: z.string() })
+    .describe('A note of goalrun: failure budget, pause, limits, a model switch, an app command.'),
+  steering: z
+    .object({ ...base, type: z.literal('steering'), id: z.string(), from: z.string(), text: z.string() })
+    .describe('A steering message was delivered to the model.'),
+  approval: z
+    .object({
+      ...base,
+      type: z.literal('approval'),
+      tool_call_id: z.string(),
+      command: z.string(),
+      decision: z.enum(['requested', 'approved', 'denied']),
+      reason: z.string().nullable(),
+      by: z.string().nullable(),
+    })
+    .describe('A command asked to run outside the sandbox, and what was decided.'),
+  usage: z
+    .object({
+      ...base,
+      type: z.literal('usage'),
+      step: z.number().int(),
+      model: z.string(),
+      ...usageShape.shape,
+    })
+    .describe("One model request's usage, as the provider reported it."),
+  result: z
+    .object({
+      ...base,
+      type: z.literal('result'),
+      status: z.string(),
+      reason: z.string().nullable(),
+      summary: z.string().nullable(),
+      steps: z.number().int(),
+      iterations: z.number().int(),
+      duration_ms: z.number(),
+      total_cost_usd: z.number(),
+      usage: usageShape.extend({ total_tokens: z.number().int(), requests: z.number().int() }),
+    })
+    .describe('The goal ended: the same facts as `status --json`.'),
+} as const;
+
+/** The type names, in the order the docs list them. */
+export const STREAM_EVENT_TYPES = Object.keys(STREAM_EVENT_SCHEMAS) as Array<
+  keyof typeof STREAM_EVENT_SCHEMAS
+>;
+
+/** Any stream event. */
+export const streamEventSchema = z.discriminatedUnion('type', [
+  STREAM_EVENT_SCHEMAS.init,
+  STREAM_EVENT_SCHEMAS.step_start,
+  STREAM_EVENT_SCHEMAS.assistant_text,
+  STREAM_EVENT_SCHEMAS.tool_call,
+  STREAM_EVENT_SCHEMAS.tool_result,
+  STREAM_EVENT_SCHEMAS.task_update,
+  STREAM_EVENT_SCHEMAS.compaction,
+  STREAM_EVENT_SCHEMAS.notice,
+  STREAM_EVENT_SCHEMAS.steering,
+  STREAM_EVENT_SCHEMAS.approval,
+  STREAM_EVENT_SCHEMAS.usage,
+  STREAM_EVENT_SCHEMAS.result,
+]);
+
+/** One line of `--output-format stream-json`. */
+export type StreamEvent = z.infer<typeof streamEventSchema>;
+
+/** Cuts a text to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function clipBytes(
+  text: string,
+  maxBytes = STREAM_TEXT_MAX_BYTES,
+): { text: string; truncated: boolean } {
+  if (utf8Length(text) <= maxBytes) return { text, truncated: false };
+  let end = Math.min(text.length, maxBytes);
+  while (end > 0 && utf8Length(text.slice(0, end)) > maxBytes) end--;
+  // Never end on the first half of a surrogate pair.
+  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return { text: text.slice(0, end), truncated: true };
+}
+
+const encoder = new TextEncoder();
+
+function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}

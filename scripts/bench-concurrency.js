@@ -1,0 +1,288 @@
+#!/usr/bin/env node
+/**
+ * bench-concurrency: many goals at once on one worker, next to the same number of bare workflows
+ * running the same activities (the floor).
+ *
+ *   npm run bench -- --concurrent 200 [--steps 5] [--delay-ms 200] [--tool file-read|bash]
+ *                    [--workers 1|2] [--repeat 1] [--server goalrun|default] [--no-floor]
+ *
+ * Starts its own headless Temporal dev server, a throwaway PostgreSQL database and a local
+ * OpenAI-compatible model (the test suite's server) that answers every request after --delay-ms:
+ * a cheap tool call (--tool: file-read of a small file, or `bash true`) for steps 1..N-1, then `finish`. Then, per round:
+ *
+ *   goals: N goals started at once through the client API, run by --workers `goalrun worker`
+ *          processes (the built CLI, on one task queue, each with --metrics-port);
+ *   floor: N workflows that run the same normal activities (a model activity sleeping --delay-ms,
+ *          then a no-op tool activity, per step) on one worker process with the same tuning.
+ *
+ * Prints for each: the wall time until all N are done, goals per second, p50 and p99 step latency
+ * (from one model step's scheduling to the next one's, from the histories), and the worker's peak
+ * RSS (VmHWM); then goals/s as a share of the floor's. With two workers it shows how the work was
+ * split (each worker's counters) and that nothing ran twice (model requests, activities and stored
+ * messages against the expected counts). It asserts nothing but that every goal completed.
+ */
+'use strict';
+
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { parseArgs } = require('node:util');
+const { startModelServer } = require('./bench/model-server');
+const { checkSplit, report } = require('./bench/concurrency-report');
+const { diagnose, scrape, startProcess, withCpu } = require('./bench/processes');
+const {
+  createDatabase,
+  DIST,
+  findFreePort,
+  fmt,
+  fromDist,
+  onCleanup,
+  runMain,
+  spread,
+  startTemporalServer,
+} = require('./bench/support');
+
+const NAMESPACE = 'default';
+const MODEL = 'openai-compatible:bench-model';
+const LIMITS = { maxIterations: 50, maxSteps: 1000, maxMinutes: 60, noProgressLimit: 1000 };
+const HISTORY_FETCH_CONCURRENCY = 20;
+/**
+ * The cheap tool each step calls. file-read reads a small file in the activity itself; bash `true`
+ * also forks a process from the worker, which on a busy 2-core machine costs tens of ms of the
+ * worker's main thread per call (ChildProcess.spawn blocks until the child has exec'd).
+ */
+const TOOLS = {
+  'file-read': { name: 'file-read', args: { path: 'note.txt' } },
+  bash: { name: 'bash', args: { command: 'true' } },
+};
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      concurrent: { type: 'string' },
+      steps: { type: 'string', default: '5' },
+      'delay-ms': { type: 'string', default: '200' },
+      workers: { type: 'string', default: '1' },
+      repeat: { type: 'string', default: '1' },
+      server: { type: 'string', default: 'goalrun' },
+      'no-floor': { type: 'boolean', default: false },
+      tool: { type: 'string', default: 'file-read' },
+    },
+  });
+  const n = (name, min) => {
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer >= ${min}`);
+    return value;
+  };
+  if (values.server !== 'goalrun' && values.server !== 'default')
+    throw new Error('--server must be goalrun or default');
+  if (!(values.tool in TOOLS)) throw new Error(`--tool must be one of ${Object.keys(TOOLS).join(', ')}`);
+  return {
+    tool: values.tool,
+    concurrent: n('concurrent', 1),
+    steps: n('steps', 2),
+    delayMs: n('delay-ms', 0),
+    workers: n('workers', 1),
+    repeat: n('repeat', 1),
+    server: values.server,
+    floor: !values['no-floor'],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Worker processes.
+
+/** A `goalrun worker` process of the built CLI, serving metrics on a port of its own. */
+async function startGoalWorker(ctx, index) {
+  const metricsPort = await findFreePort();
+  const env = {
+    ...process.env,
+    GOALRUN_HOME: ctx.tmp,
+    DATABASE_URL: ctx.databaseUrl,
+    TEMPORAL_ADDRESS: ctx.temporalAddress,
+    GOALRUN_TASK_QUEUE: ctx.goalQueue,
+  };
+  // BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the goal workers.
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [
+    ...nodeArgs,
+    path.join(DIST, 'cli/main.js'),
+    'worker',
+    '--log-level',
+    'warn',
+    '--metrics-port',
+    String(metricsPort),
+  ];
+  const worker = await startProcess(`goal worker ${index}`, args, env, 'metrics on');
+  return { ...worker, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Running N goals, or N floor workflows, at once.
+
+async function runGoals(ctx, round) {
+  const { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } =
+    fromDist('workflows/definitions.js');
+  const ids = Array.from({ length: ctx.opts.concurrent }, (_, i) => `bench-${ctx.suffix}-r${round}-${i}`);
+  const started = performance.now();
+  const handles = await Promise.all(
+    ids.map((sessionId) =>
+      ctx.client.workflow.start('goalWorkflow', {
+        workflowId: workflowIdOf(sessionId),
+        taskQueue: ctx.goalQueue,
+        args: [
+          {
+            goal: {
+              sessionId,
+              objective: 'benchmark: a few cheap tool calls, then finish',
+              workspace: ctx.workspace,
+              model: MODEL,
+              baseUrl: ctx.model.url,
+              limits: LIMITS,
+            },
+          },
+        ],
+        typedSearchAttributes: [
+          { key: GoalStatusKey, value: 'running' },
+          { key: GoalSessionKey, value: sessionId },
+          { key: GoalModelKey, value: MODEL },
+          { key: GoalIterationKey, value: 0 },
+        ],
+      }),
+    ),
+  );
+  const results = await Promise.all(handles.map((handle) => handle.result()));
+  const wallMs = performance.now() - started;
+  for (const [i, snapshot] of results.entries()) {
+    if (snapshot.status !== 'completed' || snapshot.steps !== ctx.opts.steps) {
+      throw new Error(
+        `goal ${ids[i]} ended ${snapshot.status} after ${snapshot.steps} steps: ${snapshot.reason}`,
+      );
+    }
+  }
+  return { wallMs, ids, handles, stepMs: await stepLatencies(handles, 'modelStep') };
+}
+
+async function runFloor(ctx, round) {
+  const started = performance.now();
+  const handles = await Promise.all(
+    Array.from({ length: ctx.opts.concurrent }, (_, i) =>
+      ctx.client.workflow.start('floorWorkflow', {
+        workflowId: `floor-${ctx.suffix}-r${round}-${i}`,
+        taskQueue: ctx.floorQueue,
+        args: [ctx.opts.steps, ctx.opts.delayMs],
+      }),
+    ),
+  );
+  await Promise.all(handles.map((handle) => handle.result()));
+  const wallMs = performance.now() - started;
+  return { wallMs, handles, stepMs: await stepLatencies(handles, 'model') };
+}
+
+/** Step latencies: from each model activity's scheduling to the next one's, over every workflow. */
+async function stepLatencies(handles, modelActivity) {
+  const { temporal } = require('@temporalio/proto');
+  const scheduled = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED;
+  const latencies = [];
+  for (let i = 0; i < handles.length; i += HISTORY_FETCH_CONCURRENCY) {
+    const histories = await Promise.all(
+      handles.slice(i, i + HISTORY_FETCH_CONCURRENCY).map((handle) => handle.fetchHistory()),
+    );
+    for (const history of histories) {
+      const times = history.events
+        .filter(
+          (event) =>
+            event.eventType === scheduled &&
+            event.activityTaskScheduledEventAttributes.activityType?.name === modelActivity,
+        )
+        .map((event) => Number(event.eventTime.seconds) * 1000 + event.eventTime.nanos / 1e6);
+      for (let k = 1; k < times.length; k++) latencies.push(times[k] - times[k - 1]);
+    }
+  }
+  return latencies;
+}
+
+async function main() {
+  const opts = options();
+  const { Client, Connection } = require('@temporalio/client');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'goalrun-concurrency-'));
+  onCleanup('remove temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
+  const workspace = path.join(tmp, 'workspace');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'note.txt'), 'a small file for file-read\n');
+
+  const server = await startTemporalServer({ tuned: opts.server === 'goalrun' });
+  const db = await createDatabase();
+  const model = await startModelServer({ steps: opts.steps, delayMs: opts.delayMs, tool: TOOLS[opts.tool] });
+  onCleanup('stop model server', () => model.close());
+  const connection = await Connection.connect({ address: server.address });
+  onCleanup('close client connection', () => connection.close());
+  const suffix = randomBytes(3).toString('hex');
+  const ctx = {
+    opts,
+    tmp,
+    workspace,
+    suffix,
+    model,
+    client: new Client({ connection, namespace: NAMESPACE }),
+    databaseUrl: db.url,
+    temporalAddress: server.address,
+    goalQueue: `bench-goals-${suffix}`,
+    floorQueue: `bench-floor-${suffix}`,
+  };
+  const workers = [];
+  for (let i = 1; i <= opts.workers; i++) workers.push(await startGoalWorker(ctx, i));
+  const floorWorker = opts.floor
+    ? await startProcess(
+        'floor worker',
+        [path.join(__dirname, 'bench/floor-worker.js'), server.address, ctx.floorQueue],
+        process.env,
+        'floor worker running',
+      )
+    : null;
+  console.log(
+    `temporal ${server.address} (${opts.server} config), database ${db.name}, model ${model.url} ` +
+      `(answers after ${opts.delayMs} ms); ${opts.concurrent} goals of ${opts.steps} steps (tool ${opts.tool}) at once, ` +
+      `${opts.workers} goal worker(s), ${opts.repeat} round(s), ${os.cpus().length} CPUs, node ${process.version}`,
+  );
+
+  const goals = [];
+  const floors = [];
+  for (let round = 1; round <= opts.repeat; round++) {
+    const before = await Promise.all(workers.map((worker) => scrape(worker.metricsUrl)));
+    ctx.requestsBefore = model.requests.length;
+    const goalPids = Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.child.pid]));
+    const run = await withCpu({ ...goalPids, 'temporal server': server.pid }, () => runGoals(ctx, round));
+    ctx.lastIds = run.ids;
+    goals.push({ ...run, goals: opts.concurrent, stepsPerGoal: opts.steps });
+    console.log(`round ${round}: goals ${fmt(run.wallMs / 1000, 2)} s`);
+    if (opts.workers > 1) {
+      console.log('work split between the workers (this round):');
+      await checkSplit(ctx, workers, before);
+    }
+    if (floorWorker) {
+      const floor = await withCpu(
+        { 'floor worker': floorWorker.child.pid, 'temporal server': server.pid },
+        () => runFloor(ctx, round),
+      );
+      floors.push({ ...floor, goals: opts.concurrent, stepsPerGoal: opts.steps });
+      console.log(`round ${round}: floor ${fmt(floor.wallMs / 1000, 2)} s`);
+    }
+  }
+  console.log('');
+  const goalRate = report(
+    `${opts.concurrent} goals`,
+    goals,
+    workers.map((worker) => worker.peakRssMb()),
+  );
+  for (const [i, worker] of workers.entries()) await diagnose(worker, `worker ${i + 1}`);
+  if (floorWorker) {
+    const floorRate = report(`${opts.concurrent} floor workflows`, floors, [floorWorker.peakRssMb()]);
+    const shares = goalRate.map((rate, i) => (100 * rate) / floorRate[i]);
+    console.log(`goals per second as a share of the floor's (each round): ${spread(shares, 0)} %`);
+  }
+}
+
+runMain(main);

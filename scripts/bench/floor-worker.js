@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+/**
+ * A worker process for the floor workflows of scripts/bench-concurrency.js, with goalrun's worker
+ * tuning (WORKER_TUNING), so only the work per activity differs from the goal worker.
+ *
+ *   node scripts/bench/floor-worker.js <temporal address> <task queue>
+ */
+'use strict';
+
+const { setTimeout: sleep } = require('node:timers/promises');
+const { fromDist } = require('./support');
+
+async function main() {
+  const [address, taskQueue] = process.argv.slice(2);
+  const { installWorkerLogging, WORKER_TUNING } = fromDist('worker/worker.js');
+  const { NativeConnection, Worker } = require('@temporalio/worker');
+  installWorkerLogging({ level: 'warn' });
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address }),
+    taskQueue,
+    workflowsPath: require.resolve('./floor-workflow.js'),
+    activities: { model: (delayMs) => sleep(delayMs), tool: async () => {} },
+    ...WORKER_TUNING,
+  });
+  process.stderr.write('floor worker running\n');
+  await worker.run();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { formatDoctorLine, runDoctorChecks } from '../../activities/sandbox/doctor';
+import { doctorCommand } from '../../cli/commands/doctor-command';
+import { CliContext } from '../../cli/context';
+import { findTemporalBinary } from '../../cli/temporal-binary';
+import { loadSettings } from '../../worker/settings';
+
+const home = mkdtempSync(path.join(os.tmpdir(), 'goalrun-doctor-'));
+
+describe('runDoctorChecks', () => {
+  it('reports every item OK on a ready machine, one line each', async () => {
+    const checks = await runDoctorChecks({
+      env: { ...process.env, OPENAI_API_KEY: 'sk-doctor-test-key', ANTHROPIC_API_KEY: 'sk-ant-doctor' },
+      home,
+      databaseUrl: inject('databaseUrl'),
+      describeStore: 'PostgreSQL at test',
+      findTemporalBinary: () => '/usr/local/bin/temporal',
+    });
+    const lines = checks.map(formatDoctorLine);
+    console.log(lines.join('\n'));
+    expect(checks.map((check) => check.name)).toEqual([
+      'bubblewrap',
+      'ripgrep',
+      'temporal CLI',
+      'database',
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+    ]);
+    expect(checks.every((check) => check.ok)).toBe(true);
+    expect(lines[0]).toMatch(/^ok {7}bubblewrap: bubblewrap [\d.]+ at \S+ starts a sandbox here$/);
+    for (const line of lines) expect(line).not.toContain('\n');
+    expect(lines.join('\n')).not.toContain('sk-doctor-test-key');
+  });
+
+  it('names the fix of every missing item, and never prints a password', async () => {
+    const checks = await runDoctorChecks({
+      env: { PATH: '/nonexistent' },
+      home,
+      databaseUrl: 'postgres://goalrun:hunter2-secret@127.0.0.1:1/goalrun',
+      describeStore: 'PostgreSQL at 127.0.0.1:1/goalrun',
+      findTemporalBinary: () => null,
+    });
+    const lines = checks.map(formatDoctorLine);
+    console.log(lines.join('\n'));
+    expect(checks.every((check) => !check.ok)).toBe(true);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^missing {2}bubblewrap: not installed.*; fix: apt-get install bubblewrap \(or run goals with --sandbox off\)$/,
+      ),
+      expect.stringMatching(/^missing {2}ripgrep: .*; fix: apt-get install ripgrep$/),
+      expect.stringMatching(/^missing {2}temporal CLI: .*; fix: npm run temporal/),
+      expect.stringMatching(
+        /^missing {2}database: PostgreSQL at 127\.0\.0\.1:1\/goalrun: cannot connect \(.+\); fix: start PostgreSQL/,
+      ),
+      expect.stringMatching(/^missing {2}OPENAI_API_KEY: not set.*; fix: export OPENAI_API_KEY=/),
+      expect.stringMatching(/^missing {2}ANTHROPIC_API_KEY: not set.*; fix: export ANTHROPIC_API_KEY=/),
+    ]);
+    expect(lines.join('\n')).not.toContain('hunter2-secret');
+    expect(checks.filter((check) => check.required).map((check) => check.name)).toEqual([
+      'bubblewrap',
+      'database',
+    ]);
+  });
+
+  it('does not require bubblewrap when goals run with the sandbox off', async () => {
+    const [bubblewrap] = await runDoctorChecks({
+      env: { PATH: '/nonexistent' },
+      home,
+      describeStore: 'embedded',
+      sandboxMode: 'off',
+      findTemporalBinary: () => null,
+    });
+    expect(bubblewrap).toMatchObject({ ok: false, required: false });
+  });
+});
+
+describe('goalrun doctor', () => {
+  it('prints the lines and exits 0 when nothing required is missing, 1 otherwise', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      const ready = new CliContext(
+        loadSettings({ ...process.env, GOALRUN_HOME: home, DATABASE_URL: inject('databaseUrl') }),
+      );
+      expect(await doctorCommand(ready)).toBe(0);
+      const broken = new CliContext(
+        loadSettings({ ...process.env, GOALRUN_HOME: home, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' }),
+      );
+      expect(await doctorCommand(broken, { json: true })).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    const text = printed.join('');
+    expect(text).toMatch(/^ok {7}bubblewrap: /m);
+    expect(text).toMatch(/^(ok {7}|missing {2})temporal CLI: /m);
+    expect(text).toContain('"name": "database"');
+    expect(findTemporalBinary).toBeTypeOf('function');
+  });
+});

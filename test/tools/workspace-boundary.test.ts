@@ -1,0 +1,283 @@
+/**
+ * The file tools' workspace boundary: generated paths with `..`, absolute paths, symlink chains and
+ * loops never read or write outside the workspace, and a model racing the worker by swapping
+ * directories for symlinks never gets a byte written outside.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileEditTool } from '../../activities/tools/file-edit';
+import { fileReadTool } from '../../activities/tools/file-read';
+import { fileWriteTool } from '../../activities/tools/file-write';
+import { globTool } from '../../activities/tools/glob';
+import { grepTool } from '../../activities/tools/grep';
+import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { makeContext } from './helpers';
+
+const MARKER = 'OUTSIDE-SECRET-7f3a';
+const root = realpathSync(mkdtempSync('/var/tmp/goalrun-boundary-'));
+const workspace = path.join(root, 'ws');
+const outside = path.join(root, 'outside');
+const extra = path.join(root, 'extra');
+
+/** Every file and symlink under a directory (not following symlinks), relative, sorted. */
+function listTree(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name);
+    const rel = prefix === '' ? name : `${prefix}/${name}`;
+    const stat = lstatSync(full);
+    if (stat.isDirectory()) out.push(`${rel}/`, ...listTree(full, rel));
+    else out.push(`${rel}${stat.isSymbolicLink() ? ' -> link' : ''}`);
+  }
+  return out;
+}
+
+function snapshotOutside(): string[] {
+  return [...listTree(outside), readFileSync(path.join(outside, 'secret.txt'), 'utf8')];
+}
+
+beforeAll(() => {
+  mkdirSync(path.join(workspace, 'a', 'b'), { recursive: true });
+  mkdirSync(path.join(outside, 'sub'), { recursive: true });
+  mkdirSync(extra);
+  writeFileSync(path.join(outside, 'secret.txt'), `${MARKER}\n`);
+  writeFileSync(path.join(workspace, 'a', 'inside.txt'), 'inside\n');
+  // Symlinks of every kind: out of the workspace, into it, chains, loops, absolute, dangling.
+  symlinkSync(outside, path.join(workspace, 'out'));
+  symlinkSync('a', path.join(workspace, 'in'));
+  symlinkSync(path.join(workspace, 'a', 'b'), path.join(workspace, 'abs-in'));
+  symlinkSync('chain2', path.join(workspace, 'chain1'));
+  symlinkSync('out', path.join(workspace, 'chain2'));
+  symlinkSync('loop2', path.join(workspace, 'loop1'));
+  symlinkSync('loop1', path.join(workspace, 'loop2'));
+  symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'secret-link'));
+  symlinkSync(path.join(outside, 'new-target.txt'), path.join(workspace, 'dangling-out'));
+  symlinkSync('a/dangling-in.txt', path.join(workspace, 'dangling-in'));
+  symlinkSync('../..', path.join(workspace, 'a', 'b', 'up2'));
+  symlinkSync('../../..', path.join(workspace, 'a', 'b', 'up3'));
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const context = (writableRoots: string[] = []) =>
+  makeContext(workspace, { sandbox: { ...DEFAULT_SANDBOX, writableRoots } });
+
+/** Path segments a hostile model would use. */
+const segment = fc.constantFrom(
+  '..',
+  '.',
+  'a',
+  'b',
+  'in',
+  'out',
+  'abs-in',
+  'chain1',
+  'loop1',
+  'secret-link',
+  'dangling-out',
+  'dangling-in',
+  'up2',
+  'up3',
+  'sub',
+  'new',
+  'x.txt',
+  'secret.txt',
+);
+const prefix = fc.constantFrom('', `${workspace}/`, `${outside}/`, `${root}/`, '/', '/etc/');
+const hostilePath = fc
+  .tuple(prefix, fc.array(segment, { minLength: 1, maxLength: 6 }))
+  .map(([start, parts]) => `${start}${parts.join('/')}`);
+
+describe('the workspace boundary, over generated paths', () => {
+  it('file-write never creates or changes anything outside the workspace', async () => {
+    const before = snapshotOutside();
+    const rootBefore = readdirSync(root).sort();
+    await fc.assert(
+      fc.asyncProperty(hostilePath, async (toolPath) => {
+        const outcome = await fileWriteTool.run({ path: toolPath, content: 'written' }, context());
+        if (outcome.ok) {
+          // A successful write landed inside: find it by the path it reports.
+          const shown = outcome.output.replace(/^wrote 7 bytes to /, '');
+          const written = realpathSync(path.resolve(workspace, shown));
+          expect(written.startsWith(`${workspace}/`)).toBe(true);
+        } else {
+          expect(outcome.output).not.toContain(MARKER);
+        }
+        expect(snapshotOutside()).toEqual(before);
+        expect(readdirSync(root).sort()).toEqual(rootBefore);
+        expect(existsSync('/etc/x.txt') || existsSync('/x.txt') || existsSync('/new')).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('names the rule when it refuses a path outside', async () => {
+    for (const toolPath of [
+      '../x.txt',
+      `${outside}/x.txt`,
+      'out/x.txt',
+      'chain1/x.txt',
+      'dangling-out',
+      'a/b/up3/x.txt',
+    ]) {
+      const outcome = await fileWriteTool.run({ path: toolPath, content: 'x' }, context());
+      expect(outcome.ok, toolPath).toBe(false);
+      expect(outcome.output, toolPath).toMatch(/^outside the workspace: /);
+      expect(outcome.output, toolPath).toContain(`file tools only work inside the workspace (${workspace})`);
+    }
+    const loop = await fileWriteTool.run({ path: 'loop1/x.txt', content: 'x' }, context());
+    expect(loop.output).toMatch(/too many levels of symbolic links/);
+  });
+
+  it('writes through symlinks that stay inside, and creates missing parents', async () => {
+    expect((await fileWriteTool.run({ path: 'in/via-link.txt', content: 'v' }, context())).ok).toBe(true);
+    expect(readFileSync(path.join(workspace, 'a', 'via-link.txt'), 'utf8')).toBe('v');
+    expect((await fileWriteTool.run({ path: 'dangling-in', content: 'd' }, context())).ok).toBe(true);
+    expect(readFileSync(path.join(workspace, 'a', 'dangling-in.txt'), 'utf8')).toBe('d');
+    expect((await fileWriteTool.run({ path: 'abs-in/new/deep/f.txt', content: 'n' }, context())).ok).toBe(
+      true,
+    );
+    expect(readFileSync(path.join(workspace, 'a', 'b', 'new', 'deep', 'f.txt'), 'utf8')).toBe('n');
+  });
+
+  it('file-read, glob and grep never show what is outside', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostilePath, async (toolPath) => {
+        const read = await fileReadTool.run({ path: toolPath }, context());
+        expect(read.output).not.toContain(MARKER);
+        const globbed = await globTool.run({ pattern: '**', path: toolPath }, context());
+        // Paths inside the workspace are shown relative; anything absolute would be outside.
+        for (const line of globbed.output.split('\n')) {
+          if (
+            !line.startsWith('[') &&
+            !line.startsWith('no files') &&
+            !line.startsWith('outside the workspace')
+          ) {
+            expect(path.isAbsolute(line), line).toBe(false);
+          }
+        }
+        const grepped = await grepTool.run({ pattern: 'OUTSIDE', path: toolPath }, context());
+        expect(grepped.output).not.toContain(MARKER);
+      }),
+      { numRuns: 150 },
+    );
+    const absolute = await globTool.run({ pattern: `${outside}/**` }, context());
+    expect(absolute.output).toMatch(/^outside the workspace: /);
+    const fromRoot = await grepTool.run({ pattern: 'OUTSIDE' }, context());
+    expect(fromRoot.output).toMatch(/^no matches/);
+  });
+
+  it('file-edit follows the same rule', async () => {
+    const outcome = await fileEditTool.run(
+      { path: 'secret-link', old_string: MARKER, new_string: 'pwned' },
+      context(),
+    );
+    expect(outcome.output).toMatch(/^outside the workspace: secret-link \(it resolves to .*secret\.txt\)/);
+    expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe(`${MARKER}\n`);
+  });
+
+  it('allows the writable roots, and nothing in a read-only sandbox', async () => {
+    const target = path.join(extra, 'allowed.txt');
+    expect((await fileWriteTool.run({ path: target, content: 'ok' }, context([extra]))).ok).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('ok');
+    const readOnly = makeContext(workspace, { sandbox: { ...DEFAULT_SANDBOX, mode: 'read-only' } });
+    const refused = await fileWriteTool.run({ path: 'ro.txt', content: 'x' }, readOnly);
+    expect(refused.output).toBe(
+      'read-only sandbox: file-write cannot change files (the goal runs with sandbox mode read-only)',
+    );
+    expect(existsSync(path.join(workspace, 'ro.txt'))).toBe(false);
+    expect((await fileReadTool.run({ path: 'a/inside.txt' }, readOnly)).output).toBe('     1\tinside');
+  });
+
+  it('refuses hard-linked files and FIFOs', async () => {
+    writeFileSync(path.join(workspace, 'hard.txt'), 'h');
+    const { linkSync } = await import('node:fs');
+    linkSync(path.join(workspace, 'hard.txt'), path.join(workspace, 'hard2.txt'));
+    const outcome = await fileWriteTool.run({ path: 'hard.txt', content: 'x' }, context());
+    expect(outcome.output).toMatch(/has 2 hard links/);
+    expect(readFileSync(path.join(workspace, 'hard.txt'), 'utf8')).toBe('h');
+    const fifo = path.join(workspace, 'pipe');
+    await new Promise((resolve) => spawn('mkfifo', [fifo]).on('close', resolve));
+    expect((await fileWriteTool.run({ path: 'pipe', content: 'x' }, context())).output).toMatch(
+      /not a regular file/,
+    );
+    expect((await fileReadTool.run({ path: 'pipe' }, context())).output).toMatch(/not a regular file/);
+  });
+});
+
+/**
+ * Swaps `race` (a real directory) and `race-alt` (a symlink to the outside) atomically, as fast as
+ * it can: renameat2(RENAME_EXCHANGE), so `race` always exists and is one or the other.
+ */
+const FLIPPER = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+os.chdir(sys.argv[1])
+while True:
+    if libc.renameat2(AT_FDCWD, b"race", AT_FDCWD, b"race-alt", RENAME_EXCHANGE) != 0:
+        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+`;
+
+const hasPython = spawnSync('python3', ['-c', 'import ctypes']).status === 0;
+
+describe('racing the worker with symlink swaps', () => {
+  it.skipIf(!hasPython)(
+    'writes nothing outside while another process swaps a parent directory for a symlink',
+    async () => {
+      mkdirSync(path.join(workspace, 'race', 'q'), { recursive: true });
+      symlinkSync(outside, path.join(workspace, 'race-alt'));
+      mkdirSync(path.join(outside, 'q'), { recursive: true });
+      writeFileSync(path.join(outside, 'q', 'existing.txt'), 'keep');
+      writeFileSync(path.join(workspace, 'race', 'q', 'existing.txt'), 'inside');
+      const flipper = spawn('python3', ['-c', FLIPPER, workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let flipperError = '';
+      flipper.stderr.on('data', (chunk) => {
+        flipperError += chunk;
+      });
+      let written = 0;
+      let refused = 0;
+      try {
+        // Start writing only once the flipper really flips.
+        const seen = new Set<boolean>();
+        for (const deadline = Date.now() + 10_000; seen.size < 2 && Date.now() < deadline; ) {
+          seen.add(lstatSync(path.join(workspace, 'race')).isSymbolicLink());
+          await delay(1);
+        }
+        expect(seen.size).toBe(2);
+        for (let i = 0; i < 600; i++) {
+          const target = i % 2 === 0 ? 'race/q/new.txt' : 'race/q/existing.txt';
+          const outcome = await fileWriteTool.run({ path: target, content: `round ${i}` }, context());
+          if (outcome.ok) written++;
+          else refused++;
+        }
+      } finally {
+        flipper.kill('SIGKILL');
+        await new Promise((resolve) => flipper.once('close', resolve));
+      }
+      console.log(`symlink race: ${written} writes inside, ${refused} refused`);
+      expect(flipperError).toBe('');
+      expect(existsSync(path.join(outside, 'q', 'new.txt'))).toBe(false);
+      expect(readFileSync(path.join(outside, 'q', 'existing.txt'), 'utf8')).toBe('keep');
+      expect(listTree(outside)).toEqual(['q/', 'q/existing.txt', 'secret.txt', 'sub/']);
+      // Both outcomes happened: the race was really run.
+      expect(written).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
+    },
+  );
+});

@@ -1,0 +1,32 @@
+/**
+ * The secret values this process knows: provider keys and database passwords. Tool outputs,
+ * transcripts and failure messages are scrubbed of them before anything is stored, sent or printed.
+ */
+import { embeddedStorePassword } from '../store/open';
+import type { Settings } from './settings';
+
+/** Values shorter than this are not treated as secrets: redacting them would mangle ordinary text. */
+export const MIN_SECRET_CHARS = 8;
+
+/** Every secret value of these settings (and of the embedded store under their data directory). */
+export function knownSecrets(settings: Settings): string[] {
+  const values = [
+    settings.providerEnv.OPENAI_API_KEY,
+    settings.providerEnv.ANTHROPIC_API_KEY,
+    passwordOf(settings.databaseUrl),
+    settings.databaseUrl ? null : embeddedStorePassword(settings.home),
+  ];
+  return [...new Set(values.filter((value): value is string => !!value && value.length >= MIN_SECRET_CHARS))];
+}
+
+/** The password of a PostgreSQL URL, decoded, or null. */
+export function passwordOf(databaseUrl: string | undefined): string | null {
+  if (!databaseUrl) return null;
+  try {
+    const password = new URL(databaseUrl).password;
+    return password ? decodeURIComponent(password) : null;
+  } catch {
+    // A key=value connection string: find password=… in it.
+    return /(?:^|\s)password=(\S+)/.exec(databaseUrl)?.[1] ?? null;
+  }
+}

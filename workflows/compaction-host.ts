@@ -1,0 +1,136 @@
+/**
+ * The workflow state a compaction reads and writes: the
+ * compaction state, the pressure estimate, the notices and the summarizer's usage.
+ */
+import { estimatePressure, tokensAppendedSince } from '../core/compaction/estimate';
+import { prunedContextTokens } from '../core/compaction/prune';
+import { type CompactionState, initialCompactionState } from '../core/compaction/state';
+import { addToBreakdown } from '../core/cost';
+import { type GoalState, noteAction } from '../core/goal';
+import { lastSeqOf } from '../core/ledger';
+import { type StoredMessage, userText } from '../core/messages';
+import type { RequestUsage } from '../core/usage';
+
+/** The workflow state the compaction works on, and how it writes to the transcript. */
+export interface CompactionHost {
+  get(): GoalState;
+  set(state: GoalState): void;
+  /** Stores a notice; with `done`, the notice reports a compaction (the event stream shows it as one). */
+  appendMessage(key: string, message: StoredMessage, done?: CompactionDone): Promise<void>;
+}
+
+/** What a finished compaction reports to the event stream. */
+export interface CompactionDone {
+  beforeTokens: number;
+  afterTokens: number;
+  kind: 'auto' | 'manual' | 'forced' | 'recovery';
+}
+
+/** The kind of a compaction request, as the event stream names it. */
+export function compactionKind(request: CompactionRequest): CompactionDone['kind'] {
+  if (request.recovery) return 'recovery';
+  if (request.forced) return 'forced';
+  return request.manual ? 'manual' : 'auto';
+}
+
+/** How a compaction ended. */
+export type CompactionStage = 'none' | 'pruned' | 'summarized' | 'discarded' | 'failed' | 'wait';
+
+/** What a compaction did, as the `compact` update returns it. */
+export interface CompactionResult {
+  stage: CompactionStage;
+  beforeTokens: number;
+  afterTokens: number;
+  note: string | null;
+}
+
+/** Why a compaction runs. */
+export interface CompactionRequest {
+  /** A user's `goalrun compact`: always summarizes (stage 2) when there is a span. */
+  manual?: boolean;
+  /** A last resort (over the hard limit, or a provider overflow): keeps two exchanges, not three. */
+  forced?: boolean;
+  /** Recovering from a provider overflow: a failed summarizer falls back to an extracted summary. */
+  recovery?: boolean;
+  topic?: string;
+}
+
+/** The summarizer's request gets at most this share of the usable input budget. */
+export const SUMMARIZER_INPUT_SHARE = 0.6;
+
+/** The compaction state of a goal, created on first use (older histories have none). */
+export function compactionOf(state: GoalState): CompactionState {
+  if (state.compaction) return state.compaction;
+  const firstSeq = state.ledger[0]?.seq ?? 0;
+  return initialCompactionState(firstSeq, state.goal.autoCompact);
+}
+
+/** Context pressure of the coming request: the last reported input plus what was appended since. */
+export function currentPressure(state: GoalState): number {
+  const compaction = compactionOf(state);
+  if (compaction.lastInputTokens === 0) {
+    return compaction.fixedTokens + prunedContextTokens(state.ledger, compaction.plan);
+  }
+  return estimatePressure({
+    lastReportedInputTokens: compaction.lastInputTokens,
+    tokensAppendedSince: tokensAppendedSince(state.ledger, compaction.lastCoveredSeq),
+  });
+}
+
+/**
+ * Stores new compaction state. The pressure restarts from the compacted estimate and context
+ * occupancy drops with it (spec: after compaction the gauge is reset).
+ */
+export function setCompaction(host: CompactionHost, compaction: CompactionState, pressure: number): void {
+  const state = host.get();
+  host.set({
+    ...state,
+    usage: { ...state.usage, contextTokens: pressure },
+    compaction: { ...compaction, lastInputTokens: pressure, lastCoveredSeq: lastSeqOf(state.ledger) },
+  });
+}
+
+/** Writes a one-line notice to the transcript and the recent-actions log. */
+export async function notify(host: CompactionHost, note: string, done?: CompactionDone): Promise<void> {
+  const state = host.get();
+  const compaction = compactionOf(state);
+  host.set(noteAction({ ...state, compaction: { ...compaction, notices: compaction.notices + 1 } }, note));
+  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`), done);
+  // The notice itself is part of the next request; it must not look like unreported pressure.
+  const after = host.get();
+  const current = compactionOf(after);
+  host.set({ ...after, compaction: { ...current, lastCoveredSeq: lastSeqOf(after.ledger) } });
+}
+
+/** Counts a summarizer request in the cost of the goal that triggered it, marked as such. */
+export function withSummarizerUsage(
+  state: GoalState,
+  model: string,
+  usage: RequestUsage | null,
+  card: CompactionState['card'],
+): GoalState {
+  if (!usage) return state;
+  return {
+    ...state,
+    breakdown: card
+      ? addToBreakdown(state.breakdown ?? {}, model, usage, { summarizer: true, card })
+      : state.breakdown,
+    usage: {
+      ...state.usage,
+      totalTokens: state.usage.totalTokens + usage.inputTokens + usage.outputTokens,
+      inputTokens: state.usage.inputTokens + usage.inputTokens,
+      outputTokens: state.usage.outputTokens + usage.outputTokens,
+      requests: state.usage.requests + 1,
+    },
+  };
+}
+
+/** The compaction counters after a summarizer call (its usage counted once). */
+export function countSummary(compaction: CompactionState, usage: RequestUsage | null): CompactionState {
+  return {
+    ...compaction,
+    compactions: compaction.compactions + 1,
+    summarizerRequests: compaction.summarizerRequests + (usage ? 1 : 0),
+    summarizerTokens: compaction.summarizerTokens + (usage ? usage.inputTokens + usage.outputTokens : 0),
+  };
+}

@@ -1,0 +1,359 @@
+/**
+ * One execution of a goal inside its workflow: how it starts (new, resumed, continued as new), how
+ * it writes to the session store, how it delivers steering and how it ends. The state and its pure
+ * rules live in core/goal-session.ts; this class adds the activities around them.
+ */
+import { log, workflowInfo } from '@temporalio/workflow';
+import type { ToolCallRef } from '../activities/types';
+import { initialCompactionState } from '../core/compaction/state';
+import { breakdownTotal } from '../core/cost';
+import { EVENT_KINDS } from '../core/event-kinds';
+import type { GoalEndedData } from '../core/event-log';
+import { type GoalState, type GoalStatus, initialGoalState, withLaterFields } from '../core/goal';
+import { keptProgressSummary, resumeMessage } from '../core/goal-messages';
+import { GoalSession } from '../core/goal-session';
+import { runningJobsByProcess } from '../core/jobs-registry';
+import type { LedgerEntry } from '../core/ledger';
+import { appendLedger, lastSeqOf } from '../core/ledger';
+import { ledgerEntryFor } from '../core/ledger-entry';
+import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
+import { type StateWrite, StateWriteTracker } from '../core/state-write';
+import { KEY_PREFIX, storeKeys } from '../core/store-keys';
+import { jobActivities, storeActivities } from './activities-proxy';
+import type { CompactionHost } from './compaction';
+import type { GoalWorkflowInput } from './goal-workflow';
+import { TimeLimit } from './time-limit';
+import { createPublisher } from './visibility';
+
+/** An event written with a message or a state save. */
+type StoreEvent = { kind: string; data: unknown; key?: string };
+/** One event or several. */
+type StoreEvents = StoreEvent | StoreEvent[];
+
+/** A goal's execution: its session, its store writes, its time limit. */
+export class GoalRun {
+  readonly session: GoalSession;
+  readonly workflowId = workflowInfo().workflowId;
+  readonly timeLimit = new TimeLimit();
+  /** Tool calls of the running step that have no stored result yet. */
+  unanswered: ToolCallRef[] = [];
+  /** Sequence numbers of delivered steering messages, by id, for the updates waiting on them. */
+  readonly deliveredSteering = new Map<string, number>();
+  private readonly writes = new StateWriteTracker();
+  private readonly publisher: () => void;
+  /** Whether the session row and the first message exist (a goal cancelled before its start has neither). */
+  private opened: boolean;
+
+  constructor(private readonly input: GoalWorkflowInput) {
+    const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
+    this.session = new GoalSession(state, () => Date.now());
+    this.opened = Boolean(input.state);
+    this.publisher = createPublisher(() => ({
+      state: this.state,
+      snapshot: this.session.snapshot(this.workflowId),
+    }));
+  }
+
+  get state(): GoalState {
+    return this.session.state;
+  }
+
+  set state(next: GoalState) {
+    this.session.state = next;
+  }
+
+  /** This execution's number: 1 for the first run, one more for each resume. */
+  get execution(): number {
+    return this.state.executions;
+  }
+
+  /** The compaction module's view of this run. */
+  compactionHost(): CompactionHost {
+    return {
+      get: () => this.state,
+      set: (next) => {
+        this.state = next;
+      },
+      // Notices are numbered per session; the execution keeps a resumed run's notices apart.
+      appendMessage: async (key, message, done) => {
+        const notice = key.startsWith(KEY_PREFIX.notice) && !key.includes('@');
+        const stored = notice
+          ? storeKeys.notice(this.execution, Number(key.slice(KEY_PREFIX.notice.length)))
+          : key;
+        const text = textOfUser(message).replace(/^\[goalrun\] /, '');
+        const event = done
+          ? { kind: EVENT_KINDS.compaction, data: { ...done, text }, key: stored }
+          : { kind: EVENT_KINDS.notice, data: { text }, key: stored };
+        await this.appendMessage(stored, message, notice ? { event } : {});
+      },
+    };
+  }
+
+  /** Publishes the state to the Web UI (search attributes, current details). */
+  publish(): void {
+    this.publisher();
+  }
+
+  // --- Starting ------------------------------------------------------------------------------
+
+  /** Starts the execution: a new session, a resumed one, or a continuation after continue-as-new. */
+  async start(): Promise<void> {
+    if (this.input.state) {
+      log.info('continued as new', { steps: this.state.steps, iteration: this.state.iteration });
+    } else if (this.input.resume) {
+      await this.resume();
+    } else {
+      await this.open();
+    }
+    this.timeLimit.arm(this.session.remainingMs());
+    this.publish();
+  }
+
+  /** Opens a new session: its row, the first message, the initial state. */
+  async open(): Promise<void> {
+    const state = this.writes.writeFor(this.session.savedState(), true);
+    const opened = await storeActivities.openSession({
+      goal: this.input.goal,
+      workflowId: this.workflowId,
+      state,
+    });
+    // Committed with the first message: the first step's write then carries only what changed since,
+    // not the whole state (with the objective) a second time.
+    this.stateWritten(state);
+    this.opened = true;
+    this.state = {
+      ...this.state,
+      ledger: appendLedger(this.state.ledger, opened.first),
+      compaction:
+        this.state.compaction ?? initialCompactionState(opened.first.seq, this.state.goal.autoCompact),
+    };
+  }
+
+  /** Resumes a stopped session from its saved state, with the structured history carried over. */
+  private async resume(): Promise<void> {
+    const prepared = await storeActivities.prepareResume(this.input.goal.sessionId);
+    this.opened = true;
+    const saved = prepared.state;
+    this.session.keptProgress = prepared.keptProgress;
+    this.state = {
+      ...saved,
+      goal: { ...saved.goal, limits: { ...saved.goal.limits, ...this.input.limitsOverride } },
+      executions: prepared.execution,
+      status: 'running',
+      reason: null,
+      paused: false,
+      approval: null,
+      runningTool: null,
+      // Jobs died with the execution that ran them.
+      jobs: saved.jobs.map((job) => (job.status === 'running' ? { ...job, status: 'lost' as const } : job)),
+    };
+    if (prepared.stepsRecovered > 0) {
+      this.session.note(`recovered ${prepared.stepsRecovered} step(s) the stopped execution did not save`);
+    }
+    this.unanswered = prepared.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
+    await this.answerUnanswered('the goal was interrupted while this tool was running');
+    const text = resumeMessage({ ...saved, executions: prepared.execution }, prepared.keptProgress);
+    const { goal } = this.state;
+    await this.appendMessage(
+      storeKeys.resume(this.execution),
+      userText(text),
+      {
+        event: {
+          kind: EVENT_KINDS.sessionResumed,
+          data: {
+            workflowId: this.workflowId,
+            model: goal.model,
+            workspace: goal.workspace,
+            objective: goal.objective,
+            limits: goal.limits,
+            execution: this.execution,
+          },
+          key: `resumed@${this.execution}`,
+        },
+      },
+      true,
+    );
+    if (this.input.resumeMessage) {
+      await this.deliverSteering({
+        id: `resume-${this.execution}`,
+        text: this.input.resumeMessage,
+        from: 'resume',
+      });
+    }
+    this.session.keptProgress = null;
+    this.session.note(`resumed (execution ${this.execution})`);
+  }
+
+  // --- Store writes --------------------------------------------------------------------------
+
+  /** The state write for the store: only what changed, or everything for a checkpoint. */
+  stateWrite(full = false, as: Partial<GoalState> = {}): StateWrite {
+    const saved = { ...this.session.savedState(), keptProgress: this.session.keptProgress, ...as };
+    const write = this.writes.writeFor(saved, full);
+    // The transcript seq the state accounts for: a resume recounts the steps stored after it.
+    write.set.checkpointSeq = lastSeqOf(this.state.ledger);
+    return full ? { ...write, status: this.state.status, reason: this.state.reason } : write;
+  }
+
+  /** Records that a state write reached the store. */
+  stateWritten(write: StateWrite): void {
+    this.writes.committed(write);
+  }
+
+  /** Stores a message the workflow writes itself, with the state that accounts for it. */
+  async appendMessage(
+    key: string,
+    message: StoredMessage,
+    extra: { meta?: MessageMeta; event?: StoreEvents } = {},
+    full = false,
+  ): Promise<LedgerEntry> {
+    const state = this.stateWrite(full);
+    const result = await storeActivities.appendMessage({
+      sessionId: this.state.goal.sessionId,
+      key,
+      message,
+      state,
+      ...extra,
+    });
+    this.stateWritten(state);
+    const entry = result.entry ?? ledgerEntryFor(result.seq, key, message);
+    this.state = { ...this.state, ledger: appendLedger(this.state.ledger, entry) };
+    return entry;
+  }
+
+  /** Saves the state (a checkpoint when `full`), with an optional event in the same transaction. */
+  async saveState(full: boolean, event?: StoreEvent): Promise<void> {
+    const state = this.stateWrite(full);
+    await storeActivities.saveState({ sessionId: this.state.goal.sessionId, state, event });
+    this.stateWritten(state);
+  }
+
+  /** Answers every tool call of the interrupted step, so no call is left without its result. */
+  async answerUnanswered(why: string): Promise<void> {
+    for (const call of this.unanswered) {
+      await this.appendMessage(storeKeys.toolResult(call.toolCallId), {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            output: { type: 'error-text', value: `[not run to completion: ${why}]` },
+          },
+        ],
+      });
+    }
+    this.unanswered = [];
+  }
+
+  // --- Steering ------------------------------------------------------------------------------
+
+  /** Stores a steering message for the model (spec F-CMDS) and marks it delivered. */
+  async deliverSteering(request: { id: string; text: string; from: string }): Promise<number> {
+    const key = storeKeys.steering(request.id);
+    const text = `[steering from ${request.from}] ${request.text}`;
+    const entry = await this.appendMessage(key, userText(text), {
+      meta: { from: request.from },
+      event: { kind: 'steering', data: { id: request.id, from: request.from, text: request.text }, key },
+    });
+    this.session.steeringDelivered(request.id);
+    this.deliveredSteering.set(request.id, entry.seq);
+    this.session.note(`steering from ${request.from}: ${oneLine(request.text)}`);
+    return entry.seq;
+  }
+
+  /** Delivers every queued steering message, in the order they arrived. */
+  async deliverPendingSteering(): Promise<void> {
+    for (const request of [...this.session.pendingSteering]) await this.deliverSteering(request);
+  }
+
+  // --- Jobs ----------------------------------------------------------------------------------
+
+  /** Kills every running background job (the goal ended or waits at a limit); unreachable hosts make them lost. */
+  async killJobs(): Promise<void> {
+    for (const [processQueue, ids] of runningJobsByProcess(this.state.jobs)) {
+      try {
+        await jobActivities('kill background jobs', processQueue).killSessionJobs({
+          sessionId: this.state.goal.sessionId,
+        });
+        this.session.jobsEnded(ids, 'killed');
+      } catch (err) {
+        log.warn('could not reach the tool host of background jobs', { processQueue, error: String(err) });
+        this.session.jobsEnded(ids, 'lost');
+      }
+    }
+  }
+
+  // --- Ending --------------------------------------------------------------------------------
+
+  /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
+  async finish(status: GoalStatus, reason: string | null): Promise<void> {
+    if (!this.opened) await this.open();
+    await this.killJobs();
+    this.session.setStatus(status, reason);
+    this.session.note(`goal ${status}${reason ? `: ${reason}` : ''}`);
+    this.session.stopClock();
+    this.timeLimit.disarm();
+    this.publish();
+    const ended: GoalEndedData = {
+      status,
+      reason,
+      summary: this.state.finishSummary,
+      steps: this.state.steps,
+      iterations: this.state.iteration,
+      elapsedMs: this.session.elapsedMs(),
+      costUsd: breakdownTotal(this.state.breakdown ?? {}).costUsd,
+      usage: this.state.usage,
+    };
+    await this.saveState(true, {
+      kind: EVENT_KINDS.goalEnded,
+      data: ended,
+      key: storeKeys.goalEnded(this.execution),
+    });
+  }
+
+  /** The cleanup of a cancelled goal: answered calls, a kept-progress summary, status cancelled. */
+  async cancelled(): Promise<void> {
+    if (!this.opened) await this.open();
+    // A cancelled goal waits for nobody: its pending escalation is denied, or status would show it forever.
+    const pending = this.state.approval;
+    if (pending) {
+      this.session.approvalAnswered('denied', 'the goal was cancelled');
+      await this.saveState(false, {
+        kind: 'approval',
+        data: {
+          toolCallId: pending.toolCallId,
+          command: pending.command,
+          decision: 'denied',
+          reason: 'the goal was cancelled',
+          by: 'cancel',
+        },
+        key: `approval:${pending.toolCallId}`,
+      });
+    }
+    await this.answerUnanswered('the goal was cancelled while this tool was running');
+    const summary = keptProgressSummary(this.state, this.session.elapsedMs());
+    this.session.keptProgress = summary;
+    // Saved at once (spec S-SAVE: on interrupt, immediately, with a kept-progress summary).
+    await this.saveState(false, {
+      kind: 'kept-progress',
+      data: { summary },
+      key: `kept-progress@${this.execution}`,
+    });
+    await this.finish('cancelled', 'cancelled by request');
+  }
+
+  /** The input of the next run after continue-as-new. */
+  continueAsNewInput(): GoalWorkflowInput {
+    return { goal: this.state.goal, state: this.session.savedState() };
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+function textOfUser(message: StoredMessage): string {
+  return message.role === 'user' ? message.content.map((part) => part.text).join('') : '';
+}
