@@ -2,9 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option } from 'commander';
-import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
-import type { GoalDefinition, GoalLimits } from '../core/goal';
+import type { GoalLimits } from '../core/goal';
 import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_MINUTES,
@@ -158,55 +157,4 @@ export function resolveWorkspace(dir: string | undefined, onToolHost = false): s
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${workspace} is not a directory`);
   return workspace;
-}
-
-/**
- * Builds the goal definition from the options. With `hostsWorker`, the model's key and base URL
- * must be here too, because this process will make the model calls.
- */
-export function goalFromOptions(
-  objective: string,
-  options: GoalOptions,
-  settings: Settings,
-  sessionId: string,
-  hostsWorker: boolean,
-): GoalDefinition {
-  if (objective.trim() === '') {
-    throw new ConfigError('the objective is empty; say what the goal should achieve');
-  }
-  // Flags first: a typo in a number is the cheapest thing to report.
-  const limits = { ...settings.defaultLimits, ...limitsFromFlags(options) };
-  const toolTaskQueue = options.toolsQueue ?? settings.config.tools_queue;
-  const workspace = resolveWorkspace(options.workspace, toolTaskQueue !== undefined);
-  const model = normalizeModelSpec(options.model ?? settings.defaultModel);
-  const baseUrl = options.baseUrl ?? settings.config.base_url;
-  checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
-  const sandbox = sandboxFromOptions(options, settings);
-  // Keys are checked only where the model calls happen: a remote worker has its own environment.
-  if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
-    checkProviderConfig(model, settings.providerEnv, baseUrl);
-  }
-  return {
-    sessionId,
-    objective: objective.trim(),
-    workspace,
-    model,
-    baseUrl,
-    limits,
-    autoCompact: {
-      enabled: settings.config.auto_compact_enabled,
-      thresholdPct: settings.config.auto_compact_threshold_pct,
-      targetPct: settings.config.auto_compact_target_pct,
-      maxFailures: settings.config.auto_compact_max_failures,
-    },
-    contextWindowTokens:
-      positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
-    backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
-    providerUnreachableMinutes: settings.providerUnreachableMinutes,
-    sandbox,
-    toolTaskQueue,
-    summarizerModel: settings.config.summarizer_model
-      ? normalizeModelSpec(settings.config.summarizer_model)
-      : undefined,
-  };
 }

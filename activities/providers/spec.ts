@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { ConfigError } from '../../core/errors';
+import { loadScriptFileSync } from './scripted-file';
 import type { ProviderEnv } from './types';
 
 /** Every provider a model specifier may name, in the order error messages list them. */
@@ -66,10 +67,7 @@ export function normalizeModelSpec(spec: string, cwd: string = process.cwd()): s
 export function checkProviderConfig(spec: string, env: ProviderEnv, baseUrl?: string): void {
   const parsed = parseModelSpec(spec);
   resolveProviderSettings(parsed, env, baseUrl);
-  // Loaded on use: the CLI's help imports this file, and the script schema needs zod.
-  if (parsed.provider === 'scripted') {
-    (require('./scripted-file') as typeof import('./scripted-file')).loadScriptFileSync(parsed.model);
-  }
+  if (parsed.provider === 'scripted') loadScriptFileSync(parsed.model);
 }
 
 /**
