@@ -308,13 +308,24 @@ describe('background jobs', () => {
     expect(offline.stdout).toContain(`job-1 [running] node server.js ${port}`);
 
     // Another worker runs the call again, and the job, whose host is gone, is lost.
-    worker(t);
+    // The retry waits for a worker to start, then job-output waits JOB_HOST_WAIT (60 s) for the
+    // dead host: the wait is generous because CI runs this beside other suites on two cores.
+    const second = worker(t);
     await waitFor(
       'the goal to end',
       async () => ((await status(t, sessionId)).status === 'completed' ? true : undefined),
-      150_000,
+      240_000,
       1_000,
-    );
+    ).catch(async (err: Error) => {
+      const pendingNow = (await handle.describe()).raw.pendingActivities ?? [];
+      const pendingLines = pendingNow.map(
+        (activity) =>
+          `${activity.activityType?.name} attempt ${activity.attempt} state ${activity.state}: ${activity.lastFailure?.message ?? ''}`,
+      );
+      throw new Error(
+        `${err.message}\nstatus: ${JSON.stringify(await status(t, sessionId))}\npending: ${pendingLines.join('; ')}\nsecond worker's output (tail):\n${second.output().slice(-4000)}`,
+      );
+    });
     const results = await toolResultsOf(store, sessionId);
     expect(results[1].text).toMatch(/^\[attempt 2: an earlier attempt of this call was interrupted/);
     expect(results[1].text).toContain('run again');
@@ -324,5 +335,5 @@ describe('background jobs', () => {
     expect(checkpoint?.goalState).toMatchObject({
       jobs: [expect.objectContaining({ jobId: 'job-1', status: 'lost' })],
     });
-  }, 300_000);
+  }, 420_000);
 });
