@@ -1,0 +1,128 @@
+/**
+ * Issue 8, secret hygiene over real HTTP: with the sandbox off (asked for by name), a tool's output
+ * does show the worker's secrets, so redaction is all that stands between them and the provider. A
+ * model runs `env` and reads the worker's /proc environ; no planted value reaches any request the
+ * OpenAI-compatible server receives (only the key in its Authorization header), the store, the
+ * Temporal history or the worker's log, and the outputs the model sees say [REDACTED] instead.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { REDACTED } from '../../activities/sandbox/redact';
+import { runCli } from '../support/cli';
+import { goalTestEnv } from '../support/goal-env';
+import { fetchHistory } from '../support/history';
+import {
+  type OpenAITestServer,
+  requestStep,
+  startOpenAITestServer,
+  type TestTurn,
+} from '../support/openai-test-server';
+
+const PLANTED = {
+  OPENAI_API_KEY: 'sk-planted-http-key-7d6c5b4a3f2e',
+  ANTHROPIC_API_KEY: 'sk-ant-planted-http-1a2b3c4d5e6f',
+  DEPLOY_TOKEN: 'planted-http-deploy-token-99887766',
+  DB_PASSWORD: 'planted-http-db-pass-24681357',
+};
+
+/** The suite's database URL with the planted password (local connections are trusted, so it is never checked). */
+function withPassword(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.username = url.username || 'root';
+  url.password = PLANTED.DB_PASSWORD;
+  return url.toString();
+}
+
+/** Every string of a value, with byte arrays (Temporal payloads) decoded as UTF-8. */
+function allText(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
+  else if (value && typeof value === 'object') for (const child of Object.values(value)) allText(child, out);
+  return out;
+}
+
+const bash = (command: string): TestTurn => ({ toolCalls: [{ name: 'bash', args: { command } }] });
+const TURNS: TestTurn[] = [
+  bash('env'),
+  bash("tr '\\0' '\\n' < /proc/$PPID/environ; echo \"db is $DATABASE_URL\""),
+  { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'looked around' } }] },
+];
+
+describe('secrets and a model over HTTP', () => {
+  const databaseUrl = inject('databaseUrl');
+  let server: OpenAITestServer;
+
+  beforeAll(async () => {
+    server = await startOpenAITestServer({
+      fallback: (body) => TURNS[requestStep(body) - 1] ?? TURNS[TURNS.length - 1],
+    });
+  });
+  afterAll(async () => server?.close());
+
+  it('redacts every planted value from what the provider, the store, the history and the log get', async () => {
+    const t = goalTestEnv('secrets-http', {
+      OPENAI_API_KEY: PLANTED.OPENAI_API_KEY,
+      ANTHROPIC_API_KEY: PLANTED.ANTHROPIC_API_KEY,
+      DEPLOY_TOKEN: PLANTED.DEPLOY_TOKEN,
+      DATABASE_URL: withPassword(databaseUrl),
+    });
+    const result = await runCli(
+      [
+        'run',
+        'look at the environment',
+        '--workspace',
+        t.workspace,
+        '--model',
+        'openai-compatible:test-model',
+        '--base-url',
+        server.url,
+        '--sandbox',
+        'off',
+        '--json',
+      ],
+      t.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout);
+    expect(status.status).toBe('completed');
+
+    // The provider: the key only where it belongs, never in a body; the outputs say [REDACTED].
+    const bodies = server.requests.map((request) => JSON.stringify(request.body)).join('\n');
+    expect(server.requests.length).toBeGreaterThanOrEqual(TURNS.length);
+    expect(server.requests[0].headers.authorization).toBe(`Bearer ${PLANTED.OPENAI_API_KEY}`);
+    expect(bodies).toContain('DEPLOY_TOKEN=');
+    expect(bodies).toContain(REDACTED);
+    for (const value of Object.values(PLANTED)) expect(bodies).not.toContain(value);
+
+    // The store: every row of every table.
+    const pg = new Client({ connectionString: databaseUrl });
+    await pg.connect();
+    try {
+      const tables = await pg.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+      );
+      const dump: string[] = [];
+      for (const { tablename } of tables.rows) {
+        const rows = await pg.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
+        dump.push(...rows.rows.map((r) => r.row));
+      }
+      const stored = dump.join('\n');
+      expect(stored).toContain(REDACTED);
+      for (const value of Object.values(PLANTED)) expect(stored).not.toContain(value);
+    } finally {
+      await pg.end();
+    }
+
+    // The Temporal history, the worker's log and what the CLI printed.
+    const history = allText(await fetchHistory(t.temporalAddress, status.workflowId)).join('\n');
+    expect(history).toContain('bash');
+    const log = fs.readFileSync(path.join(t.home, 'logs', 'worker.log'), 'utf8');
+    for (const value of Object.values(PLANTED)) {
+      expect(history).not.toContain(value);
+      expect(log).not.toContain(value);
+      expect(result.stdout + result.stderr).not.toContain(value);
+    }
+  }, 180_000);
+});
