@@ -79,7 +79,15 @@ export async function steerGoal(
     return result ? { delivery: 'done', result } : { delivery: 'accepted', id: request.id };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      throw new ConfigError(`goal ${sessionId} refused it: ${innermost(err)}`);
+      const why = innermost(err);
+      // The server's words when the goal's run closed with the request in flight (it ended, or it
+      // continued as new) are about Temporal, not about what the user can do.
+      if (/completed before the Update completed/i.test(why)) {
+        throw new ConfigError(
+          `goal ${sessionId} ended its run before it could carry this out; see: goalrun status ${sessionId}`,
+        );
+      }
+      throw new ConfigError(`goal ${sessionId} refused it: ${why}`);
     }
     throw err;
   }

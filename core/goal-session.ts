@@ -138,6 +138,16 @@ export class GoalSession {
     return this.state.pendingSteering;
   }
 
+  /**
+   * Takes every queued message off the queue, for a goal that ends before its next step: they are
+   * not carried into a later resume, where they would arrive out of context.
+   */
+  dropPendingSteering(): SteeringRequest[] {
+    const dropped = this.state.pendingSteering;
+    if (dropped.length > 0) this.state = { ...this.state, pendingSteering: [] };
+    return dropped;
+  }
+
   /** Marks a queued message delivered. */
   steeringDelivered(id: string): void {
     this.state = {

@@ -30,6 +30,8 @@ export type SteerResult =
       seq: number;
       /** True when a message with this id had been delivered already. */
       duplicate?: boolean;
+      /** Set when the goal ended before the message could be delivered: why, and what to do. */
+      undelivered?: string;
     }
   | {
       kind: 'command';

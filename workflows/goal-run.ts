@@ -39,6 +39,8 @@ export class GoalRun {
   unanswered: ToolCallRef[] = [];
   /** Sequence numbers of delivered steering messages, by id, for the updates waiting on them. */
   readonly deliveredSteering = new Map<string, number>();
+  /** Why a steering message was never delivered (the goal ended first), by id, for the same updates. */
+  readonly undeliveredSteering = new Map<string, string>();
   private readonly writes = new StateWriteTracker();
   private readonly publisher: () => void;
   /** Whether the session row and the first message exist (a goal cancelled before its start has neither). */
@@ -262,6 +264,20 @@ export class GoalRun {
     return entry.seq;
   }
 
+  /**
+   * Answers the steering still queued when the goal ends (sent during its last step): the sender
+   * learns it was not delivered, instead of an update that fails with the workflow.
+   */
+  private dropUndeliveredSteering(status: GoalStatus): void {
+    for (const request of this.session.dropPendingSteering()) {
+      this.undeliveredSteering.set(
+        request.id,
+        `the goal ended (${status}) before its next step; to give it this instruction: goalrun resume ${this.state.goal.sessionId} --message "…"`,
+      );
+      this.session.note(`steering from ${request.from} not delivered: the goal ended (${status})`);
+    }
+  }
+
   /** Delivers every queued steering message, in the order they arrived. */
   async deliverPendingSteering(): Promise<void> {
     for (const request of [...this.session.pendingSteering]) await this.deliverSteering(request);
@@ -288,6 +304,7 @@ export class GoalRun {
 
   /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
   async finish(status: GoalStatus, reason: string | null): Promise<void> {
+    this.dropUndeliveredSteering(status);
     if (!this.opened) await this.open();
     await this.killJobs();
     this.session.setStatus(status, reason);

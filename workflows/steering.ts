@@ -52,8 +52,10 @@ export function setupSteering(
         // Delivered in an earlier run of this workflow (before continue-as-new): the seq is not known here.
         return { kind: 'message', seq: -1, duplicate: true };
       }
-      await condition(() => run.deliveredSteering.has(request.id));
-      return { kind: 'message', seq: run.deliveredSteering.get(request.id)! };
+      await condition(() => run.deliveredSteering.has(request.id) || run.undeliveredSteering.has(request.id));
+      const seq = run.deliveredSteering.get(request.id);
+      if (seq !== undefined) return { kind: 'message', seq };
+      return { kind: 'message', seq: -1, undelivered: run.undeliveredSteering.get(request.id) };
     },
     { validator: (request: SteeringRequest) => checkRequest(run, request) },
   );

@@ -155,12 +155,15 @@ export function approvalVerb(decision: 'approve' | 'deny') {
 async function send(context: CliContext, ref: GoalRef, text: string, options: SteerOptions): Promise<number> {
   const sessionId = await resolveSessionId(context, ref);
   const outcome = await steerGoal(context, sessionId, text);
+  // A message the goal ended without delivering did not do what was asked: a failure for scripts too.
+  const undelivered =
+    outcome.delivery === 'done' && outcome.result.kind === 'message' && outcome.result.undelivered;
   if (options.json) {
     printJson({ sessionId, ...outcome });
-    return 0;
+    return undelivered ? 1 : 0;
   }
   say(describe(sessionId, outcome));
-  return 0;
+  return undelivered ? 1 : 0;
 }
 
 /** One or a few lines on what a steering request did. */
@@ -177,6 +180,7 @@ export function describe(sessionId: string, outcome: SteerOutcome): string {
 
 function describeResult(result: SteerResult): string {
   if (result.kind === 'message') {
+    if (result.undelivered) return `not delivered: ${result.undelivered}`;
     return result.duplicate
       ? 'this message was delivered already'
       : `delivered before the next step (message #${result.seq})`;

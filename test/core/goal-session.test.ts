@@ -55,6 +55,19 @@ describe('steering', () => {
     expect(session.knowsSteering('s1')).toBe(true);
   });
 
+  it('drops what is still queued when the goal ends, so a later resume does not deliver it', () => {
+    const { session } = sessionAt();
+    const first = { id: 's1', text: 'one', from: 'ann@box' };
+    const second = { id: 's2', text: 'two', from: 'bob@box' };
+    session.queueSteering(first);
+    session.queueSteering(second);
+    session.steeringDelivered('s1');
+    expect(session.dropPendingSteering()).toEqual([second]);
+    expect(session.pendingSteering).toEqual([]);
+    expect(session.savedState().pendingSteering).toEqual([]);
+    expect(session.dropPendingSteering()).toEqual([]);
+  });
+
   it('rejects empty, oversized and late messages with a reason', () => {
     const { session } = sessionAt();
     expect(() => session.checkSteering({ id: 'a', text: '  ', from: 'x' })).toThrow(

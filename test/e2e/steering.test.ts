@@ -10,10 +10,11 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { goalTestEnv, testStore } from '../support/goal-env';
+import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
+  requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
 
@@ -28,6 +29,15 @@ function texts(body: ChatRequestBody): string[] {
   );
 }
 
+/** A promise the test opens when it is ready: holds a model answer back. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
 function json(result: CliResult): Record<string, unknown> {
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout);
@@ -40,59 +50,72 @@ describe('steering', () => {
   });
   afterAll(async () => server?.close());
 
+  /** Starts a goal against the test server and returns `start --json`'s answer. */
+  async function startGoal(t: GoalTestEnv, objective: string): Promise<Record<string, unknown>> {
+    return json(
+      await runCli(
+        [
+          'start',
+          objective,
+          '--workspace',
+          t.workspace,
+          '--model',
+          MODEL,
+          '--base-url',
+          server.url,
+          '--json',
+        ],
+        t.env,
+      ),
+    );
+  }
+
   it('reaches the next request once, also across a worker SIGKILL after the update', async () => {
     const t = goalTestEnv('steer');
-    server.enqueue(
-      { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'one\n' } }] },
-      // The step during which the message is sent; a slow answer, so the worker can die in it.
-      { delayMs: 6_000, toolCalls: [{ name: 'bash', args: { command: 'echo two' } }] },
-      // Its retry after the worker died.
-      { toolCalls: [{ name: 'bash', args: { command: 'echo two' } }] },
-      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'steered' } }] },
-    );
+    // The step during which the message is sent is held open until the worker is dead, so the
+    // message always arrives mid-step, however slow the machine.
+    const held = gate();
+    server.setFallback(async (body) => {
+      const step = requestStep(body);
+      if (step === 1)
+        return { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'one\n' } }] };
+      if (step === 2) {
+        await held.opened;
+        return { toolCalls: [{ name: 'bash', args: { command: 'echo two' } }] };
+      }
+      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'steered' } }] };
+    });
     let worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
     const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     try {
-      const started = json(
-        await runCli(
-          [
-            'start',
-            'write two files',
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--json',
-          ],
-          t.env,
-        ),
-      );
-      const sessionId = started.sessionId as string;
       const before = server.requests.length;
-      await waitFor('the slow step', () => server.requests.length >= before + 2);
+      const started = await startGoal(t, 'write two files');
+      const sessionId = started.sessionId as string;
+      await waitFor('the held step', () => server.requests.length >= before + 2);
       const steer = spawnCli(['steer', sessionId, 'Use tabs, not spaces.', '--json'], t.env);
       const handle = client.workflow.getHandle(started.workflowId as string);
       await waitFor('the update to be accepted', async () =>
         (await handle.fetchHistory()).events?.some((event) => event.eventType === ACCEPTED),
       );
       await killAndWait(worker, 'SIGKILL');
+      held.open();
       worker = spawnCli(['worker'], t.env);
       const steered = await new Promise<string>((resolve) =>
         steer.once('exit', () => resolve(steer.output())),
       );
       expect(steered).toMatch(/"delivery":\s*"(done|accepted)"/);
+      expect(steered).not.toContain('undelivered');
 
-      const watched = json(await runCli(['watch', sessionId, '--json'], t.env, 180_000));
+      const watched = json(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
       expect(watched.status).toBe('completed');
       const requests = server.requests.slice(before);
       const first = requests.findIndex((request) =>
         texts(request.body).some((text) => text.includes('Use tabs, not spaces.')),
       );
+      // Not in the held step nor its retry: in the very next one, right after that step's result.
       expect(first).toBeGreaterThan(0);
-      // Delivered at the very next boundary: right after the result of the step it was sent in.
+      expect(requestStep(requests[first].body)).toBe(3);
       const shown = requests[first].body.messages ?? [];
       expect(shown.at(-2)?.role).toBe('tool');
       expect(texts(requests[first].body).at(-1)).toContain(`[steering from `);
@@ -105,7 +128,45 @@ describe('steering', () => {
       expect(stored).toHaveLength(1);
       expect(stored[0].meta?.from).toMatch(/@/);
     } finally {
+      held.open();
       await store.close();
+      await killAndWait(worker, 'SIGTERM');
+    }
+  }, 300_000);
+
+  it('says a message sent during the last step was not delivered, and never shows it to the model', async () => {
+    const t = goalTestEnv('steer-late');
+    const held = gate();
+    server.setFallback(async () => {
+      await held.opened;
+      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done early' } }] };
+    });
+    const worker = spawnCli(['worker'], t.env);
+    const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
+    try {
+      const before = server.requests.length;
+      const started = await startGoal(t, 'finish at once');
+      const sessionId = started.sessionId as string;
+      await waitFor('the last step', () => server.requests.length > before);
+      const steer = spawnCli(['steer', sessionId, 'Also update the changelog.'], t.env);
+      const handle = client.workflow.getHandle(started.workflowId as string);
+      await waitFor('the update to be accepted', async () =>
+        (await handle.fetchHistory()).events?.some((event) => event.eventType === ACCEPTED),
+      );
+      held.open();
+      const code = await new Promise<number | null>((resolve) => steer.once('exit', resolve));
+      expect(steer.output()).toContain(
+        `not delivered: the goal ended (completed) before its next step; to give it this instruction: goalrun resume ${sessionId} --message`,
+      );
+      expect(code).toBe(1);
+      const status = json(await runCli(['status', sessionId, '--json'], t.env));
+      expect(status.status).toBe('completed');
+      expect(JSON.stringify(status)).toContain('not delivered: the goal ended (completed)');
+      for (const request of server.requests.slice(before)) {
+        expect(JSON.stringify(request.body)).not.toContain('changelog');
+      }
+    } finally {
+      held.open();
       await killAndWait(worker, 'SIGTERM');
     }
   });
