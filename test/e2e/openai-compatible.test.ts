@@ -142,8 +142,8 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
     expect(status.reason).toMatch(/test-model/);
     expect(status.reason).toMatch(/401/);
     expect(status.reason).not.toContain(SECRET);
+    // At once: one request and no retry.
     expect(server.requests.length - before).toBe(1);
-    expect(result.ms).toBeLessThan(30_000);
     const shown = await runCli(['status', status.sessionId], t.env);
     expect(shown.stdout).toMatch(/status\s+failed \(.*401/);
   });

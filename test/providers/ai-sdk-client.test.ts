@@ -13,7 +13,8 @@ import {
 const MODEL = 'gpt-test';
 const API_KEY = 'sk-test-secret-key-0123456789';
 /** An abort must end the call well before the server's pause would have. */
-const PROMPT_ABORT_MS = 1_000;
+/** Longer than any test may run: an answer delayed this long is one the test never waits for. */
+const NEVER_MS = 600_000;
 
 let server: OpenAITestServer;
 
@@ -293,9 +294,9 @@ describe('AI SDK client over HTTP', () => {
   });
 
   it('rejects promptly with an AbortError when the signal fires mid-stream', async () => {
-    server.enqueue({ text: 'slow answer', delayMs: 10_000 });
+    // The answer would come only after the test's own timeout: the call can pass only by honouring the abort.
+    server.enqueue({ text: 'slow answer', delayMs: NEVER_MS });
     const controller = new AbortController();
-    const started = Date.now();
     const call = client().stream(request({ abortSignal: controller.signal }));
     setTimeout(() => controller.abort(), 100);
     const err = await call.then(
@@ -305,7 +306,6 @@ describe('AI SDK client over HTTP', () => {
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).name).toBe('AbortError');
     expect(err).not.toBeInstanceOf(ApplicationFailure);
-    expect(Date.now() - started).toBeLessThan(PROMPT_ABORT_MS);
   });
 
   it('does not call the server when the signal has already fired', async () => {

@@ -107,9 +107,7 @@ describe('scripted provider', () => {
   it('waits delayMs while reporting progress about every 500 ms', async () => {
     const file = script({ turns: [{ text: 'slow answer', delayMs: 1_200 }] });
     const progress: number[] = [];
-    const started = Date.now();
     const response = await scripted(file).stream(request(1, { onProgress: (chars) => progress.push(chars) }));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_150);
     expect(response.text).toBe('slow answer');
     // Two ticks during the wait (500, 1000 ms) plus the final count.
     expect(progress.length).toBeGreaterThanOrEqual(3);
@@ -118,15 +116,14 @@ describe('scripted provider', () => {
   });
 
   it('rejects promptly with an AbortError when aborted during the delay', async () => {
-    const file = script({ turns: [{ text: 'never', delayMs: 10_000 }] });
+    // Delayed for longer than the test may run: it can pass only by honouring the abort.
+    const file = script({ turns: [{ text: 'never', delayMs: 600_000 }] });
     const controller = new AbortController();
-    const started = Date.now();
     setTimeout(() => controller.abort(), 100);
     const err = await scripted(file)
       .stream(request(1, { abortSignal: controller.signal }))
       .catch((e: unknown) => e);
     expect((err as Error).name).toBe('AbortError');
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('rejects at once when the signal has already fired', async () => {

@@ -162,16 +162,13 @@ describe('grep never blocks the worker', () => {
   it('stops the search when the activity is cancelled', async () => {
     await put('evil.txt', `${'a'.repeat(50_000)}b\n`);
     const controller = new AbortController();
-    const started = Date.now();
+    // A timeout longer than the test may run: only the cancellation can end this search (a timeout resolves).
     const running = runGrep(
       { pattern: '(a+)+$', path: 'evil.txt' },
       makeContext(workspace, { signal: controller.signal }),
-      {
-        ripgrep: null,
-      },
+      { ripgrep: null, timeoutMs: 600_000 },
     );
     setTimeout(() => controller.abort(new Error('cancelled')), 200);
     await expect(running).rejects.toThrow('cancelled');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

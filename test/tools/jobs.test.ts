@@ -50,13 +50,12 @@ describe.each([
     makeContext(workspace, { sandbox, jobs, ...overrides });
 
   it('starts a job and returns at once with its id and pid', async () => {
+    // The job sleeps for longer than the test may run, so returning at all means bash did not wait for it.
     const marker = uniqueMarker();
-    const started = Date.now();
     const outcome = await runBash(
       { command: `echo ready; sleep ${marker}`, run_in_background: true },
       context({ jobId: 'job-1' }),
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(outcome.ok).toBe(true);
     expect(outcome.job).toMatchObject({ jobId: 'job-1', command: `echo ready; sleep ${marker}` });
     expect(outcome.job?.pid).toBeGreaterThan(0);
