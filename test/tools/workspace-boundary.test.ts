@@ -145,14 +145,21 @@ describe('the workspace boundary, over generated paths', () => {
   });
 
   it('writes through symlinks that stay inside, and creates missing parents', async () => {
-    expect((await fileWriteTool.run({ path: 'in/via-link.txt', content: 'v' }, context())).ok).toBe(true);
-    expect(readFileSync(path.join(workspace, 'a', 'via-link.txt'), 'utf8')).toBe('v');
-    expect((await fileWriteTool.run({ path: 'dangling-in', content: 'd' }, context())).ok).toBe(true);
-    expect(readFileSync(path.join(workspace, 'a', 'dangling-in.txt'), 'utf8')).toBe('d');
-    expect((await fileWriteTool.run({ path: 'abs-in/new/deep/f.txt', content: 'n' }, context())).ok).toBe(
+    // Links of its own: the generated paths above may have written files where the shared ones point.
+    mkdirSync(path.join(workspace, 'kept', 'deeper'), { recursive: true });
+    symlinkSync('kept', path.join(workspace, 'kept-in'));
+    symlinkSync('kept/dangling.txt', path.join(workspace, 'kept-dangling'));
+    symlinkSync(path.join(workspace, 'kept', 'deeper'), path.join(workspace, 'kept-abs'));
+    expect((await fileWriteTool.run({ path: 'kept-in/via-link.txt', content: 'v' }, context())).ok).toBe(
       true,
     );
-    expect(readFileSync(path.join(workspace, 'a', 'b', 'new', 'deep', 'f.txt'), 'utf8')).toBe('n');
+    expect(readFileSync(path.join(workspace, 'kept', 'via-link.txt'), 'utf8')).toBe('v');
+    expect((await fileWriteTool.run({ path: 'kept-dangling', content: 'd' }, context())).ok).toBe(true);
+    expect(readFileSync(path.join(workspace, 'kept', 'dangling.txt'), 'utf8')).toBe('d');
+    expect((await fileWriteTool.run({ path: 'kept-abs/new/deep/f.txt', content: 'n' }, context())).ok).toBe(
+      true,
+    );
+    expect(readFileSync(path.join(workspace, 'kept', 'deeper', 'new', 'deep', 'f.txt'), 'utf8')).toBe('n');
   });
 
   it('file-read, glob and grep never show what is outside', async () => {
