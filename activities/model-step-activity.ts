@@ -36,6 +36,12 @@ import { systemPrompt } from './prompt';
 import { createModelClient, toActivityFailure } from './providers';
 import { isUnreachableError } from './providers/errors';
 import type { ModelClient } from './providers/types';
+import {
+  type ModelStepHeartbeat,
+  nextUnreachableSince,
+  unreachableFor,
+  unreachableSinceOf,
+} from './providers/unreachable';
 import { findTool, toolSpecsFor } from './tool-catalog';
 import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';
@@ -110,12 +116,15 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
+      // Carried over from the attempts before this one, so that the unreachable clock survives retries.
+      let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
+      const beat = () => {
+        const details: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
+        context.heartbeat(details);
+      };
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
-      const heartbeat = setInterval(
-        () => context.heartbeat({ step: input.stepNumber, received }),
-        MODEL_HEARTBEAT_INTERVAL_MS,
-      );
+      const heartbeat = setInterval(beat, MODEL_HEARTBEAT_INTERVAL_MS);
       try {
         const response = await client.stream({
           system,
@@ -125,7 +134,9 @@ export function createModelStepActivity(deps: ActivityDeps) {
           abortSignal: context.cancellationSignal,
           onProgress: (chars) => {
             received = chars;
-            context.heartbeat({ step: input.stepNumber, received });
+            // The provider answered: whatever happens next, it was reachable.
+            unreachableSinceMs = null;
+            beat();
             const now = Date.now();
             if (now - lastSaved >= PROGRESS_SAVE_INTERVAL_MS) {
               lastSaved = now;
@@ -198,7 +209,10 @@ export function createModelStepActivity(deps: ActivityDeps) {
         return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        const failure = classifyFailure(err, input, context.info.scheduledTimestampMs);
+        unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
+        // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
+        beat();
+        const failure = classifyFailure(err, input, unreachableSinceMs);
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(
@@ -224,19 +238,25 @@ export function createModelStepActivity(deps: ActivityDeps) {
 
 /**
  * The failure a model step ends with. A provider that cannot be reached at all is retried like any
- * outage until it has been unreachable for `providerUnreachableMinutes`; then the goal fails with a
- * reason that says so, instead of retrying until the goal's time limit.
+ * outage until it has been unreachable for `providerUnreachableMinutes` (counted from the first
+ * refused connection, see providers/unreachable.ts); then the goal fails with a reason that says so,
+ * instead of retrying until the goal's time limit.
  */
-function classifyFailure(err: unknown, input: ModelStepInput, firstScheduledMs: number): ApplicationFailure {
+function classifyFailure(
+  err: unknown,
+  input: ModelStepInput,
+  unreachableSinceMs: number | null,
+): ApplicationFailure {
   const [provider, ...rest] = input.model.split(':');
   const failure =
     err instanceof ApplicationFailure
       ? err
       : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
-  if (failure.nonRetryable || !isUnreachableError(err)) return failure;
+  if (failure.nonRetryable) return failure;
   const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
-  const unreachableMs = Date.now() - firstScheduledMs;
-  if (unreachableMs < minutes * 60_000) return failure;
+  const unreachable = unreachableFor(unreachableSinceMs, Date.now(), minutes);
+  if (!unreachable?.giveUp) return failure;
+  const { unreachableMs } = unreachable;
   return ApplicationFailure.create({
     type: FailureType.ProviderUnreachable,
     message: `the model provider could not be reached for ${plural(Math.round(unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
