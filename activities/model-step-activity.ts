@@ -7,11 +7,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import {
-  DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
-  MODEL_HEARTBEAT_INTERVAL_MS,
-  PROGRESS_SAVE_INTERVAL_MS,
-} from '../core/limits';
+import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
   type MessageMeta,
   type StoredMessage,
@@ -24,7 +20,6 @@ import { storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
-import { plural } from '../core/text';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
@@ -33,13 +28,13 @@ import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
-import { createModelClient, toActivityFailure } from './providers';
+import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
 import type { ModelClient } from './providers/types';
 import {
   type ModelStepHeartbeat,
+  modelStepFailure,
   nextUnreachableSince,
-  unreachableFor,
   unreachableSinceOf,
 } from './providers/unreachable';
 import { findTool, toolSpecsFor } from './tool-catalog';
@@ -212,7 +207,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
         unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
         // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
         beat();
-        const failure = classifyFailure(err, input, unreachableSinceMs);
+        const failure = modelStepFailure(err, input, unreachableSinceMs, Date.now());
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(
@@ -234,34 +229,6 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
-}
-
-/**
- * The failure a model step ends with. A provider that cannot be reached at all is retried like any
- * outage until it has been unreachable for `providerUnreachableMinutes` (counted from the first
- * refused connection, see providers/unreachable.ts); then the goal fails with a reason that says so,
- * instead of retrying until the goal's time limit.
- */
-function classifyFailure(
-  err: unknown,
-  input: ModelStepInput,
-  unreachableSinceMs: number | null,
-): ApplicationFailure {
-  const [provider, ...rest] = input.model.split(':');
-  const failure =
-    err instanceof ApplicationFailure
-      ? err
-      : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
-  if (failure.nonRetryable) return failure;
-  const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
-  const unreachable = unreachableFor(unreachableSinceMs, Date.now(), minutes);
-  if (!unreachable?.giveUp) return failure;
-  const { unreachableMs } = unreachable;
-  return ApplicationFailure.create({
-    type: FailureType.ProviderUnreachable,
-    message: `the model provider could not be reached for ${plural(Math.round(unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
-    nonRetryable: true,
-  });
 }
 
 /**

@@ -5,7 +5,12 @@
  * (an HTTP error, a stream that broke later) stops the clock. The start time travels from attempt to
  * attempt in the activity's heartbeat details, which Temporal hands to the next attempt.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { FailureType } from '../../core/errors';
+import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../../core/limits';
+import { plural } from '../../core/text';
+import { toActivityFailure } from './errors';
 
 /** What a model step sends with its heartbeats. */
 export interface ModelStepHeartbeat {
@@ -46,4 +51,32 @@ export function unreachableFor(
   if (sinceMs === null) return null;
   const unreachableMs = Math.max(0, nowMs - sinceMs);
   return { unreachableMs, giveUp: unreachableMs >= limitMinutes * 60_000 };
+}
+
+/**
+ * The failure a model step ends with. A provider that cannot be reached at all is retried like any
+ * outage until it has been unreachable for `providerUnreachableMinutes` (counted from
+ * `unreachableSinceMs`); then the goal fails with a reason that says so, instead of retrying until
+ * the goal's time limit.
+ */
+export function modelStepFailure(
+  err: unknown,
+  input: { model: string; providerUnreachableMinutes?: number },
+  unreachableSinceMs: number | null,
+  nowMs: number,
+): ApplicationFailure {
+  const [provider, ...rest] = input.model.split(':');
+  const failure =
+    err instanceof ApplicationFailure
+      ? err
+      : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+  if (failure.nonRetryable) return failure;
+  const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
+  const unreachable = unreachableFor(unreachableSinceMs, nowMs, minutes);
+  if (!unreachable?.giveUp) return failure;
+  return ApplicationFailure.create({
+    type: FailureType.ProviderUnreachable,
+    message: `the model provider could not be reached for ${plural(Math.round(unreachable.unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
+    nonRetryable: true,
+  });
 }

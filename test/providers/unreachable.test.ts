@@ -16,6 +16,7 @@ import { createModelClient } from '../../activities/providers';
 import { isUnreachableError } from '../../activities/providers/errors';
 import {
   type ModelStepHeartbeat,
+  modelStepFailure,
   nextUnreachableSince,
   unreachableFor,
   unreachableSinceOf,
@@ -162,6 +163,31 @@ describe('the unreachable clock', () => {
     expect(unreachableSinceOf({ step: 3, received: 10 })).toBeNull();
     expect(unreachableSinceOf(undefined)).toBeNull();
     expect(unreachableSinceOf({ unreachableSinceMs: 'yesterday' })).toBeNull();
+  });
+});
+
+describe('modelStepFailure', () => {
+  const now = 1_000_000_000_000;
+  const goal = { model: 'openai-compatible:nobody', providerUnreachableMinutes: 1 };
+  const refused = fetchFailure('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9');
+
+  it('retries a provider unreachable for less than the limit, and gives up with a reason at the limit', () => {
+    const retried = modelStepFailure(refused, goal, now - MINUTE_MS + 1, now);
+    expect(retried).toMatchObject({ type: FailureType.ProviderUnavailable, nonRetryable: false });
+    const given = modelStepFailure(refused, goal, now - MINUTE_MS, now);
+    expect(given).toMatchObject({ type: FailureType.ProviderUnreachable, nonRetryable: true });
+    expect(given.message).toMatch(UNREACHABLE_WORDING);
+    expect(given.message).toContain('openai-compatible model nobody: network error');
+  });
+
+  it('never gives up on an unreachable clock that is not running, and leaves final failures as they are', () => {
+    expect(modelStepFailure(refused, goal, null, now).type).toBe(FailureType.ProviderUnavailable);
+    const auth = ApplicationFailure.create({
+      type: FailureType.ProviderAuth,
+      message: 'no',
+      nonRetryable: true,
+    });
+    expect(modelStepFailure(auth, goal, now - 10 * MINUTE_MS, now)).toBe(auth);
   });
 });
 
