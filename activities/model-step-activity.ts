@@ -7,11 +7,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import {
-  DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
-  MODEL_HEARTBEAT_INTERVAL_MS,
-  PROGRESS_SAVE_INTERVAL_MS,
-} from '../core/limits';
+import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
   type MessageMeta,
   type StoredMessage,
@@ -24,7 +20,6 @@ import { storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
-import { plural } from '../core/text';
 import { estimateTokens } from '../core/tokens';
 import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
@@ -33,9 +28,15 @@ import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { systemPrompt } from './prompt';
-import { createModelClient, toActivityFailure } from './providers';
+import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
 import type { ModelClient } from './providers/types';
+import {
+  type ModelStepHeartbeat,
+  modelStepFailure,
+  nextUnreachableSince,
+  unreachableSinceOf,
+} from './providers/unreachable';
 import { findTool, toolSpecsFor } from './tool-catalog';
 import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';
@@ -110,12 +111,15 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
+      // Carried over from the attempts before this one, so that the unreachable clock survives retries.
+      let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
+      const beat = () => {
+        const details: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
+        context.heartbeat(details);
+      };
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
-      const heartbeat = setInterval(
-        () => context.heartbeat({ step: input.stepNumber, received }),
-        MODEL_HEARTBEAT_INTERVAL_MS,
-      );
+      const heartbeat = setInterval(beat, MODEL_HEARTBEAT_INTERVAL_MS);
       try {
         const response = await client.stream({
           system,
@@ -125,7 +129,9 @@ export function createModelStepActivity(deps: ActivityDeps) {
           abortSignal: context.cancellationSignal,
           onProgress: (chars) => {
             received = chars;
-            context.heartbeat({ step: input.stepNumber, received });
+            // The provider answered: whatever happens next, it was reachable.
+            unreachableSinceMs = null;
+            beat();
             const now = Date.now();
             if (now - lastSaved >= PROGRESS_SAVE_INTERVAL_MS) {
               lastSaved = now;
@@ -198,7 +204,10 @@ export function createModelStepActivity(deps: ActivityDeps) {
         return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        const failure = classifyFailure(err, input, context.info.scheduledTimestampMs);
+        unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
+        // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
+        beat();
+        const failure = modelStepFailure(err, input, unreachableSinceMs, Date.now());
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(
@@ -220,28 +229,6 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
-}
-
-/**
- * The failure a model step ends with. A provider that cannot be reached at all is retried like any
- * outage until it has been unreachable for `providerUnreachableMinutes`; then the goal fails with a
- * reason that says so, instead of retrying until the goal's time limit.
- */
-function classifyFailure(err: unknown, input: ModelStepInput, firstScheduledMs: number): ApplicationFailure {
-  const [provider, ...rest] = input.model.split(':');
-  const failure =
-    err instanceof ApplicationFailure
-      ? err
-      : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
-  if (failure.nonRetryable || !isUnreachableError(err)) return failure;
-  const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
-  const unreachableMs = Date.now() - firstScheduledMs;
-  if (unreachableMs < minutes * 60_000) return failure;
-  return ApplicationFailure.create({
-    type: FailureType.ProviderUnreachable,
-    message: `the model provider could not be reached for ${plural(Math.round(unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
-    nonRetryable: true,
-  });
 }
 
 /**

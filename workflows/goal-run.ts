@@ -348,8 +348,14 @@ export class GoalRun {
         key: `approval:${pending.toolCallId}`,
       });
     }
+    // The first call without a result is the one the cancellation cut short (the calls before it
+    // were answered in order); the step's own runningTool is already cleared when the cancellation gets here.
+    const interrupted = this.unanswered[0]?.summary ?? this.state.runningTool;
     await this.answerUnanswered('the goal was cancelled while this tool was running');
-    const summary = keptProgressSummary(this.state, this.session.elapsedMs());
+    const summary = keptProgressSummary(
+      { ...this.state, runningTool: interrupted },
+      this.session.elapsedMs(),
+    );
     this.session.keptProgress = summary;
     // Saved at once (spec S-SAVE: on interrupt, immediately, with a kept-progress summary).
     await this.saveState(false, {

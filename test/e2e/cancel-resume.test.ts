@@ -1,6 +1,7 @@
 /**
  * Acceptance 3: cancel during a long bash command kills its process group and saves a checkpoint
- * with a kept-progress summary; resume finishes the goal with the step count and history carried over.
+ * with a kept-progress summary that names the interrupted call (and none when only the model was
+ * working); resume finishes the goal with the step count and history carried over.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ function sleepersAlive(marker: string): boolean {
 }
 
 const MARKER = `300.${process.pid}`;
+const LONG_COMMAND = `echo started > pgid.txt; sleep ${MARKER} & sleep ${MARKER}`;
 
 describe('cancel and resume', () => {
   let server: OpenAITestServer;
@@ -40,9 +42,7 @@ describe('cancel and resume', () => {
         toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'kept\n' } }],
       },
       {
-        toolCalls: [
-          { name: 'bash', args: { command: `echo started > pgid.txt; sleep ${MARKER} & sleep ${MARKER}` } },
-        ],
+        toolCalls: [{ name: 'bash', args: { command: LONG_COMMAND } }],
       },
     );
     const worker = spawnCli(['worker'], t.env);
@@ -76,7 +76,9 @@ describe('cancel and resume', () => {
       expect(sleepersAlive(MARKER)).toBe(false);
       expect(view.steps).toBe(2);
       expect(view.keptProgress).toMatch(/Interrupted after 2 steps/);
-      expect(view.keptProgress).toContain('file-write: a.txt');
+      // The call the cancel cut short is named, and the last finished one apart from it.
+      expect(view.keptProgress).toContain(`Interrupted call: bash: ${LONG_COMMAND}`);
+      expect(view.keptProgress).toContain('Last tool call: file-write: a.txt');
 
       const store = await testStore(t.databaseUrl);
       const checkpoint = await store.latestCheckpoint(sessionId);
@@ -111,6 +113,48 @@ describe('cancel and resume', () => {
         calls.map((c) => (c as { toolCallId: string }).toolCallId).sort(),
       );
       await store.close();
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+
+  it('names no interrupted call when the cancel comes during a model call', async () => {
+    const t = goalTestEnv('cancel-model');
+    server.enqueue(
+      { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'kept\n' } }] },
+      // Held mid-stream until the cancel aborts it: no tool runs when the goal is cancelled.
+      { text: 'thinking for a long time', delayMs: 120_000 },
+    );
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const before = server.requests.length;
+      const started = await runCli(
+        [
+          'start',
+          'write a.txt then think',
+          '--workspace',
+          t.workspace,
+          '--model',
+          'openai-compatible:test-model',
+          '--base-url',
+          server.url,
+          '--json',
+        ],
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      await waitFor('the second model call to start', () => server.requests.length >= before + 2);
+
+      const cancelled = await runCli(['cancel', sessionId], t.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      const view = await waitFor('the goal to be cancelled', async () => {
+        const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
+        return shown.status === 'cancelled' ? shown : undefined;
+      });
+      expect(view.keptProgress).toMatch(/Interrupted after 2 steps/);
+      expect(view.keptProgress).toContain('Last tool call: file-write: a.txt');
+      expect(view.keptProgress).not.toContain('Interrupted call');
     } finally {
       await killAndWait(worker, 'SIGTERM');
     }

@@ -3,12 +3,12 @@
  * as separate processes, with `list` and `status` polled meanwhile: the goal completes and every command
  * exits 0. All of them share the one embedded store server, which outlives them until it is stopped.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { embeddedStorePaths } from '../../store/embedded-files';
 import { embeddedStoreStatus, stopEmbeddedStore } from '../../store/embedded-server';
+import { openStore } from '../../store/open';
 import { postmastersOf } from '../store/store-processes';
 import {
   type CliResult,
@@ -46,6 +46,10 @@ describe('the embedded store serves several goalrun processes at once', () => {
     for (const dir of [...homes, ...workspaces]) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * The defaults as a new user has them: no DATABASE_URL and no task queue, so the queue is the one
+   * derived from this home's own embedded store (and no other test's worker can take its goals).
+   */
   function embeddedEnv(name: string): { env: NodeJS.ProcessEnv; home: string } {
     const home = tempDir(`${name}-home`);
     homes.push(home);
@@ -53,10 +57,21 @@ describe('the embedded store serves several goalrun processes at once', () => {
       GOALRUN_HOME: home,
       DATABASE_URL: undefined,
       TEMPORAL_ADDRESS: inject('temporalAddress'),
-      GOALRUN_TASK_QUEUE: `test-${name}-${randomUUID().slice(0, 8)}`,
+      GOALRUN_TASK_QUEUE: undefined,
     });
     expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.GOALRUN_TASK_QUEUE).toBeUndefined();
     return { env, home };
+  }
+
+  /** The id of the embedded store of a home (its server is running by then). */
+  async function storeIdOf(home: string): Promise<string> {
+    const store = await openStore({ home, log: () => {} });
+    try {
+      return await store.storeId();
+    } finally {
+      await store.close();
+    }
   }
 
   it('start, then worker and watch in separate processes, list and status polled meanwhile: all exit 0', async () => {
@@ -70,7 +85,11 @@ describe('the embedded store serves several goalrun processes at once', () => {
       env,
     );
     expect(started.code, describeRun(['start'], started)).toBe(0);
-    const { sessionId } = JSON.parse(started.stdout) as { sessionId: string };
+    const { sessionId, taskQueue } = JSON.parse(started.stdout) as { sessionId: string; taskQueue: string };
+    // The queue derived from this store's identity (worker/settings.ts: goalrun-<first 12 hex>).
+    const storeId = await storeIdOf(home);
+    expect(storeId).toMatch(/^[0-9a-f]{32}$/);
+    expect(taskQueue).toBe(`goalrun-${storeId.slice(0, 12)}`);
 
     const worker = spawnCli(['worker'], env);
     const workerExit = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
@@ -104,6 +123,7 @@ describe('the embedded store serves several goalrun processes at once', () => {
       expect(status.code, describeRun(['status'], status)).toBe(0);
       expect(JSON.parse(status.stdout)).toMatchObject({ status: 'completed', steps: turns.length });
       expect(fs.readFileSync(path.join(workspace, 'out.txt'), 'utf8')).toBe('shared store\n');
+      expect(worker.output()).toContain(`polling task queue ${taskQueue} (derived from the store)`);
 
       // One store server served them all.
       const { pid } = embeddedStoreStatus(home);

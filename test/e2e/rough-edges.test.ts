@@ -262,6 +262,15 @@ describe('ids', () => {
       const expected = { tasks: '[', policy: '"windowTokens"' }[command] ?? ids[1];
       expect(shown.stdout, command).toContain(expected);
     }
+    // cancel and resume resolve a prefix too: both reach the goal it names (here the older one,
+    // which --last below cannot).
+    const olderPrefix = ids[0].slice(0, length);
+    const cancelByPrefix = await runCli(['cancel', olderPrefix], t.env);
+    expect(cancelByPrefix.code, cancelByPrefix.stderr).toBe(0);
+    expect(cancelByPrefix.stdout).toContain(`goal ${ids[0]} is not running (completed); nothing to cancel`);
+    const resumeByPrefix = await runCli(['resume', olderPrefix], t.env);
+    expect(resumeByPrefix.stderr).toContain(`goal ${ids[0]} already completed`);
+    expect(resumeByPrefix.stderr).not.toContain('no goal with');
     const last = await runIn(t.workspace, ['status', '--last', '--json'], t.env);
     expect(last.code, last.stderr).toBe(0);
     expect(JSON.parse(last.stdout).sessionId).toBe(ids[1]);

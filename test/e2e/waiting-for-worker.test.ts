@@ -54,23 +54,27 @@ describe('a goal no worker has picked up', () => {
       expect(shown.stderr).not.toMatch(/no goal with|Failed to query/);
     }
 
+    // watch first, and the worker only once watch has warned: a worker already polling would
+    // (rightly) silence the warning.
     const watch = spawnCli(['watch', sessionId], t.env);
-    const worker = spawnCli(['worker'], t.env);
+    const exited = new Promise<number | null>((resolve) => watch.once('exit', (code) => resolve(code)));
+    let worker: ReturnType<typeof spawnCli> | undefined;
     try {
       await waitFor(
         'watch to warn about the missing worker',
         () => watch.output().includes(noWorker),
         30_000,
       );
-      const exited = new Promise<number | null>((resolve) => watch.once('exit', (code) => resolve(code)));
+      worker = spawnCli(['worker'], t.env);
+      const polling = worker;
       await waitFor('the worker to poll', () =>
-        worker.output().includes(`polling task queue ${t.taskQueue}`),
+        polling.output().includes(`polling task queue ${t.taskQueue}`),
       );
       expect(await exited).toBe(0);
       expect(watch.output()).toMatch(/goal completed — 1 step, 1 iteration/);
     } finally {
       await killAndWait(watch);
-      await killAndWait(worker, 'SIGTERM');
+      if (worker) await killAndWait(worker, 'SIGTERM');
     }
   });
 
