@@ -58,7 +58,8 @@ export class EventStreamPrinter {
       steps: view.steps,
       iterations: view.iteration,
       duration_ms: view.elapsedMs,
-      total_cost_usd: (view as { costUsd?: number }).costUsd ?? 0,
+      // A worker still on older code answers the state query without it.
+      total_cost_usd: view.costUsd ?? 0,
       usage: {
         input_tokens: view.usage.inputTokens,
         output_tokens: view.usage.outputTokens,

@@ -81,6 +81,7 @@ function bareView(fields: {
     noProgress: 0,
     elapsedMs: 0,
     usage: EMPTY_USAGE,
+    costUsd: 0,
     lastTool: null,
     finishSummary: null,
     recent: [],

@@ -208,6 +208,7 @@ function buildProgram(): Command {
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
     .option('--from-start', 'with stream-json: replay the session from its first event, not only what is new')
+    .option('--after <cursor>', "with stream-json: go on after this event (an event's cursor field)")
     .option('--json', 'the same as --output-format json')
     .action(
       action((context, id: string | undefined, options) =>

@@ -11,7 +11,7 @@ export interface ContextPlan {
   firstSeq: number;
   /** The stored summary message replacing the compacted span, if any (its ledger entry has kind 'summary'). */
   summarySeq?: number;
-  /** Up to three latest user/steering messages of the compacted span, kept verbatim after the summary. */
+  /** The steering messages of the compacted span, kept verbatim after the summary (summary-span.ts). */
   keptSeqs: number[];
   /** Messages with seq >= fromSeq are in context (the verbatim tail). 0 before any summary. */
   fromSeq: number;

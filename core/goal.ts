@@ -4,7 +4,7 @@
  * Everything here is deterministic, so it runs inside workflow code and in unit tests alike.
  */
 import type { CompactionState } from './compaction/state';
-import type { UsageBreakdown } from './cost';
+import { breakdownTotal, type UsageBreakdown } from './cost';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {
@@ -234,6 +234,8 @@ export interface GoalSnapshot {
   noProgress: number;
   elapsedMs: number;
   usage: UsageTotals;
+  /** What the goal has cost so far in US dollars, summarizer calls included (0 without card prices). */
+  costUsd: number;
   lastTool: string | null;
   finishSummary: string | null;
   recent: RecentAction[];
@@ -271,6 +273,7 @@ export function snapshotOf(
     noProgress: state.noProgress,
     elapsedMs,
     usage: state.usage,
+    costUsd: breakdownTotal(state.breakdown ?? {}).costUsd,
     lastTool: state.lastTool,
     finishSummary: state.finishSummary,
     recent: state.recent,

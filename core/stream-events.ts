@@ -12,7 +12,7 @@ export const STREAM_TEXT_MAX_BYTES = 2048;
 const base = {
   /** The session the event belongs to. */
   session_id: z.string(),
-  /** Position in the session's event log: resume a stream after it with `watch --after N`. */
+  /** Position in the session's event log: pick a stream up after it with `watch --after N`. */
   cursor: z.number().int(),
 };
 

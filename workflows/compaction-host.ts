@@ -13,6 +13,8 @@ import type { RequestUsage } from '../core/usage';
 
 /** The workflow state the compaction works on, and how it writes to the transcript. */
 export interface CompactionHost {
+  /** Summaries keep only the latest three steering messages (a run started before every one was kept). */
+  readonly latestSteeringOnly: boolean;
   get(): GoalState;
   set(state: GoalState): void;
   /** Stores a notice; with `done`, the notice reports a compaction (the event stream shows it as one). */

@@ -91,7 +91,14 @@ export async function autoCompact(
   // The floor only matters over the threshold, and costs a full planning pass to compute.
   const over = estimate >= targets.thresholdTokens;
   const floorTokens = over
-    ? compactionFloorTokens({ ledger, plan, before: estimate, targets, fixedTokens })
+    ? compactionFloorTokens({
+        ledger,
+        plan,
+        before: estimate,
+        targets,
+        fixedTokens,
+        mode: { latestSteeringOnly: host.latestSteeringOnly },
+      })
     : undefined;
   const decision = decideAutoCompact({
     budgetState: compaction.autoCompact,
@@ -139,7 +146,12 @@ export async function compact(
     before,
     targets,
     fixedTokens: compaction.fixedTokens,
-    mode: { manual: request.manual, forced: request.forced, pruneOnly: request.pruneOnly },
+    mode: {
+      manual: request.manual,
+      forced: request.forced,
+      pruneOnly: request.pruneOnly,
+      latestSteeringOnly: host.latestSteeringOnly,
+    },
   };
   const pruned = planCompaction(input);
   const notice = (after: number, summarized: number, tailStubbed: number[], why: () => string) =>

@@ -109,7 +109,7 @@ async function waitingGoals(
 export async function watchCommand(
   context: CliContext,
   id: string | undefined,
-  options: { json?: boolean; last?: boolean; outputFormat?: string; fromStart?: boolean },
+  options: { json?: boolean; last?: boolean; outputFormat?: string; fromStart?: boolean; after?: string },
 ): Promise<number> {
   const interrupted = onInterrupt();
   const sessionId = await resolveSessionId(context, { id, last: options.last });

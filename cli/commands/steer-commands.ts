@@ -159,11 +159,19 @@ async function send(context: CliContext, ref: GoalRef, text: string, options: St
   const undelivered =
     outcome.delivery === 'done' && outcome.result.kind === 'message' && outcome.result.undelivered;
   if (options.json) {
-    printJson({ sessionId, ...outcome });
+    const seq = deliveredSeq(outcome);
+    printJson({ sessionId, ...outcome, ...(seq === undefined ? {} : { seq }) });
     return undelivered ? 1 : 0;
   }
   say(describe(sessionId, outcome));
   return undelivered ? 1 : 0;
+}
+
+/** The transcript seq of a delivered message (what the `steer` update returns), if it is known. */
+export function deliveredSeq(outcome: SteerOutcome): number | undefined {
+  if (outcome.delivery !== 'done' || outcome.result.kind !== 'message') return undefined;
+  const { seq, undelivered } = outcome.result;
+  return seq > 0 && !undelivered ? seq : undefined;
 }
 
 /** One or a few lines on what a steering request did. */
@@ -181,9 +189,10 @@ export function describe(sessionId: string, outcome: SteerOutcome): string {
 function describeResult(result: SteerResult): string {
   if (result.kind === 'message') {
     if (result.undelivered) return `not delivered: ${result.undelivered}`;
-    return result.duplicate
-      ? 'this message was delivered already'
-      : `delivered before the next step (message #${result.seq})`;
+    if (result.duplicate) {
+      return `this message was delivered already${result.seq > 0 ? ` (message #${result.seq})` : ''}`;
+    }
+    return `delivered before the next step (message #${result.seq})`;
   }
   return result.text;
 }

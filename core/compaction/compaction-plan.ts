@@ -11,8 +11,10 @@ import { scaledEstimate } from './estimate';
 import { planPrune, prunedContextTokens } from './prune';
 import {
   applySummary,
+  keptSteeringBudget,
   planSummary,
   previousSummaryTokens,
+  type SteeringRule,
   type SummarySpan,
   spanShownTokens,
 } from './summary-span';
@@ -33,6 +35,11 @@ export interface CompactionMode {
    * never stub the tail, summarize whenever pruning is not enough or the compaction is forced.
    */
   legacy?: boolean;
+  /**
+   * A summary keeps only the latest three steering messages, not every one: executions started before
+   * every one was kept (workflows/compaction.ts decides with a patch), so their histories replay.
+   */
+  latestSteeringOnly?: boolean;
 }
 
 /** The input of a compaction plan. */
@@ -77,9 +84,16 @@ function worthSummarizing(shown: number, input: CompactionInput): boolean {
   return input.mode.manual === true || shown >= input.targets.usableInputTokens * SUMMARY_MIN_SPAN_SHARE;
 }
 
+/** Which steering messages a summary of this compaction keeps verbatim. */
+function steeringRule(input: Pick<CompactionInput, 'targets' | 'mode'>): SteeringRule {
+  if (input.mode.latestSteeringOnly) return { latestOnly: true };
+  return { budgetTokens: keptSteeringBudget(input.targets.usableInputTokens) };
+}
+
 /** Stage 1, and whether and what to summarize. */
 export function planCompaction(input: CompactionInput): PrunedCompaction {
   const { ledger, targets, mode } = input;
+  const steering = steeringRule(input);
   const target = mode.legacy ? targets.thresholdTokens : targets.targetTokens;
   const pruned = planPrune(ledger, input.plan, {
     windowTokens: targets.windowTokens,
@@ -103,11 +117,11 @@ export function planCompaction(input: CompactionInput): PrunedCompaction {
     // These rules judged the pruned context by the ledger estimate alone; so they still do.
     const legacy = { ...result, after: input.fixedTokens + prunedContextTokens(ledger, pruned.plan) };
     if (mode.pruneOnly || (pruned.enough && !mode.manual && !mode.forced)) return legacy;
-    return { ...legacy, summary: planSummary(ledger, pruned.plan, { forced: mode.forced }) };
+    return { ...legacy, summary: planSummary(ledger, pruned.plan, { forced: mode.forced, steering }) };
   }
   if (pruned.enough && !mode.manual) return result;
 
-  const span = mode.pruneOnly ? null : planSummary(ledger, pruned.plan, { forced: mode.forced });
+  const span = mode.pruneOnly ? null : planSummary(ledger, pruned.plan, { forced: mode.forced, steering });
   // Measured tokens per estimated token of the pruned context: the summary's estimates are scaled by it.
   const estimated = input.fixedTokens + prunedContextTokens(ledger, pruned.plan);
   const perEstimated = estimated > 0 ? pruned.after / estimated : 1;
@@ -173,11 +187,13 @@ export function completeSummary(
  * The estimate after the fullest compaction (every output stubbed but the newest exchange's, and a
  * summary of the span): if even this is over the threshold, compacting cannot help yet.
  */
-export function compactionFloorTokens(input: Omit<CompactionInput, 'mode'>): number {
+export function compactionFloorTokens(
+  input: Omit<CompactionInput, 'mode'> & { mode?: Pick<CompactionMode, 'latestSteeringOnly'> },
+): number {
   const fullest = planCompaction({
     ...input,
     targets: { ...input.targets, targetTokens: 0 },
-    mode: { manual: true },
+    mode: { manual: true, latestSteeringOnly: input.mode?.latestSteeringOnly },
   });
   if (!fullest.summary) return fullest.after;
   const shown = spanShownTokens(input.ledger, fullest.plan, fullest.summary);

@@ -7,13 +7,18 @@ import { type ContextPlan, contextEntries } from '../context-plan';
 import { type LedgerEntry, lastSeqOf, lastSeqOfEntry } from '../ledger';
 import { prunedContextTokens } from './prune';
 import { tailExchanges, verbatimTailStart } from './tail';
-import { KEPT_USER_KINDS, KEPT_USER_MESSAGES, SUMMARY_TOKENS_ESTIMATE } from './thresholds';
+import {
+  KEPT_STEERING_MAX_SHARE,
+  KEPT_USER_KINDS,
+  KEPT_USER_MESSAGES,
+  SUMMARY_TOKENS_ESTIMATE,
+} from './thresholds';
 
 /** The span a summary replaces. */
 export interface SummarySpan {
   /** Messages to summarize, in context order, excluding the first message and the earlier summary. */
   spanSeqs: number[];
-  /** The latest user requests and steering messages of the span, kept verbatim after the summary. */
+  /** The steering messages of the span, kept verbatim after the summary (see keptSteering). */
   keptSeqs: number[];
   /** The verbatim tail starts here: the first seq that stays in context after the summary. */
   tailFromSeq: number;
@@ -26,6 +31,42 @@ function isKeptKind(entry: LedgerEntry): boolean {
   return entry.role === 'user' && entry.kind !== undefined && KEPT_USER_KINDS.includes(entry.kind);
 }
 
+/** Which steering messages of the span a summary keeps verbatim. */
+export interface SteeringRule {
+  /**
+   * Only the latest KEPT_USER_MESSAGES: the rule of executions started before every steering message
+   * was kept, so that their histories replay with the decisions they made.
+   */
+  latestOnly?: boolean;
+  /** Tokens all kept steering messages may take; the latest three are kept whatever it says. No cap when absent. */
+  budgetTokens?: number;
+}
+
+/** The budget of kept steering messages for a model's usable input (KEPT_STEERING_MAX_SHARE of it). */
+export function keptSteeringBudget(usableInputTokens: number): number {
+  return Math.floor(usableInputTokens * KEPT_STEERING_MAX_SHARE);
+}
+
+/**
+ * The steering messages of a span that stay verbatim: every one, newest first, while they fit the
+ * budget; the latest three always (a flood of long messages is the only way past the budget).
+ */
+function keptSteering(span: LedgerEntry[], rule: SteeringRule): number[] {
+  const steering = span.filter(isKeptKind);
+  if (rule.latestOnly) return steering.slice(-KEPT_USER_MESSAGES).map((entry) => entry.seq);
+  const budget = rule.budgetTokens ?? Number.POSITIVE_INFINITY;
+  let tokens = 0;
+  let from = steering.length;
+  while (from > 0) {
+    const next = steering[from - 1];
+    const latest = steering.length - from < KEPT_USER_MESSAGES;
+    if (!latest && tokens + next.tokens > budget) break;
+    tokens += next.tokens;
+    from -= 1;
+  }
+  return steering.slice(from).map((entry) => entry.seq);
+}
+
 /**
  * Plans a summary of everything between the first message and the verbatim tail (the last 3 tool
  * exchanges, 2 when forced, and any later plain messages). Null when nothing would be compacted: the
@@ -34,7 +75,7 @@ function isKeptKind(entry: LedgerEntry): boolean {
 export function planSummary(
   ledger: LedgerEntry[],
   plan: ContextPlan,
-  options: { forced?: boolean },
+  options: { forced?: boolean; steering?: SteeringRule },
 ): SummarySpan | null {
   const previous = plan.summarySeq === undefined ? undefined : ledger.find((e) => e.seq === plan.summarySeq);
   const body = contextEntries(ledger, plan).filter(
@@ -42,10 +83,7 @@ export function planSummary(
   );
   const start = verbatimTailStart(body, tailExchanges(options.forced ?? false));
   const span = body.slice(0, start);
-  const keptSeqs = span
-    .filter(isKeptKind)
-    .slice(-KEPT_USER_MESSAGES)
-    .map((entry) => entry.seq);
+  const keptSeqs = keptSteering(span, options.steering ?? {});
   if (span.length === keptSeqs.length) return null;
   return {
     spanSeqs: span.map((entry) => entry.seq),
@@ -99,7 +137,7 @@ export function applySummary(
 export function summaryFloorTokens(
   ledger: LedgerEntry[],
   plan: ContextPlan,
-  options: { fixedTokens: number; forced?: boolean },
+  options: { fixedTokens: number; forced?: boolean; steering?: SteeringRule },
 ): number {
   const current = options.fixedTokens + prunedContextTokens(ledger, plan);
   const span = planSummary(ledger, plan, options);

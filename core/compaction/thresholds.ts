@@ -27,12 +27,25 @@ export const TAIL_TOOL_EXCHANGES = 3;
 /** The same on a forced (last-resort) compaction. */
 export const TAIL_TOOL_EXCHANGES_FORCED = 2;
 
-/** User messages of the compacted span kept verbatim after the summary. */
+/**
+ * Steering messages of the compacted span always kept verbatim after the summary, whatever their size:
+ * the spec's "up to three of the most recent user requests and steering messages". Every older steering
+ * message is kept too, within KEPT_STEERING_MAX_SHARE (and, in executions started before that rule,
+ * this is all that was kept).
+ */
 export const KEPT_USER_MESSAGES = 3;
+/**
+ * Steering messages older than the latest three stay verbatim while all the kept ones together take at
+ * most this share of the usable input. Only a flood of long messages reaches it (one is at most
+ * MAX_STEERING_CHARS, core/goal-session.ts: about 8,000 tokens of prose): then the oldest go into the summary
+ * like the rest of the span, so that the goal still fits its window; the store keeps every one.
+ */
+export const KEPT_STEERING_MAX_SHARE = 0.25;
 /**
  * Which user messages count as "user requests and steering messages". Continuation and resume messages
  * are written by goalrun itself (they restate the objective and the progress, which the first message
- * and the summary already carry), so only what a person sent into the running goal is kept.
+ * and the summary already carry), so only what a person sent into the running goal is kept: `steer`
+ * and `resume --message` both store it as kind steering.
  */
 export const KEPT_USER_KINDS: readonly UserMessageKind[] = ['steering'];
 

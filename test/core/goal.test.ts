@@ -471,6 +471,7 @@ describe('snapshotOf and detailsMarkdown', () => {
       noProgress: 1,
       elapsedMs: 1234,
       usage: EMPTY_USAGE,
+      costUsd: 0,
       lastTool: 'bash: ls',
       finishSummary: null,
       recent: [],

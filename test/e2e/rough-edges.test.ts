@@ -100,7 +100,30 @@ describe('resume of a completed goal', () => {
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
-    expect(JSON.stringify(server.requests[before].body)).toContain('now write SECOND.txt too');
+    // The first request of the new execution ends with the instruction, as a steering message.
+    const shown = server.requests[before].body.messages ?? [];
+    expect(shown.at(-1)).toMatchObject({ role: 'user' });
+    expect(JSON.stringify(shown.at(-1)?.content)).toContain(
+      '[steering from resume] now write SECOND.txt too',
+    );
+    // Stored once, as kind steering, first thing after the resume note and before any step.
+    const transcript = await runCli(['transcript', sessionId, '--format', 'jsonl'], t.env);
+    expect(transcript.code, transcript.stderr).toBe(0);
+    const lines = transcript.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const note = lines.findIndex((line) => line.kind === 'resume');
+    expect(note).toBeGreaterThan(0);
+    expect(lines.slice(0, note).some((line) => JSON.stringify(line.content).includes('SECOND.txt'))).toBe(
+      false,
+    );
+    expect(lines[note + 1]).toMatchObject({ role: 'user', kind: 'steering', meta: { from: 'resume' } });
+    expect(JSON.stringify(lines[note + 1].content)).toContain('now write SECOND.txt too');
+    expect(lines[note + 2]).toMatchObject({ role: 'assistant' });
+    expect(
+      lines.filter((line) => JSON.stringify(line.content).includes('now write SECOND.txt')),
+    ).toHaveLength(1);
   });
 });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIVE_POLLER_MS, livePollers } from '../../cli/worker-presence';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
 import {
@@ -134,6 +135,64 @@ describe('steering', () => {
     }
   }, 300_000);
 
+  it('is kept while no worker runs and delivered once, at the first step a new worker makes', async () => {
+    const t = goalTestEnv('steer-down');
+    const message = 'Write THREE.txt as well.';
+    // Ticks until the model is shown the message, then finishes: the goal ends only if it arrives.
+    server.setFallback((body) =>
+      texts(body).some((text) => text.includes(message))
+        ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'steered while down' } }] }
+        : { toolCalls: [{ name: 'bash', args: { command: 'echo tick' } }] },
+    );
+    let worker = spawnCli(['worker'], t.env);
+    const store = await testStore(t.databaseUrl);
+    const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
+    try {
+      const before = server.requests.length;
+      const started = await startGoal(t, 'tick until told');
+      const sessionId = started.sessionId as string;
+      await waitFor('two steps', () => server.requests.length >= before + 2);
+      // A graceful stop: the step in flight finishes, then nothing runs the goal.
+      await killAndWait(worker, 'SIGTERM');
+      const stoppedAt = server.requests.length;
+      // Temporal lists a poller for a while after its worker has gone, and `steer` goes by that list.
+      const waitStarted = Date.now();
+      await waitFor(
+        'Temporal to list no live worker',
+        async () => (await livePollers(client, t.taskQueue)) === 0,
+        LIVE_POLLER_MS + 90_000,
+        2_000,
+      );
+      console.log(`no live poller listed ${Math.round((Date.now() - waitStarted) / 1000)} s after the stop`);
+
+      const steered = json(await runCli(['steer', sessionId, message, '--json'], t.env));
+      expect(steered.delivery).toBe('queued');
+      expect(server.requests.length).toBe(stoppedAt);
+      expect((await store.listMessages(sessionId)).some((m) => m.key.startsWith('steer:'))).toBe(false);
+
+      worker = spawnCli(['worker'], t.env);
+      const watched = json(await runCli(['watch', sessionId, '--json'], t.env, 180_000));
+      expect(watched).toMatchObject({ status: 'completed', finishSummary: 'steered while down' });
+      const after = server.requests.slice(stoppedAt);
+      // The first request the new worker made carries it, once, as the last message.
+      expect(after.length).toBeGreaterThan(0);
+      const shown = texts(after[0].body);
+      expect(shown.filter((text) => text.includes(message))).toHaveLength(1);
+      expect(shown.at(-1)).toContain(`[steering from `);
+      for (const request of server.requests.slice(before, stoppedAt)) {
+        expect(JSON.stringify(request.body)).not.toContain(message);
+      }
+      const stored = (await store.listMessages(sessionId)).filter((m) => m.key.startsWith('steer:'));
+      expect(stored).toHaveLength(1);
+      expect(JSON.stringify(stored[0].message.content)).toContain(message);
+    } finally {
+      server.setFallback(undefined);
+      await store.close();
+      await client.connection.close();
+      await killAndWait(worker, 'SIGTERM');
+    }
+  }, 420_000);
+
   it('says a message sent during the last step was not delivered, and never shows it to the model', async () => {
     const t = goalTestEnv('steer-late');
     const held = gate();
@@ -174,11 +233,18 @@ describe('steering', () => {
   it('runs every app command, refuses an unknown one, and never shows a command to the model', async () => {
     const t = goalTestEnv('commands');
     let release = false;
-    server.setFallback((body) =>
-      release && (body.tools?.length ?? 0) > 0
+    const mains = () => server.requests.filter((r) => (r.body.tools?.length ?? 0) > 0).length;
+    server.setFallback((body) => {
+      // The summarizer's request has no tools: a summary in the six sections.
+      if ((body.tools?.length ?? 0) === 0) {
+        return {
+          text: '## Goal\ntick\n## Decisions and findings\n- ticks\n## Files modified\n(none)\n## Current state\nticking\n## Next steps\n- tick\n## References\n- none',
+        };
+      }
+      return release
         ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-        : { text: 'working', toolCalls: [{ name: 'bash', args: { command: 'sleep 0.3; echo tick' } }] },
-    );
+        : { text: 'working', toolCalls: [{ name: 'bash', args: { command: 'sleep 0.3; echo tick' } }] };
+    });
     const worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
     try {
@@ -202,6 +268,8 @@ describe('steering', () => {
       const firstRequest = server.requests.length;
       await waitFor('a step', () => server.requests.length > firstRequest);
       const steer = async (...args: string[]) => json(await runCli([...args, '--json'], t.env));
+      const steeringRows = async () =>
+        (await store.listMessages(id)).filter((m) => m.key.startsWith('steer:'));
 
       expect(((await steer('steer', id, '/help')).result as { text: string }).text).toContain(
         '/limits max_steps=N',
@@ -220,14 +288,53 @@ describe('steering', () => {
       expect(((await steer('limits', id, '--max-steps', '400')).result as { text: string }).text).toContain(
         'max_steps 500 → 400',
       );
-      expect(((await steer('steer', id, '/compact the ticks')).result as { command: string }).command).toBe(
-        'compact',
+
+      // Four steering messages, more than the three a compaction used to keep; `steer` answers with
+      // the seq each is stored at, in JSON and in text.
+      const sent = await steer('steer', id, 'STEER-1: keep the ticks short.');
+      expect(sent.delivery).toBe('done');
+      expect(sent.seq).toBe((await steeringRows())[0].seq);
+      expect((sent.result as { seq: number }).seq).toBe(sent.seq);
+      const inText = await runCli(['steer', id, 'STEER-2: count them.'], t.env);
+      expect(inText.code, inText.stderr).toBe(0);
+      expect(inText.stdout).toContain(`(message #${(await steeringRows())[1].seq})`);
+      await steer('steer', id, 'STEER-3: say tick.');
+      await steer('steer', id, 'STEER-4: never stop on your own.');
+      const steering = await steeringRows();
+      expect(steering).toHaveLength(4);
+      // Enough exchanges after them that all four lie in the span a summary replaces.
+      const afterSteering = mains();
+      await waitFor('four more steps', () => mains() >= afterSteering + 4);
+
+      const compacted = await steer('steer', id, '/compact the ticks');
+      expect(compacted.result).toMatchObject({ command: 'compact', compaction: { stage: 'summarized' } });
+      const summaries = (await store.listMessages(id)).filter((m) => m.key.startsWith('summary:'));
+      expect(summaries).toHaveLength(1);
+      const compactionEvents = (await store.listEvents(id)).filter((e) => e.kind === 'compaction');
+      expect(compactionEvents).toHaveLength(1);
+      expect(compactionEvents[0].data).toMatchObject({ kind: 'manual' });
+      // The next request shows the summary and, verbatim after it, every steering message.
+      const afterCompact = server.requests.length;
+      await waitFor('a step after the compaction', () =>
+        server.requests.slice(afterCompact).find((r) => (r.body.tools?.length ?? 0) > 0),
       );
+      const next = server.requests.slice(afterCompact).find((r) => (r.body.tools?.length ?? 0) > 0)!;
+      const shown = texts(next.body);
+      const summaryAt = shown.findIndex((text) => text.includes('## Decisions and findings'));
+      expect(summaryAt).toBeGreaterThan(0);
+      const steeringAt = [1, 2, 3, 4].map((n) => shown.findIndex((text) => text.includes(`STEER-${n}:`)));
+      expect(steeringAt.every((at) => at > summaryAt)).toBe(true);
+      expect([...steeringAt].sort((a, b) => a - b)).toEqual(steeringAt);
 
       await steer('model', id, 'openai-compatible:other-model');
       await waitFor('a request to the new model', () =>
         server.requests.some((r) => r.body.model === 'other-model'),
       );
+      await waitFor('usage by the new model in stats', async () => {
+        const stats = json(await runCli(['stats', id, '--json'], t.env));
+        const byModel = stats.breakdown as Record<string, { requests: number }>;
+        return (byModel['openai-compatible:other-model']?.requests ?? 0) > 0 && byModel;
+      });
 
       await steer('pause', id);
       await waitFor(
@@ -243,15 +350,29 @@ describe('steering', () => {
       const cleared = await steer('clear', id);
       const fresh = (cleared.result as { newSessionId: string }).newSessionId;
       expect(fresh).toMatch(/^[0-9a-f]{12}-/);
-      expect(json(await runCli(['status', id, '--json'], t.env)).status).toBe('cleared');
+      const old = json(await runCli(['status', id, '--json'], t.env));
+      expect(old.status).toBe('cleared');
+      // The fresh session: same workspace, same objective.
+      const freshStatus = json(await runCli(['status', fresh, '--json'], t.env));
+      expect(freshStatus).toMatchObject({ workspace: t.workspace, objective: 'tick until told' });
+      // The old transcript is whole: every stored message, the steering among them.
+      const oldRows = await store.listMessages(id);
+      const transcript = await runCli(['transcript', id, '--format', 'jsonl'], t.env);
+      expect(transcript.code, transcript.stderr).toBe(0);
+      const lines = transcript.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(lines.map((line) => line.seq)).toEqual(oldRows.map((row) => row.seq));
+      expect(lines[0]).toMatchObject({ kind: 'first' });
+      expect(lines.filter((line) => line.kind === 'steering')).toHaveLength(4);
       release = true;
-      const next = json(await runCli(['watch', fresh, '--json'], t.env, 120_000));
-      expect(next).toMatchObject({ status: 'completed', objective: 'tick until told' });
-
+      const next2 = json(await runCli(['watch', fresh, '--json'], t.env, 120_000));
+      expect(next2).toMatchObject({ status: 'completed', objective: 'tick until told' });
       // The model saw none of it.
       for (const request of server.requests.slice(firstRequest)) {
         for (const text of texts(request.body))
-          expect(text).not.toMatch(/\/(help|paws|rename|limits|compact|pause|clear|jobs)\b/);
+          expect(text).not.toMatch(/\/(help|paws|rename|limits|compact|pause|unpause|model|clear|jobs)\b/);
       }
       if (process.env.GOALRUN_SAVE_HISTORY_FIXTURE) {
         // A history with every app command, for test/workflow/replay.test.ts.
@@ -265,6 +386,14 @@ describe('steering', () => {
       // The transcript records the model switch.
       const notes = (await store.listMessages(id)).filter((m) => m.key.startsWith('notice:'));
       expect(notes.some((m) => JSON.stringify(m.message.content).includes('model switched'))).toBe(true);
+
+      // The old session stays resumable (after the fixture above: a resume starts a new run of its
+      // workflow): it goes on from where it was cleared.
+      const resumed = json(
+        await runCli(['resume', id, '--no-worker', '--message', 'finish now', '--json'], t.env, 120_000),
+      );
+      expect(resumed).toMatchObject({ status: 'completed', sessionId: id });
+      expect(resumed.steps as number).toBeGreaterThan(old.steps as number);
     } finally {
       server.setFallback(undefined);
       await store.close();

@@ -44,6 +44,33 @@ function inputOf(ledger: LedgerEntry[], overrides: Partial<CompactionInput> = {}
 }
 
 describe('planCompaction', () => {
+  it('keeps every steering message verbatim in a summary, manual or forced, within a quarter of the usable input', () => {
+    const builder = new LedgerBuilder();
+    builder.first(300);
+    const steering: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      steering.push(builder.user('steering', 200));
+      builder.exchange([{ tokens: 1_500 }]);
+    }
+    for (let i = 0; i < 3; i++) builder.exchange([{ tokens: 200 }]);
+    for (const mode of [{ manual: true }, { forced: true }, {}]) {
+      const result = planCompaction(inputOf(builder.entries, { mode }));
+      expect(result.summary?.keptSeqs, JSON.stringify(mode)).toEqual(steering);
+    }
+    // Runs started before every message was kept replay with the latest three.
+    const legacy = planCompaction(
+      inputOf(builder.entries, { mode: { manual: true, latestSteeringOnly: true } }),
+    );
+    expect(legacy.summary?.keptSeqs).toEqual(steering.slice(-3));
+    // A quarter of 12k usable is 3k: the six 200-token messages fit, fifteen 1k ones do not.
+    const flood = new LedgerBuilder();
+    flood.first(300);
+    const long = Array.from({ length: 15 }, () => flood.user('steering', 1_000));
+    for (let i = 0; i < 4; i++) flood.exchange([{ tokens: 200 }]);
+    const flooded = planCompaction(inputOf(flood.entries, { mode: { manual: true } }));
+    expect(flooded.summary?.keptSeqs).toEqual(long.slice(-3));
+  });
+
   it('prunes below the low-water mark, not just below the threshold', () => {
     const builder = new LedgerBuilder();
     builder.first(300);

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { type PruneOptions, planPrune, prunedContextTokens } from '../../../core/compaction/prune';
 import { applySummary, planSummary } from '../../../core/compaction/summary-span';
 import {
-  KEPT_USER_MESSAGES,
   LARGE_ARG_MIN_TOKENS,
   LARGE_OUTPUT_MIN_TOKENS,
   PROTECTED_WINDOW_MAX_TOKENS,
@@ -170,7 +169,8 @@ function checkSummary(
   const keep = exchangesKept(forced);
   const tailSeqs = verbatimSeqs(tailOf(ledger, plan), keep);
   const before = body.filter((entry) => !tailSeqs.includes(entry.seq));
-  const steering = before.filter((entry) => entry.kind === 'steering').slice(-KEPT_USER_MESSAGES);
+  // Every steering message stays verbatim (no budget is given here).
+  const steering = before.filter((entry) => entry.kind === 'steering');
   if (!span) {
     // Nothing to compact: only messages that would be kept verbatim again lie before the tail.
     expect(before.length).toBe(steering.length);
@@ -241,7 +241,7 @@ describe('compaction properties', () => {
     );
   });
 
-  it('five successive compactions keep the first message and only the latest summary', () => {
+  it('five successive compactions keep the first message, every steering message and only the latest summary', () => {
     // Each round adds at least four exchanges, so there is always something to summarize.
     const roundArb = fc
       .tuple(fc.array(eventArb, { maxLength: 12 }), fc.array(exchangeArb, { minLength: 4, maxLength: 6 }))
@@ -257,10 +257,12 @@ describe('compaction properties', () => {
           let plan = initialContextPlan(FIRST_SEQ);
           let calls = 0;
           const summaries: number[] = [];
+          const steering: number[] = [];
           for (const events of rounds as LedgerEvent[][]) {
             const builder = LedgerBuilder.after(ledger, calls);
             for (const event of events) builder.apply(event);
             calls = builder.callCount;
+            steering.push(...builder.entries.filter((e) => e.kind === 'steering').map((e) => e.seq));
             ledger = [...ledger, ...builder.entries];
             expect(checkToolPairing(contextEntries(ledger, plan))).toEqual([]);
             plan = checkPrune(ledger, plan, pruneOptions(ledger, plan, settings));
@@ -269,6 +271,10 @@ describe('compaction properties', () => {
             ledger = next!.ledger;
             plan = next!.plan;
             summaries.push(plan.summarySeq!);
+            // Whatever was pruned or summarized, every steering message so far is still shown verbatim.
+            const shown = contextEntries(ledger, plan).map((entry) => entry.seq);
+            expect(shown).toEqual(expect.arrayContaining(steering));
+            for (const seq of steering) expect(plan.stubSeqs).not.toContain(seq);
           }
           expect(summaries).toHaveLength(5);
           expect(ledger.filter((entry) => entry.kind === 'summary').map((entry) => entry.seq)).toEqual([

@@ -57,7 +57,7 @@ describe('planSummary', () => {
     expect(span?.spanSeqs).toContain(e2.assistantSeq);
   });
 
-  it('keeps the latest three steering messages of the span, not goalrun-written ones', () => {
+  it('keeps every steering message of the span, not goalrun-written ones', () => {
     const builder = new LedgerBuilder();
     builder.first();
     const steering = [builder.user('steering')];
@@ -69,9 +69,39 @@ describe('planSummary', () => {
     builder.user(undefined);
     steering.push(builder.user('steering'));
     for (let i = 0; i < 3; i++) builder.exchange(one);
-    const span = planSummary(builder.entries, initialContextPlan(1), {});
+    for (const forced of [false, true]) {
+      const span = planSummary(builder.entries, initialContextPlan(1), { forced });
+      expect(span?.keptSeqs).toEqual(steering);
+      expect(span?.spanSeqs).toEqual(expect.arrayContaining(steering));
+    }
+  });
+
+  it('keeps only the latest three steering messages for executions started before every one was kept', () => {
+    const builder = new LedgerBuilder();
+    builder.first();
+    const steering = [1, 2, 3, 4].map(() => builder.user('steering'));
+    for (let i = 0; i < 4; i++) builder.exchange(one);
+    const span = planSummary(builder.entries, initialContextPlan(1), { steering: { latestOnly: true } });
     expect(span?.keptSeqs).toEqual(steering.slice(1));
-    expect(span?.spanSeqs).toEqual(expect.arrayContaining(steering));
+  });
+
+  it('past the steering budget, summarizes the oldest steering messages but always keeps the latest three', () => {
+    const builder = new LedgerBuilder();
+    builder.first();
+    const steering = [1, 2, 3, 4, 5, 6].map(() => builder.user('steering', 8_000));
+    for (let i = 0; i < 4; i++) builder.exchange(one);
+    const plan = initialContextPlan(1);
+    // Room for four: the latest three and one more.
+    expect(planSummary(builder.entries, plan, { steering: { budgetTokens: 32_000 } })?.keptSeqs).toEqual(
+      steering.slice(2),
+    );
+    // A budget smaller than the latest three does not drop them.
+    expect(planSummary(builder.entries, plan, { steering: { budgetTokens: 1_000 } })?.keptSeqs).toEqual(
+      steering.slice(3),
+    );
+    expect(planSummary(builder.entries, plan, { steering: { budgetTokens: 48_000 } })?.keptSeqs).toEqual(
+      steering,
+    );
   });
 
   it('returns null when the tail is all there is', () => {
