@@ -10,8 +10,10 @@ import type { StatusView } from './goal-status';
 /** Events read per query. */
 const PAGE = 500;
 /**
- * A gap in event ids is usually a write that did not take (a keyed insert that found its row), but
- * it may be a transaction that has not committed yet: events after a gap wait this long for it.
+ * Event ids are shared by every session, so most gaps in one session's ids are other sessions'
+ * events. A hole that no session holds is usually a write that did not take (a keyed insert that
+ * found its row), but it may be a transaction that has not committed yet: events after a hole wait
+ * this long for it.
  */
 const GAP_WAIT_MS = 2_000;
 
@@ -35,8 +37,15 @@ export class EventStreamPrinter {
   async poll(final = false): Promise<void> {
     for (;;) {
       const rows = await this.store.listEvents(this.sessionId, this.cursor, PAGE);
+      const pageStart = this.cursor;
+      // At the first gap, one look at the whole page: when every id up to its last row is taken
+      // (by this session or another), nothing is missing; else each gap is looked at in turn.
+      let pageComplete: boolean | undefined;
       for (const row of rows) {
-        if (row.id !== this.cursor + 1 && !final && !this.gapAged()) return;
+        if (row.id !== this.cursor + 1 && !final) {
+          pageComplete ??= await this.allTaken(pageStart, rows[rows.length - 1].id);
+          if (!pageComplete && !(await this.allTaken(this.cursor, row.id - 1)) && !this.gapAged()) return;
+        }
         this.gapSince = null;
         this.cursor = row.id;
         for (const event of streamEventsOf(this.sessionId, row)) this.print(event);
@@ -77,7 +86,12 @@ export class EventStreamPrinter {
     this.write(JSON.stringify(event));
   }
 
-  /** Whether the gap before the next row is old enough to skip. */
+  /** Whether every event id in (afterId, upToId] is a visible event of some session. */
+  private async allTaken(afterId: number, upToId: number): Promise<boolean> {
+    return (await this.store.countEventsInRange(afterId, upToId)) === upToId - afterId;
+  }
+
+  /** Whether the hole before the next row is old enough to skip. */
   private gapAged(): boolean {
     const now = Date.now();
     this.gapSince ??= now;

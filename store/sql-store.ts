@@ -246,6 +246,14 @@ export class SqlSessionStore implements SessionStore {
     return rows.map(toEvent);
   }
 
+  async countEventsInRange(afterId: number, upToId: number): Promise<number> {
+    const { rows } = await this.client.query<{ count: string | number }>(
+      'SELECT count(*) AS count FROM events WHERE id > $1::bigint AND id <= $2::bigint',
+      [afterId, upToId],
+    );
+    return Number(rows[0].count);
+  }
+
   async writeSpool(
     sessionId: string,
     key: string,

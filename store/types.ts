@@ -169,6 +169,11 @@ export interface SessionStore {
   appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
   /** Events in log order after a cursor, at most `limit` of them. */
   listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]>;
+  /**
+   * How many events of any session have ids in (afterId, upToId]: ids are shared by every session,
+   * so a gap in one session's ids is a hole (a write not committed yet) only if no session holds them.
+   */
+  countEventsInRange(afterId: number, upToId: number): Promise<number>;
 
   /** Writes a full tool output to the spool under a key (the tool-call id); idempotent. */
   writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;
