@@ -17,6 +17,13 @@ import { hasLiveWorker } from './worker-presence';
 /** How long `steer` waits for a message to reach the next step boundary before it returns. */
 export const STEER_WAIT_MS = 30_000;
 
+/**
+ * How long `steer` waits for a worker to accept its update. Temporal lists a worker that just
+ * stopped as a poller for a while, and an update nobody accepts would block until one comes back:
+ * past this, the message goes as a durable signal instead (the same id, so it counts once).
+ */
+export const STEER_ACCEPT_TIMEOUT_MS = 10_000;
+
 /** What became of a steering request. */
 export type SteerOutcome =
   | { delivery: 'done'; result: SteerResult }
@@ -67,11 +74,18 @@ export async function steerGoal(
     return { delivery: 'queued', id: request.id };
   }
   try {
-    const update = await handle.startUpdate(steerUpdate, {
+    const starting = handle.startUpdate(steerUpdate, {
       args: [request],
       updateId: request.id,
       waitForStage: WorkflowUpdateStage.ACCEPTED,
     });
+    const update = await Promise.race([starting, sleep(STEER_ACCEPT_TIMEOUT_MS).then(() => null)]);
+    if (!update) {
+      // Nobody took it: no live worker after all. A late rejection of the update has no one to tell.
+      starting.catch(() => undefined);
+      await handle.signal(steerSignal, request);
+      return { delivery: 'queued', id: request.id };
+    }
     const result = await Promise.race([
       update.result(),
       sleep(options.waitMs ?? STEER_WAIT_MS).then(() => null),

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_POLLER_MS, livePollers } from '../../cli/worker-presence';
+import { livePollers } from '../../cli/worker-presence';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
 import {
@@ -155,16 +155,9 @@ describe('steering', () => {
       // A graceful stop: the step in flight finishes, then nothing runs the goal.
       await killAndWait(worker, 'SIGTERM');
       const stoppedAt = server.requests.length;
-      // Temporal lists a poller for a while after its worker has gone, and `steer` goes by that list.
-      const waitStarted = Date.now();
-      await waitFor(
-        'Temporal to list no live worker',
-        async () => (await livePollers(client, t.taskQueue)) === 0,
-        LIVE_POLLER_MS + 90_000,
-        2_000,
-      );
-      console.log(`no live poller listed ${Math.round((Date.now() - waitStarted) / 1000)} s after the stop`);
-
+      // Temporal still lists the stopped worker as a poller for a while, so `steer` first tries an
+      // update; nobody accepts it, and the message goes as a durable signal instead of hanging.
+      expect(await livePollers(client, t.taskQueue)).toBeGreaterThan(0);
       const steered = json(await runCli(['steer', sessionId, message, '--json'], t.env));
       expect(steered.delivery).toBe('queued');
       expect(server.requests.length).toBe(stoppedAt);
