@@ -20,6 +20,7 @@ import type { SessionStore, ToolResultFacts } from '../store/types';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
 import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
+import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
 import type { RunToolInput, RunToolResult } from './types';
 
@@ -52,6 +53,11 @@ export interface ToolActivityDeps {
   processQueue?: string;
   /** The worker's processes; absent: the process-wide JobManager. */
   jobs?: JobManager;
+  /**
+   * A tools worker's workspace root (a real path): calls of goals whose workspace is not inside it
+   * are refused. Absent: any workspace (a worker with role all runs the goals of its own store).
+   */
+  workspaceRoot?: string;
 }
 
 /** The first line of a result whose earlier attempt died before its result was saved. */
@@ -105,18 +111,23 @@ export function createToolActivity(deps: ToolActivityDeps) {
       }
       const context = Context.current();
       const { attempt } = context.info;
-      const outcome = await executeTool(call.toolName, call.input, {
-        workspace: input.workspace,
-        sessionId: input.sessionId,
-        toolCallId: input.toolCallId,
-        signal: context.cancellationSignal,
-        heartbeat: (details) => context.heartbeat(details),
-        store,
-        sandbox: input.sandbox ?? DEFAULT_SANDBOX,
-        escalated: input.escalationApproved ?? false,
-        jobId: input.jobId,
-        jobs: jobs(),
-      });
+      const refusal = deps.workspaceRoot
+        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
+        : null;
+      const outcome: ToolOutcome = refusal
+        ? { ok: false, output: refusal, changedWorkspace: false }
+        : await executeTool(call.toolName, call.input, {
+            workspace: input.workspace,
+            sessionId: input.sessionId,
+            toolCallId: input.toolCallId,
+            signal: context.cancellationSignal,
+            heartbeat: (details) => context.heartbeat(details),
+            store,
+            sandbox: input.sandbox ?? DEFAULT_SANDBOX,
+            escalated: input.escalationApproved ?? false,
+            jobId: input.jobId,
+            jobs: jobs(),
+          });
       // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
       let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
       if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;

@@ -267,7 +267,7 @@ function buildProgram(): Command {
     )
     .option(
       '--workspace-root <dir>',
-      'with --role tools: the directory whose workspaces this host serves (default: the current one)',
+      'with --role tools: the directory whose workspaces this host serves; tool calls of goals outside it are refused (default: the current one)',
     )
     .option(...TASK_QUEUE_OPTION)
     .option(

@@ -14,6 +14,8 @@ export function knownSecrets(settings: Settings): string[] {
     settings.providerEnv.OPENAI_API_KEY,
     settings.providerEnv.ANTHROPIC_API_KEY,
     passwordOf(settings.databaseUrl),
+    // The config file's database URL is a secret even when DATABASE_URL overrides it: a tool can read the file.
+    passwordOf(settings.config.database_url),
     settings.databaseUrl ? null : embeddedStorePassword(settings.home),
   ];
   return [...new Set(values.filter((value): value is string => !!value && value.length >= MIN_SECRET_CHARS))];

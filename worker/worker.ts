@@ -51,6 +51,8 @@ export interface GoalWorkerOptions {
   role?: WorkerRole;
   /** The tools queue a `tools` worker polls (see toolsQueueName); ignored by other roles. */
   toolsQueue?: string;
+  /** A `tools` worker's workspace root (a real path): it runs tools only for workspaces inside it. */
+  workspaceRoot?: string;
 }
 
 /** The workers of one process, run and stopped together. */
@@ -111,7 +113,12 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     ? `${role === 'tools' ? options.toolsQueue : options.taskQueue}#${randomUUID().slice(0, 8)}`
     : null;
   const tools = runsTools
-    ? createToolActivity({ store, secrets: options.secrets, processQueue: processQueue ?? undefined })
+    ? createToolActivity({
+        store,
+        secrets: options.secrets,
+        processQueue: processQueue ?? undefined,
+        workspaceRoot: role === 'tools' ? options.workspaceRoot : undefined,
+      })
     : undefined;
   const workers: Worker[] = [];
   if (role !== 'tools') {
@@ -135,6 +142,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
   }
   if (role === 'tools') {
     if (!options.toolsQueue) throw new Error('a tools worker needs the tools queue it serves');
+    if (!options.workspaceRoot) throw new Error('a tools worker needs the workspace root it serves');
     workers.push(await Worker.create({ ...common, taskQueue: options.toolsQueue, activities: { ...tools } }));
   }
   if (tools && processQueue) {

@@ -88,11 +88,14 @@ function mountsOf(plan: BwrapPlan): Mount[] {
 /**
  * The hidden directories that need a mount. `/` is never hidden (it would hide the system); a
  * directory under /tmp is already invisible behind the private /tmp, and one inside another hidden
- * directory inside the empty tmpfs, unless a bind shows it again.
+ * directory inside the empty tmpfs, unless a bind shows it again. A directory that is itself bound
+ * (the workspace is $HOME) is not hidden: the bind covers the tmpfs, and the tmpfs's read-only
+ * remount would then turn the workspace read-only.
  */
 function hiddenDirs(plan: BwrapPlan): string[] {
   const shown = [plan.workspace, ...plan.writableRoots, ...plan.expose];
-  const hide = [...new Set(plan.hide)].filter((dir) => dir !== '/');
+  const bound = new Set([plan.workspace, ...plan.writableRoots]);
+  const hide = [...new Set(plan.hide)].filter((dir) => dir !== '/' && !bound.has(dir));
   /** True when a bind between `outer` and `dir` makes `dir` visible again. */
   const reshown = (dir: string, outer: string) =>
     shown.some((bound) => (isWithin(dir, bound) || isWithin(bound, dir)) && isWithin(bound, outer));

@@ -13,8 +13,11 @@ export interface SandboxHost {
   bwrapPath: string | null;
   /** The worker's environment: the source of the allow-listed tool environment. */
   hostEnv: NodeJS.ProcessEnv;
-  /** The worker's home directory (hidden in the sandbox). */
-  home: string | undefined;
+  /**
+   * The worker's home directories, all hidden in the sandbox: `$HOME` and the account's home from
+   * the password database (they differ when HOME is overridden; ~/.ssh and ~/.aws stay in the latter).
+   */
+  homes: readonly string[];
   /** goalrun's data directory (hidden in the sandbox): config, embedded store, logs. */
   goalrunHome: string;
   /** goalrun's own package directory (read-only in the sandbox). */
@@ -73,14 +76,33 @@ export function goalrunInstallDir(start: string = __dirname): string {
   }
 }
 
-/** The sandbox host of this worker process, from its environment. */
-export function sandboxHostFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxHost {
+/** The account's home from the password database, whatever $HOME says; undefined when it has none. */
+export function accountHomeDir(): string | undefined {
+  try {
+    return os.userInfo().homedir || undefined;
+  } catch {
+    // A uid without a password-database entry (some containers) has no account home.
+    return undefined;
+  }
+}
+
+/**
+ * The sandbox host of this worker process, from its environment. `accountHome` is the home the
+ * password database names (a parameter so that tests can plant one of their own).
+ */
+export function sandboxHostFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  accountHome: string | undefined = accountHomeDir(),
+): SandboxHost {
   const home = env.HOME || os.homedir() || undefined;
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const homes = [home, accountHome]
+    .filter((dir): dir is string => dir !== undefined && path.isAbsolute(dir))
+    .map((dir) => path.resolve(dir));
   return {
     bwrapPath: findExecutable('bwrap', env),
     hostEnv: env,
-    home,
+    homes: [...new Set(homes)],
     goalrunHome: path.resolve(env.GOALRUN_HOME || path.join(home ?? os.homedir(), '.goalrun')),
     installDir: goalrunInstallDir(),
     stateDir: path.join(os.tmpdir(), `goalrun-sandbox-${uid}`),

@@ -64,18 +64,20 @@ function socketDirs(): string[] {
   });
 }
 
-/** Entries of $HOME to hide when a bind shows $HOME itself. */
-function sensitiveHomeEntries(home: string): { dirs: string[]; files: string[] } {
+/** Entries of the given homes to hide, for the homes a bind shows itself. */
+function sensitiveHomeEntries(homes: readonly string[]): { dirs: string[]; files: string[] } {
   const dirs: string[] = [];
   const files: string[] = [];
-  for (const entry of SENSITIVE_HOME_ENTRIES) {
-    const full = path.join(home, entry);
-    try {
-      const stat = lstatSync(full);
-      if (stat.isDirectory()) dirs.push(full);
-      else files.push(full);
-    } catch {
-      // absent: nothing to hide
+  for (const home of homes) {
+    for (const entry of SENSITIVE_HOME_ENTRIES) {
+      const full = path.join(home, entry);
+      try {
+        const stat = lstatSync(full);
+        if (stat.isDirectory()) dirs.push(full);
+        else files.push(full);
+      } catch {
+        // absent: nothing to hide
+      }
     }
   }
   return { dirs, files };
@@ -110,15 +112,17 @@ export async function prepareLaunch(
     .map(realExistingDir)
     .filter((dir): dir is string => dir !== undefined);
   const dirs = ensureSessionDirs(host, request.sessionId);
-  const hide = [host.home, host.goalrunHome]
-    .map((dir) => (dir ? realExistingDir(dir) : undefined))
-    .filter((dir): dir is string => dir !== undefined);
+  const homes = [
+    ...new Set(host.homes.map(realExistingDir).filter((dir): dir is string => dir !== undefined)),
+  ];
+  const goalrunHome = realExistingDir(host.goalrunHome);
+  const hide = goalrunHome ? [...homes, goalrunHome] : homes;
   // A new network namespace cuts TCP, not Unix sockets: without the network, the host's socket
   // directories (PostgreSQL, Docker, D-Bus, ssh-agent) are hidden too.
   const sockets = settings.network ? [] : socketDirs();
   const binds = [workspace, ...writableRoots];
-  const home = host.home ? realExistingDir(host.home) : undefined;
-  const sensitive = home && binds.includes(home) ? sensitiveHomeEntries(home) : { dirs: [], files: [] };
+  // A home bound as the workspace (or a writable root) is visible: its credentials are hidden one by one.
+  const sensitive = sensitiveHomeEntries(homes.filter((home) => binds.includes(home)));
   const installDir = realExistingDir(host.installDir);
   const args = buildBwrapArgs({
     writable: settings.mode === 'workspace-write',

@@ -1,13 +1,16 @@
 /**
  * Opening a file for writing without ever writing outside the boundary, even when the model races
- * the worker by swapping directories for symlinks: missing parents are made one at a time and
- * checked, the file is opened with O_NOFOLLOW and without O_TRUNC, and the opened descriptor's own
- * path is checked before a byte is written. What we created and then refused is removed again.
+ * the worker by swapping directories for symlinks: each directory on the way is opened and checked
+ * by its descriptor, missing parents and the file itself are made through the checked directory's
+ * descriptor (so on Linux nothing is made outside, not even for a moment), the file is opened with
+ * O_NOFOLLOW and without O_TRUNC, and the opened descriptor's own path is checked before a byte is
+ * written. What we created and then refused is removed again.
  */
 import { constants as fsConstants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError, displayPath, resolveToolPath } from './paths';
+import { type PinnedDirectory, pinDirectory } from './pinned-directory';
 import type { ToolContext } from './types';
 import {
   type Boundary,
@@ -47,8 +50,10 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Makes the missing directories between the deepest existing ancestor and `dir`, one at a time,
- * each checked after it is made; returns the real path of `dir`.
+ * Opens the deepest existing directory on the way and makes the missing ones below it, one at a
+ * time, each made through its parent's descriptor and checked by its own; returns the last one
+ * still open, so the file is made in it (see pinned-directory.ts). Nothing is made before the
+ * directory it goes in has been checked to be inside the write roots.
  */
 async function ensureDirectory(
   dir: string,
@@ -56,7 +61,7 @@ async function ensureDirectory(
   boundary: Boundary,
   shown: string,
   create: boolean,
-): Promise<Checked<{ real: string }>> {
+): Promise<Checked<{ real: string; dir: PinnedDirectory }>> {
   const missing: string[] = [];
   let existing = dir;
   let real: string | undefined;
@@ -76,36 +81,55 @@ async function ensureDirectory(
   if (!isInside(real, boundary.writeRoots)) {
     return { ok: false, error: outsideError(boundary, shown, path.join(real, ...missing, leaf)) };
   }
+  /** Opens a directory and refuses it unless its descriptor is inside (a symlink swapped in meanwhile). */
+  const pinInside = async (dirPath: string, rest: string[]): Promise<Checked<{ dir: PinnedDirectory }>> => {
+    let pinned: PinnedDirectory;
+    try {
+      pinned = await pinDirectory(dirPath);
+    } catch (error) {
+      return { ok: false, error: describeFsError(error, shown) };
+    }
+    if (pinned.real && isInside(pinned.real, boundary.writeRoots)) return { ok: true, dir: pinned };
+    await pinned.close();
+    return {
+      ok: false,
+      error: outsideError(boundary, shown, path.join(pinned.real ?? dirPath, ...rest, leaf)),
+    };
+  };
+  const first = await pinInside(real, missing);
+  if (!first.ok) return first;
+  let current = first.dir;
   for (const [index, name] of missing.entries()) {
-    if (!create)
+    if (!create) {
+      await current.close();
       return {
         ok: false,
         error: describeFsError(Object.assign(new Error('ENOENT'), { code: 'ENOENT' }), shown),
       };
-    const next = path.join(real, name);
+    }
+    const next = current.child(name);
     let made = false;
     try {
       await mkdir(next);
       made = true;
     } catch (error) {
-      if (errorCode(error) !== 'EEXIST')
+      if (errorCode(error) !== 'EEXIST') {
+        await current.close();
         return { ok: false, error: `file-write failed: ${describeFsError(error, shown)}` };
+      }
     }
-    let nextReal: string;
-    try {
-      nextReal = await realpath(next);
-    } catch (error) {
-      return { ok: false, error: describeFsError(error, shown) };
+    const child = await pinInside(next, missing.slice(index + 1));
+    if (!child.ok) {
+      // Without /proc the directory was made by path and may be outside: undo it. Made through a
+      // descriptor it is inside, and what is at its name now (a swapped-in symlink) is not ours.
+      if (made && !current.byDescriptor) await rmdir(next).catch(() => undefined);
+      await current.close();
+      return child;
     }
-    if (!isInside(nextReal, boundary.writeRoots)) {
-      // Someone swapped a parent for a symlink while we worked: undo our directory and refuse.
-      if (made) await rmdir(nextReal).catch(() => undefined);
-      const leadsTo = path.join(nextReal, ...missing.slice(index + 1), leaf);
-      return { ok: false, error: outsideError(boundary, shown, leadsTo) };
-    }
-    real = nextReal;
+    await current.close();
+    current = child.dir;
   }
-  return { ok: true, real };
+  return { ok: true, real: current.real as string, dir: current };
 }
 
 /**
@@ -133,6 +157,39 @@ async function unlinkCreated(
 }
 
 /**
+ * Opens (or creates) `name` in an open directory, never following a symlink there: a symlink comes
+ * back as `link` (its target, or undefined with the error when it cannot be read) for the caller to check.
+ */
+async function openInDirectory(
+  dir: PinnedDirectory,
+  name: string,
+  create: boolean,
+): Promise<
+  | { handle: FileHandle; created: boolean }
+  | { link: string | undefined; error?: unknown }
+  | { error: unknown }
+> {
+  const target = dir.child(name);
+  try {
+    if (create) {
+      try {
+        return { handle: await open(target, CREATE_NEW, NEW_FILE_MODE), created: true };
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw error;
+      }
+    }
+    return { handle: await open(target, OPEN_EXISTING), created: false };
+  } catch (error) {
+    if (errorCode(error) !== 'ELOOP') return { error };
+    try {
+      return { link: await readlink(target) };
+    } catch (readError) {
+      return { link: undefined, error: readError };
+    }
+  }
+}
+
+/**
  * Opens (or creates) a file for writing inside the write roots. Symlinks are followed by hand, each
  * hop checked; the opened descriptor is checked last. Nothing is truncated or written here.
  */
@@ -150,39 +207,34 @@ export async function openForWrite(
     if (path.dirname(lexical) === lexical) return { ok: false, error: `${shown} is not a file path` };
     const parent = await ensureDirectory(path.dirname(lexical), name, boundary, shown, options.create);
     if (!parent.ok) return parent;
-    const target = path.join(parent.real, name);
-    let handle: FileHandle;
-    let created = false;
-    try {
-      if (options.create) {
-        try {
-          handle = await open(target, CREATE_NEW, NEW_FILE_MODE);
-          created = true;
-        } catch (error) {
-          if (errorCode(error) !== 'EEXIST') throw error;
-          handle = await open(target, OPEN_EXISTING);
-        }
-      } else {
-        handle = await open(target, OPEN_EXISTING);
-      }
-    } catch (error) {
-      if (errorCode(error) !== 'ELOOP') return { ok: false, error: describeFsError(error, shown) };
+    const opened = await openInDirectory(parent.dir, name, options.create);
+    if ('link' in opened) {
+      await parent.dir.close();
+      if (opened.link === undefined) return { ok: false, error: describeFsError(opened.error, shown) };
       // The last component is a symlink: follow it by hand and check where it leads.
-      let link: string;
-      try {
-        link = await readlink(target);
-      } catch (readError) {
-        return { ok: false, error: describeFsError(readError, shown) };
-      }
-      lexical = path.resolve(parent.real, link);
+      lexical = path.resolve(parent.real, opened.link);
       const leadsTo = await realOfMissing(lexical);
       if (!isInside(leadsTo, boundary.writeRoots))
         return { ok: false, error: outsideError(boundary, shown, leadsTo) };
       continue;
     }
-    const checked = await checkOpened(handle, target, created, boundary, shown);
-    if (!checked.ok) return checked;
-    return { ok: true, handle, real: checked.real, shown, created };
+    if ('error' in opened) {
+      await parent.dir.close();
+      return { ok: false, error: describeFsError(opened.error, shown) };
+    }
+    try {
+      const checked = await checkOpened(
+        opened.handle,
+        parent.dir.child(name),
+        opened.created,
+        boundary,
+        shown,
+      );
+      if (!checked.ok) return checked;
+      return { ok: true, handle: opened.handle, real: checked.real, shown, created: opened.created };
+    } finally {
+      await parent.dir.close();
+    }
   }
   return { ok: false, error: `too many levels of symbolic links: ${shown}` };
 }

@@ -1,5 +1,6 @@
 /** `worker` and `dev`: the long-running processes. */
 
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../core/errors';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
@@ -13,6 +14,9 @@ export async function workerCommand(
   context: CliContext,
   options: { logLevel?: string; metricsPort?: string; role?: string; workspaceRoot?: string },
 ): Promise<number> {
+  const role = (options.role ?? 'all') as WorkerRole;
+  // Checked before anything starts: a tools worker without a real root would refuse every call.
+  const workspaceRoot = role === 'tools' ? realWorkspaceRoot(options.workspaceRoot) : undefined;
   const level = (WORKER_LOG_LEVELS as readonly string[]).includes(options.logLevel ?? '')
     ? (options.logLevel as WorkerLogLevel)
     : 'info';
@@ -23,7 +27,6 @@ export async function workerCommand(
   const { connectWorker, createGoalWorker, SHUTDOWN_GRACE_TIME } =
     require('../../worker/worker') as typeof import('../../worker/worker');
   const { settings } = context;
-  const role = (options.role ?? 'all') as WorkerRole;
   await context.temporal();
   const store = await context.sessionStore();
   const taskQueue = await context.taskQueue();
@@ -39,6 +42,7 @@ export async function workerCommand(
     secrets: context.knownSecrets(),
     role,
     toolsQueue,
+    workspaceRoot,
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
@@ -61,6 +65,23 @@ export async function workerCommand(
   await metrics?.close();
   notice('worker stopped');
   return 0;
+}
+
+/**
+ * The real path of a tools worker's workspace root: the boundary its tool calls are checked against
+ * (the queue keeps the name as given, so goals started with a printed queue still find it).
+ */
+function realWorkspaceRoot(given: string | undefined): string {
+  const dir = path.resolve(given ?? process.cwd());
+  try {
+    const real = realpathSync(dir);
+    if (statSync(real).isDirectory()) return real;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(
+    `--workspace-root ${dir} is not a directory: give the directory whose workspaces this tool host serves`,
+  );
 }
 
 /** Starts the worker's metrics endpoint (loaded only when asked for). */

@@ -47,6 +47,42 @@ describe('bad input', () => {
     expect(oneLine(typo.stderr)).toMatch(/config file .*config\.json is invalid: .*max_step/);
   });
 
+  it('refuses a base URL with credentials, from the flag or the config, before anything starts', async () => {
+    // A real Temporal server this time: a goal that started would be listed as waiting for a worker.
+    const g = goalTestEnv('credurl');
+    const objective = `credentials in the base url ${process.pid}`;
+    const flag = await runCli(
+      ['start', objective, '--workspace', g.workspace, '--model', 'openai:gpt-4o'].concat([
+        '--base-url',
+        'http://user:hunter2-secret@127.0.0.1:1/v1',
+        '--json',
+      ]),
+      g.env,
+    );
+    expect(flag.code).toBe(2);
+    expect(oneLine(flag.stderr)).toBe(
+      'goalrun: --base-url carries credentials (user:password@); put the key in OPENAI_API_KEY instead: the base URL is stored with the goal and shown in logs',
+    );
+    expect(flag.stdout).toBe('');
+    fs.writeFileSync(
+      path.join(g.home, 'config.json'),
+      `${JSON.stringify({ base_url: 'https://me:hunter2-secret@llm.example/v1' })}\n`,
+    );
+    const config = await runCli(
+      ['run', objective, '--workspace', g.workspace, '--model', 'openai:gpt-4o', '--json'],
+      { ...g.env, OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(config.code).toBe(2);
+    expect(oneLine(config.stderr)).toMatch(
+      /^goalrun: config base_url carries credentials \(user:password@\)/,
+    );
+    for (const result of [flag, config]) expect(result.stderr).not.toContain('hunter2-secret');
+    const listed = await runCli(['list', '--json'], g.env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const goals = JSON.parse(listed.stdout) as Array<{ objective: string }>;
+    expect(goals.filter((goal) => goal.objective === objective)).toEqual([]);
+  });
+
   it('rejects bad flags with exit code 2', async () => {
     const result = await runCli(['run', 'x', '--max-steps', 'many'], t.env);
     expect(result.code).toBe(2);

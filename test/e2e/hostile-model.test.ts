@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { fetchHistory } from '../support/history';
+import { pgDump } from '../support/pg-dump';
 
 const PLANTED = {
   OPENAI_API_KEY: 'sk-planted-openai-6f1c0d9e8b7a',
@@ -135,22 +136,20 @@ describe('a hostile model in the default sandbox', () => {
       expect(results[10]).toContain('Connection refused');
       // The sandbox kept the secrets out: redaction never had anything to catch.
       expect(results.join('\n')).not.toContain('[REDACTED]');
-
-      // No planted value anywhere in the store: every row of every table.
-      const tables = await pg.query<{ tablename: string }>(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
-      );
-      const dump: string[] = [];
-      for (const { tablename } of tables.rows) {
-        const all = await pg.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
-        dump.push(...all.rows.map((r) => r.row));
-      }
-      const stored = dump.join('\n');
-      expect(stored).toContain('escape the sandbox');
-      for (const value of Object.values(PLANTED)) expect(stored).not.toContain(value);
     } finally {
       await pg.end();
     }
+
+    // No planted value anywhere in the store, as pg_dump writes it: schema and every row of every table.
+    const stored = pgDump(databaseUrl);
+    expect(stored).toContain('escape the sandbox');
+    for (const value of Object.values(PLANTED)) expect(stored).not.toContain(value);
+
+    // In the default sandbox, status has nothing to warn about: no sandbox line at all.
+    const shown = await runCli(['status', status.sessionId], t.env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('status     completed');
+    expect(shown.stdout).not.toMatch(/^sandbox/m);
 
     // Nor in the Temporal history, the worker's log, or what the CLI printed.
     const history = allText(await fetchHistory(t.temporalAddress, status.workflowId)).join('\n');

@@ -1,9 +1,11 @@
 /**
  * Issue 8, secret hygiene over real HTTP: with the sandbox off (asked for by name), a tool's output
  * does show the worker's secrets, so redaction is all that stands between them and the provider. A
- * model runs `env` and reads the worker's /proc environ; no planted value reaches any request the
- * OpenAI-compatible server receives (only the key in its Authorization header), the store, the
+ * model runs `env`, reads the worker's /proc environ and `cat`s goalrun's config file (which holds a
+ * database URL of its own); no planted value reaches any request the OpenAI-compatible server
+ * receives (only the key in its Authorization header), the store (as pg_dump writes it), the
  * Temporal history or the worker's log, and the outputs the model sees say [REDACTED] instead.
+ * `status` says that the goal ran without a sandbox.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,19 +21,22 @@ import {
   startOpenAITestServer,
   type TestTurn,
 } from '../support/openai-test-server';
+import { pgDump } from '../support/pg-dump';
 
 const PLANTED = {
   OPENAI_API_KEY: 'sk-planted-http-key-7d6c5b4a3f2e',
   ANTHROPIC_API_KEY: 'sk-ant-planted-http-1a2b3c4d5e6f',
   DEPLOY_TOKEN: 'planted-http-deploy-token-99887766',
   DB_PASSWORD: 'planted-http-db-pass-24681357',
+  /** The password of the config file's database_url (DATABASE_URL overrides it, a tool can still read it). */
+  CONFIG_DB_PASSWORD: 'planted-http-config-pass-11223344',
 };
 
-/** The suite's database URL with the planted password (local connections are trusted, so it is never checked). */
-function withPassword(databaseUrl: string): string {
+/** The suite's database URL with a planted password (local connections are trusted, so it is never checked). */
+function withPassword(databaseUrl: string, password = PLANTED.DB_PASSWORD): string {
   const url = new URL(databaseUrl);
   url.username = url.username || 'root';
-  url.password = PLANTED.DB_PASSWORD;
+  url.password = password;
   return url.toString();
 }
 
@@ -44,11 +49,14 @@ function allText(value: unknown, out: string[] = []): string[] {
 }
 
 const bash = (command: string): TestTurn => ({ toolCalls: [{ name: 'bash', args: { command } }] });
-const TURNS: TestTurn[] = [
+/** The model's turns; the config file's path is known once the test has its data directory. */
+const turnsFor = (configPath: string): TestTurn[] => [
   bash('env'),
   bash("tr '\\0' '\\n' < /proc/$PPID/environ; echo \"db is $DATABASE_URL\""),
+  bash(`cat ${configPath}`),
   { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'looked around' } }] },
 ];
+let TURNS: TestTurn[] = [];
 
 describe('secrets and a model over HTTP', () => {
   const databaseUrl = inject('databaseUrl');
@@ -68,6 +76,12 @@ describe('secrets and a model over HTTP', () => {
       DEPLOY_TOKEN: PLANTED.DEPLOY_TOKEN,
       DATABASE_URL: withPassword(databaseUrl),
     });
+    const configPath = path.join(t.home, 'config.json');
+    fs.writeFileSync(
+      configPath,
+      `${JSON.stringify({ database_url: withPassword(databaseUrl, PLANTED.CONFIG_DB_PASSWORD) })}\n`,
+    );
+    TURNS = turnsFor(configPath);
     const result = await runCli(
       [
         'run',
@@ -96,24 +110,31 @@ describe('secrets and a model over HTTP', () => {
     expect(bodies).toContain(REDACTED);
     for (const value of Object.values(PLANTED)) expect(bodies).not.toContain(value);
 
-    // The store: every row of every table.
+    // The cat of the config file ran and showed the file, with its password redacted.
     const pg = new Client({ connectionString: databaseUrl });
     await pg.connect();
     try {
-      const tables = await pg.query<{ tablename: string }>(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+      const { rows } = await pg.query<{ content: Array<{ output: { value: string } }> }>(
+        "SELECT content FROM messages WHERE session_id = $1 AND role = 'tool' ORDER BY seq",
+        [status.sessionId],
       );
-      const dump: string[] = [];
-      for (const { tablename } of tables.rows) {
-        const rows = await pg.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
-        dump.push(...rows.rows.map((r) => r.row));
-      }
-      const stored = dump.join('\n');
-      expect(stored).toContain(REDACTED);
-      for (const value of Object.values(PLANTED)) expect(stored).not.toContain(value);
+      const catOfConfig = rows[2].content[0].output.value;
+      expect(catOfConfig).toContain('"database_url"');
+      expect(catOfConfig).toContain(REDACTED);
     } finally {
       await pg.end();
     }
+
+    // The store, as pg_dump writes it: schema and every row of every table.
+    const stored = pgDump(databaseUrl);
+    expect(stored).toContain('look at the environment');
+    expect(stored).toContain(REDACTED);
+    for (const value of Object.values(PLANTED)) expect(stored).not.toContain(value);
+
+    // status says the goal ran without a sandbox.
+    const shown = await runCli(['status', status.sessionId], t.env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("sandbox    OFF: tool commands run with the worker's own rights");
 
     // The Temporal history, the worker's log and what the CLI printed.
     const history = allText(await fetchHistory(t.temporalAddress, status.workflowId)).join('\n');

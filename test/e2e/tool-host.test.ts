@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../store/types';
-import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
+import { killAndWait, runCli, scriptedModel, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
@@ -171,7 +171,8 @@ describe('a model worker and a tools-only worker', () => {
 
   it('takes a workspace that only the tool host has; the tool host says when it is missing', async () => {
     const toolsQueue = /--tools-queue '([^']+)'/.exec(toolsWorker.output())?.[1] as string;
-    const remote = `/srv/goalrun-absent-${process.pid}`;
+    // Inside the tool host's root, but absent (it would be on the tool host's machine).
+    const remote = path.join(root, `absent-${process.pid}`);
     // Without a tool host the workspace must exist where the goal starts.
     const local = await runCli(
       ['start', 'x', '--workspace', remote, '--model', 'openai:gpt-4o', '--json'],
@@ -218,5 +219,47 @@ describe('a model worker and a tools-only worker', () => {
     expect(bash).toMatchObject({ toolName: 'bash', ok: false });
     expect(bash.text).toBe(`workspace directory does not exist: ${remote}`);
     expect(model.requests.length - before).toBe(2);
+  });
+
+  it("refuses the tools of a goal whose workspace is not under the tool host's root, and runs nothing", async () => {
+    const toolsQueue = /--tools-queue '([^']+)'/.exec(toolsWorker.output())?.[1] as string;
+    const elsewhere = tempDir('toolhost-elsewhere');
+    model.enqueue(
+      { toolCalls: [{ name: 'bash', args: { command: 'echo ran > ran.txt' } }] },
+      { toolCalls: [{ name: 'finish', args: { status: 'blocked', summary: 'not served here' } }] },
+    );
+    const started = await runCli(
+      [
+        'start',
+        'outside the root',
+        '--workspace',
+        elsewhere,
+        '--model',
+        'openai:gpt-4o',
+        '--base-url',
+        model.url,
+      ].concat(['--tools-queue', toolsQueue, '--json']),
+      t.env,
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const { sessionId } = JSON.parse(started.stdout);
+    await waitFor('the goal to end', async () => {
+      const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
+      return shown.status === 'blocked' ? shown : undefined;
+    });
+    const [bash] = await toolResultsOf(store, sessionId);
+    expect(bash).toMatchObject({ toolName: 'bash', ok: false });
+    expect(bash.text).toContain(
+      `outside the tool host's workspace root: the goal's workspace ${elsewhere} is not under ${fs.realpathSync(root)}`,
+    );
+    expect(fs.existsSync(path.join(elsewhere, 'ran.txt'))).toBe(false);
+    // The refusal reached the model: it is in the request after the call.
+    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain("outside the tool host's workspace root");
+
+    // A root that is not a directory is refused before the worker starts.
+    const missingRoot = path.join(root, 'no-such-root');
+    const refused = await runCli(['worker', '--role', 'tools', '--workspace-root', missingRoot], t.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--workspace-root ${missingRoot} is not a directory`);
   });
 });

@@ -108,7 +108,10 @@ describe('buildBwrapArgs', () => {
 
   it('lets the workspace win over a hidden directory at the same path, and protection win over the workspace', () => {
     const home = mounts(buildBwrapArgs({ ...base, workspace: '/home/me', cwd: '/home/me' }));
-    expect(position(home, '--bind /home/me')).toBeGreaterThan(position(home, '--tmpfs /home/me'));
+    position(home, '--bind /home/me');
+    // Neither a tmpfs under the bind nor a read-only remount of it: the workspace stays writable.
+    expect(home).not.toContain('--tmpfs /home/me');
+    expect(home).not.toContain('--remount-ro /home/me');
     const install = mounts(buildBwrapArgs({ ...base, workspace: '/opt/goalrun', cwd: '/opt/goalrun' }));
     expect(position(install, '--ro-bind /opt/goalrun')).toBeGreaterThan(
       position(install, '--bind /opt/goalrun'),
@@ -126,7 +129,7 @@ describe('buildBwrapArgs', () => {
       }),
     );
     expect(position(list, '--ro-bind /home/me/.nvm/versions/node/v20/bin')).toBeGreaterThan(
-      position(list, '--tmpfs /home/me'),
+      position(list, '--bind /home/me'),
     );
     expect(position(list, '--ro-bind /home/me/.netrc')).toBeGreaterThan(position(list, '--bind /home/me'));
   });

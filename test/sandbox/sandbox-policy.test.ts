@@ -5,6 +5,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHost, sandboxHostFromEnv } from '../../activities/sandbox/host';
@@ -19,11 +20,16 @@ const goalrunHome = path.join(home, '.goalrun');
 const installDir = path.join(root, 'install');
 const workspace = path.join(home, 'project');
 const outside = path.join(root, 'outside');
+/** The account's home from the password database, standing in for it while HOME points elsewhere. */
+const accountHome = path.join(root, 'account');
 const PLANTED = 'planted-secret-value-4711';
 
 function hostWith(overrides: Partial<SandboxHost> = {}): SandboxHost {
   return {
-    ...sandboxHostFromEnv({ ...process.env, HOME: home, GOALRUN_HOME: goalrunHome, PLANTED_TOKEN: PLANTED }),
+    ...sandboxHostFromEnv(
+      { ...process.env, HOME: home, GOALRUN_HOME: goalrunHome, PLANTED_TOKEN: PLANTED },
+      accountHome,
+    ),
     installDir,
     stateDir: path.join(root, 'state'),
     ...overrides,
@@ -51,7 +57,16 @@ async function bash(
 beforeAll(() => {
   for (const dir of [home, goalrunHome, installDir, workspace, outside, path.join(home, '.ssh')])
     mkdirSync(dir, { recursive: true });
+  for (const dir of [
+    path.join(accountHome, '.ssh'),
+    path.join(accountHome, '.aws'),
+    path.join(accountHome, 'src'),
+  ])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(home, '.ssh', 'id_ed25519'), `${PLANTED}\n`);
+  writeFileSync(path.join(accountHome, '.ssh', 'id_rsa'), `${PLANTED}\n`);
+  writeFileSync(path.join(accountHome, '.aws', 'credentials'), `aws_secret_access_key=${PLANTED}\n`);
+  writeFileSync(path.join(accountHome, 'notes.txt'), `${PLANTED}\n`);
   writeFileSync(path.join(home, '.bashrc'), 'original\n');
   writeFileSync(path.join(goalrunHome, 'config.json'), `{"database_url":"postgres://u:${PLANTED}@h/db"}\n`);
   writeFileSync(path.join(installDir, 'package.json'), '{"name":"goalrun"}\n');
@@ -91,6 +106,31 @@ describe('workspace-write sandbox', () => {
     // Only the workspace's mount point shows in the hidden home.
     expect(outcome.output.split('\n')[0]).toBe('project');
     expect(outcome.output).toContain('HOME=/tmp/home');
+  });
+
+  it("hides the account's real home too when HOME points elsewhere", async () => {
+    const outcome = await bash(
+      `ls -A ${accountHome}; cat ${accountHome}/.ssh/id_rsa ${accountHome}/.aws/credentials ${accountHome}/notes.txt`,
+    );
+    expect(outcome.output).not.toContain(PLANTED);
+    expect(outcome.output.split('\n')[0]).toMatch(/^cat: /);
+    expect(outcome.output.match(/No such file or directory/g)?.length).toBe(3);
+  });
+
+  it('still binds a workspace inside the real home, or the real home itself, writable, with its keys hidden', async () => {
+    for (const dir of [path.join(accountHome, 'src'), accountHome]) {
+      const outcome = await runBash(
+        {
+          command: `echo made > made.txt && cat made.txt; cat ${accountHome}/.ssh/id_rsa; ls -A ${accountHome}/.aws`,
+        },
+        makeContext(dir, { sandbox: DEFAULT_SANDBOX, jobs, sessionId: 'policy' }),
+      );
+      expect(outcome.output).toMatch(/^made\n/);
+      expect(readFileSync(path.join(dir, 'made.txt'), 'utf8')).toBe('made\n');
+      expect(outcome.output).not.toContain(PLANTED);
+      expect(outcome.output).toContain('No such file or directory');
+      rmSync(path.join(dir, 'made.txt'));
+    }
   });
 
   it('gives $HOME as a private directory inside the private /tmp', async () => {
@@ -134,6 +174,14 @@ describe('workspace-write sandbox', () => {
     expect(Number(processes)).toBeLessThan(10);
     const env = await bash('env');
     expect(env.output).not.toContain(PLANTED);
+  });
+});
+
+describe('the homes a sandbox hides', () => {
+  it("are $HOME and the account's home from the password database, once each", () => {
+    const real = os.userInfo().homedir;
+    expect(sandboxHostFromEnv({ HOME: home }).homes).toEqual([home, real]);
+    expect(sandboxHostFromEnv({ HOME: real }).homes).toEqual([real]);
   });
 });
 

@@ -3,7 +3,7 @@
  * the return value, the retry notice, redaction, jobs and shutdown.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -296,5 +296,34 @@ describe('a shutting-down tool host', () => {
       nonRetryable: false,
     });
     expect((await rows(input.sessionId)).messages).toEqual([]);
+  });
+});
+
+describe("a tools worker's workspace root", () => {
+  it('refuses, as a stored error result, a call whose goal workspace is not inside the root, and runs nothing', async () => {
+    const root = await makeWorkspace();
+    const host = createToolActivity({ store, jobs, workspaceRoot: root });
+    const input = await sessionWithCall('bash', { command: 'echo ran > ran.txt' });
+    const refused = await new MockActivityEnvironment().run(host.runTool, input);
+    expect(refused.ok).toBe(false);
+    const [message] = (await rows(input.sessionId)).messages;
+    expect(message.content[0].output.type).toBe('error-text');
+    expect(message.content[0].output.value).toBe(
+      `outside the tool host's workspace root: the goal's workspace ${workspace} is not under ${root}; ` +
+        `this tools worker (goalrun worker --role tools --workspace-root ${root}) runs tools only for goals ` +
+        'whose workspace is inside its root, so nothing was run',
+    );
+    expect(existsSync(path.join(workspace, 'ran.txt'))).toBe(false);
+
+    // The same call from a goal whose workspace is inside the root runs.
+    const project = path.join(root, 'project');
+    mkdirSync(project);
+    const served = await new MockActivityEnvironment().run(host.runTool, {
+      ...(await sessionWithCall('bash', { command: 'echo ran > ran.txt' })),
+      workspace: project,
+    });
+    expect(served.ok).toBe(true);
+    expect(readFileSync(path.join(project, 'ran.txt'), 'utf8')).toBe('ran\n');
+    await removeWorkspace(root);
   });
 });

@@ -3,7 +3,7 @@
  * loops never read or write outside the workspace, and a model racing the worker by swapping
  * directories for symlinks never gets a byte written outside.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -14,6 +14,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -228,63 +229,114 @@ describe('the workspace boundary, over generated paths', () => {
 });
 
 /**
- * Swaps `race` (a real directory) and `race-alt` (a symlink to the outside) atomically, as fast as
- * it can: renameat2(RENAME_EXCHANGE), so `race` always exists and is one or the other.
+ * Swaps `race` between a real directory and a symlink to the outside as fast as it can, in a process
+ * of its own (so the swaps run while the worker's calls wait on I/O). Node has no renameat2, so a
+ * swap is two renames, and `race` is briefly missing between them. A file-write that comes then
+ * makes `race` again as a parent it needs (inside the workspace, which is allowed): the flipper
+ * moves that directory aside and goes on.
  */
 const FLIPPER = `
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-os.chdir(sys.argv[1])
-while True:
-    if libc.renameat2(AT_FDCWD, b"race", AT_FDCWD, b"race-alt", RENAME_EXCHANGE) != 0:
-        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+const fs = require('node:fs');
+process.chdir(process.argv[1]);
+let strays = 0;
+function put(from, to) {
+  for (;;) {
+    try {
+      fs.renameSync(from, to);
+      return;
+    } catch (error) {
+      if (!['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(error.code)) throw error;
+      fs.renameSync(to, 'stray-' + strays++);
+    }
+  }
+}
+for (;;) {
+  fs.renameSync('race', 'race-dir');
+  put('race-link', 'race');
+  fs.renameSync('race', 'race-link');
+  put('race-dir', 'race');
+}
 `;
 
-const hasPython = spawnSync('python3', ['-c', 'import ctypes']).status === 0;
+/** Records every entry made, changed or removed in some directories (inotify, through fs.watch). */
+function watchDirectories(dirs: string[]) {
+  const events: string[] = [];
+  const watchers = dirs.map((dir) =>
+    watch(dir, (eventType, name) => events.push(`${eventType} ${path.join(dir, String(name))}`)),
+  );
+  return {
+    events,
+    close: () => {
+      for (const watcher of watchers) watcher.close();
+    },
+  };
+}
+
+/** Waits until `check` holds (polling every few milliseconds), failing after `ms`. */
+async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); await delay(2)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
 
 describe('racing the worker with symlink swaps', () => {
-  it.skipIf(!hasPython)(
-    'writes nothing outside while another process swaps a parent directory for a symlink',
-    async () => {
-      mkdirSync(path.join(workspace, 'race', 'q'), { recursive: true });
-      symlinkSync(outside, path.join(workspace, 'race-alt'));
-      mkdirSync(path.join(outside, 'q'), { recursive: true });
-      writeFileSync(path.join(outside, 'q', 'existing.txt'), 'keep');
-      writeFileSync(path.join(workspace, 'race', 'q', 'existing.txt'), 'inside');
-      const flipper = spawn('python3', ['-c', FLIPPER, workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let flipperError = '';
-      flipper.stderr.on('data', (chunk) => {
-        flipperError += chunk;
+  it('never makes a file or directory outside, not even for a moment, while another process swaps a parent directory for a symlink', async () => {
+    mkdirSync(path.join(workspace, 'race', 'q'), { recursive: true });
+    symlinkSync(outside, path.join(workspace, 'race-link'));
+    mkdirSync(path.join(outside, 'q'), { recursive: true });
+    writeFileSync(path.join(outside, 'q', 'existing.txt'), 'keep');
+    writeFileSync(path.join(workspace, 'race', 'q', 'existing.txt'), 'inside');
+    const watched = watchDirectories([outside, path.join(outside, 'q')]);
+    // The watcher works: a file made and removed at once outside is seen.
+    const probe = path.join(outside, 'q', 'watch-probe.txt');
+    writeFileSync(probe, 'probe');
+    rmSync(probe);
+    await until('the watcher to see the probe', () => watched.events.some((event) => event.endsWith(probe)));
+    watched.events.length = 0;
+
+    const flipper = spawn(process.execPath, ['-e', FLIPPER, workspace], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let flipperError = '';
+    flipper.stderr.on('data', (chunk) => {
+      flipperError += chunk;
+    });
+    // Listened for at once: a flipper that dies early must fail the test, not hang it.
+    const flipperClosed = new Promise<number | null>((resolve) => flipper.once('close', resolve));
+    let written = 0;
+    let refused = 0;
+    try {
+      // Start writing only once the flipper really flips.
+      const seen = new Set<string>();
+      await until('the flipper to swap', () => {
+        try {
+          seen.add(lstatSync(path.join(workspace, 'race')).isSymbolicLink() ? 'link' : 'dir');
+        } catch {
+          // between the two renames of a swap
+        }
+        return seen.size === 2;
       });
-      let written = 0;
-      let refused = 0;
-      try {
-        // Start writing only once the flipper really flips.
-        const seen = new Set<boolean>();
-        for (const deadline = Date.now() + 10_000; seen.size < 2 && Date.now() < deadline; ) {
-          seen.add(lstatSync(path.join(workspace, 'race')).isSymbolicLink());
-          await delay(1);
-        }
-        expect(seen.size).toBe(2);
-        for (let i = 0; i < 600; i++) {
-          const target = i % 2 === 0 ? 'race/q/new.txt' : 'race/q/existing.txt';
-          const outcome = await fileWriteTool.run({ path: target, content: `round ${i}` }, context());
-          if (outcome.ok) written++;
-          else refused++;
-        }
-      } finally {
-        flipper.kill('SIGKILL');
-        await new Promise((resolve) => flipper.once('close', resolve));
+      for (let i = 0; i < 600; i++) {
+        // A new file, an existing one, and a file in a directory that must be made first.
+        const target = ['race/q/new.txt', 'race/q/existing.txt', `race/q/d${i}/deep.txt`][i % 3];
+        const outcome = await fileWriteTool.run({ path: target, content: `round ${i}` }, context());
+        if (outcome.ok) written++;
+        else refused++;
       }
-      console.log(`symlink race: ${written} writes inside, ${refused} refused`);
-      expect(flipperError).toBe('');
-      expect(existsSync(path.join(outside, 'q', 'new.txt'))).toBe(false);
-      expect(readFileSync(path.join(outside, 'q', 'existing.txt'), 'utf8')).toBe('keep');
-      expect(listTree(outside)).toEqual(['q/', 'q/existing.txt', 'secret.txt', 'sub/']);
-      // Both outcomes happened: the race was really run.
-      expect(written).toBeGreaterThan(0);
-      expect(refused).toBeGreaterThan(0);
-    },
-  );
+    } finally {
+      flipper.kill('SIGKILL');
+      await flipperClosed;
+    }
+    // Events still queued reach the watcher's callback within a few event-loop turns.
+    await delay(200);
+    watched.close();
+    console.log(`symlink race: ${written} writes inside, ${refused} refused`);
+    expect(flipperError).toBe('');
+    expect(watched.events).toEqual([]);
+    expect(readFileSync(path.join(outside, 'q', 'existing.txt'), 'utf8')).toBe('keep');
+    expect(listTree(outside)).toEqual(['q/', 'q/existing.txt', 'secret.txt', 'sub/']);
+    // Both outcomes happened: the race was really run.
+    expect(written).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  });
 });
