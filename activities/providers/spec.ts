@@ -136,5 +136,12 @@ function checkedUrl(url: string | undefined, spec: string): string | undefined {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ConfigError(`base URL "${url}" for model ${spec} must start with http:// or https://`);
   }
+  // From the environment too (OPENAI_BASE_URL): a URL with a password would reach error messages,
+  // and through them the goal's history and logs. The message names the host only.
+  if (parsed.username || parsed.password) {
+    throw new ConfigError(
+      `base URL for model ${spec} (host ${parsed.host}) carries credentials (user:password@); put the key in OPENAI_API_KEY instead`,
+    );
+  }
   return url;
 }

@@ -92,6 +92,21 @@ describe('checkProviderConfig', () => {
     ).not.toThrow();
   });
 
+  it('rejects a base URL from the environment that carries credentials, without repeating them', () => {
+    for (const [spec, env] of [
+      ['openai-compatible:m', { OPENAI_BASE_URL: 'http://me:hunter2-secret@127.0.0.1:8000/v1' }],
+      [
+        'openai:gpt-4o',
+        { OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'https://me:hunter2-secret@proxy.example/v1' },
+      ],
+      ['ollama:m', { OLLAMA_BASE_URL: 'http://me:hunter2-secret@127.0.0.1:11434' }],
+    ] as const) {
+      const message = configErrorOf(() => checkProviderConfig(spec, env));
+      expect(message, spec).toContain('carries credentials');
+      expect(message, spec).not.toContain('hunter2-secret');
+    }
+  });
+
   it('rejects a base URL that is not http(s)', () => {
     expect(configErrorOf(() => checkProviderConfig('openai-compatible:m', {}, 'localhost:8000'))).toContain(
       'http:// or https://',
