@@ -15,8 +15,11 @@ import type { RequestUsage } from '../core/usage';
 export interface CompactionHost {
   get(): GoalState;
   set(state: GoalState): void;
-  /** Stores a notice; with `done`, the notice reports a compaction (the event stream shows it as one). */
-  appendMessage(key: string, message: StoredMessage, done?: CompactionDone): Promise<void>;
+  /**
+   * Stores the n-th notice of the session (the host makes its key: storeKeys.notice); with `done`, the
+   * notice reports a compaction (the event stream shows it as one).
+   */
+  appendNotice(n: number, message: StoredMessage, done?: CompactionDone): Promise<void>;
 }
 
 /** What a finished compaction reports to the event stream. */
@@ -95,7 +98,7 @@ export async function notify(host: CompactionHost, note: string, done?: Compacti
   const state = host.get();
   const compaction = compactionOf(state);
   host.set(noteAction({ ...state, compaction: { ...compaction, notices: compaction.notices + 1 } }, note));
-  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`), done);
+  await host.appendNotice(compaction.notices + 1, userText(`[goalrun] ${note}`), done);
   // The notice itself is part of the next request; it must not look like unreported pressure.
   const after = host.get();
   const current = compactionOf(after);
