@@ -2,8 +2,7 @@
  * The workflow state a compaction reads and writes: the
  * compaction state, the pressure estimate, the notices and the summarizer's usage.
  */
-import { estimatePressure, tokensAppendedSince } from '../core/compaction/estimate';
-import { prunedContextTokens } from '../core/compaction/prune';
+import { pressureOf } from '../core/compaction/compaction-decisions';
 import { type CompactionState, initialCompactionState } from '../core/compaction/state';
 import { addToBreakdown } from '../core/cost';
 import { type GoalState, noteAction } from '../core/goal';
@@ -58,9 +57,6 @@ export interface CompactionRequest {
   topic?: string;
 }
 
-/** The summarizer's request gets at most this share of the usable input budget. */
-export const SUMMARIZER_INPUT_SHARE = 0.6;
-
 /** The compaction state of a goal, created on first use (older histories have none). */
 export function compactionOf(state: GoalState): CompactionState {
   if (state.compaction) return state.compaction;
@@ -70,14 +66,7 @@ export function compactionOf(state: GoalState): CompactionState {
 
 /** Context pressure of the coming request: the last reported input plus what was appended since. */
 export function currentPressure(state: GoalState): number {
-  const compaction = compactionOf(state);
-  if (compaction.lastInputTokens === 0) {
-    return compaction.fixedTokens + prunedContextTokens(state.ledger, compaction.plan);
-  }
-  return estimatePressure({
-    lastReportedInputTokens: compaction.lastInputTokens,
-    tokensAppendedSince: tokensAppendedSince(state.ledger, compaction.lastCoveredSeq),
-  });
+  return pressureOf(compactionOf(state), state.ledger);
 }
 
 /**
@@ -125,15 +114,5 @@ export function withSummarizerUsage(
       outputTokens: state.usage.outputTokens + usage.outputTokens,
       requests: state.usage.requests + 1,
     },
-  };
-}
-
-/** The compaction counters after a summarizer call (its usage counted once). */
-export function countSummary(compaction: CompactionState, usage: RequestUsage | null): CompactionState {
-  return {
-    ...compaction,
-    compactions: compaction.compactions + 1,
-    summarizerRequests: compaction.summarizerRequests + (usage ? 1 : 0),
-    summarizerTokens: compaction.summarizerTokens + (usage ? usage.inputTokens + usage.outputTokens : 0),
   };
 }
