@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelStepActivity } from '../../activities/model-step-activity';
 import { createModelClient } from '../../activities/providers';
-import type { ModelStepInput } from '../../activities/types';
+import type { ModelStepInput, ModelStepResult } from '../../activities/types';
 import { userText } from '../../core/messages';
 import { FIRST_MESSAGE_KEY, storeKeys } from '../../core/store-keys';
 import { migrate } from '../../store/migrations';
@@ -151,14 +151,18 @@ describe('a model step stores its answer in one transaction', () => {
       const sequence = `goalrun_test_fail_${index}`;
       await pg.query(point.sql(sequence));
       try {
+        // The failed write fails the attempt with a retryable failure, so Temporal runs the step again.
         await expect(
           new MockActivityEnvironment({ attempt: 1 }).run(activity.modelStep, input),
-        ).rejects.toThrow(/injected failure/);
+        ).rejects.toMatchObject({ message: expect.stringMatching(/injected failure/), nonRetryable: false });
         // Nothing of the step survived the failure: no message, no usage event, the state as before.
         expect(await stepRows(sessionId)).toEqual({ messages: [], usageEvents: 0, steps: 0 });
         expect(modelCalls).toBe(1);
 
-        const retried = await new MockActivityEnvironment({ attempt: 2 }).run(activity.modelStep, input);
+        const retried: ModelStepResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+          activity.modelStep,
+          input,
+        );
         const after = await stepRows(sessionId);
         expect(after.messages).toHaveLength(1);
         expect(after.usageEvents).toBe(1);
@@ -172,7 +176,10 @@ describe('a model step stores its answer in one transaction', () => {
         expect(modelCalls).toBe(2);
 
         // A third attempt (its result was lost) finds the stored answer: no model call, no second row.
-        const again = await new MockActivityEnvironment({ attempt: 3 }).run(activity.modelStep, input);
+        const again: ModelStepResult = await new MockActivityEnvironment({ attempt: 3 }).run(
+          activity.modelStep,
+          input,
+        );
         expect(again.entry.seq).toBe(retried.entry.seq);
         expect(modelCalls).toBe(2);
         expect(await stepRows(sessionId)).toEqual(after);
