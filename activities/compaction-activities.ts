@@ -20,6 +20,7 @@ import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS } from '../core/limits';
 import { textOf, userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
+import { storeKeys } from '../core/store-keys';
 import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
 import type { SessionStore } from '../store/types';
@@ -143,7 +144,7 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
           input.sessionId,
           'summarizer-usage',
           { compaction: input.compaction, usage },
-          `summary-usage:${input.compaction}`,
+          storeKeys.summaryUsageEvent(input.compaction),
         );
       }
       const { seq } = await store.appendMessage(input.sessionId, key, message);

@@ -6,6 +6,7 @@ import { elideLargeArgs, renderStubbedToolResult } from '../core/compaction/stub
 import type { ContextPlan } from '../core/context-plan';
 import { LARGE_ARG_MIN_CHARS } from '../core/ledger-entry';
 import type { StoredMessage, ToolCallPart, TranscriptEntry } from '../core/messages';
+import { KEY_PREFIX } from '../core/store-keys';
 import type { SessionStore } from '../store/types';
 
 /** Reads one message by sequence number. */
@@ -38,7 +39,9 @@ export async function buildContext(
   // Earlier summaries were merged into the current one; only the plan's summary is shown.
   const tail = (
     await store.listMessages(sessionId, { fromSeq: Math.max(plan.fromSeq, 0), toSeq: upToSeq })
-  ).filter((entry) => !head.some((kept) => kept.seq === entry.seq) && !entry.key.startsWith('summary:'));
+  ).filter(
+    (entry) => !head.some((kept) => kept.seq === entry.seq) && !entry.key.startsWith(KEY_PREFIX.summary),
+  );
   const stubbed = new Set(plan.stubSeqs);
   const elided = new Set(plan.elideArgsSeqs);
   const calls = new Map<string, ToolCallPart>();

@@ -95,7 +95,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
         input.sessionId,
         EVENT_KINDS.stepStart,
         { step: input.stepNumber, model: input.model },
-        `step-start:${input.stepNumber}@${execution}`,
+        storeKeys.stepStartEvent(execution, input.stepNumber),
       );
       const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.

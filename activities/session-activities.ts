@@ -12,7 +12,7 @@ import { type GoalDefinition, type GoalState, withLaterFields } from '../core/go
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
-import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX } from '../core/store-keys';
+import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY } from '../core/store-keys';
 import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
@@ -51,7 +51,11 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
         existing ??
         (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
           state: input.state,
-          event: { kind: EVENT_KINDS.sessionOpened, data: initData(goal, input.workflowId), key: 'opened' },
+          event: {
+            kind: EVENT_KINDS.sessionOpened,
+            data: initData(goal, input.workflowId),
+            key: SESSION_OPENED_EVENT_KEY,
+          },
         }));
       return { first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message) };
     },

@@ -1,6 +1,7 @@
 /** Derives the ledger entry of a stored message: the small facts compaction plans with. */
 import type { LedgerEntry, UserMessageKind } from './ledger';
 import { type StoredMessage, toolCallsOf } from './messages';
+import { FIRST_MESSAGE_KEY, KEY_PREFIX } from './store-keys';
 import { estimateTokens } from './tokens';
 
 /** A string argument at least this long counts as "very large" (e.g. a whole file for file-write). */
@@ -8,13 +9,13 @@ export const LARGE_ARG_MIN_CHARS = 4_000;
 
 /** Message keys by prefix → who wrote the user message. */
 const USER_KINDS: Array<[prefix: string, kind: UserMessageKind]> = [
-  ['initial', 'first'],
-  ['continue:', 'continuation'],
-  ['resume:', 'resume'],
-  ['summary:', 'summary'],
-  ['steer:', 'steering'],
+  [FIRST_MESSAGE_KEY, 'first'],
+  [KEY_PREFIX.continuation, 'continuation'],
+  [KEY_PREFIX.resume, 'resume'],
+  [KEY_PREFIX.summary, 'summary'],
+  [KEY_PREFIX.steering, 'steering'],
   // goalrun's own notes (compaction notices, failure notes) restate nothing the user asked for.
-  ['notice:', 'continuation'],
+  [KEY_PREFIX.notice, 'continuation'],
 ];
 
 /** Who wrote a user message, from its store key. */

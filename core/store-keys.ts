@@ -8,6 +8,9 @@
 /** Key of the first message (objective and environment snapshot). */
 export const FIRST_MESSAGE_KEY = 'initial';
 
+/** Key of the event that says the session was opened (stored with the first message). */
+export const SESSION_OPENED_EVENT_KEY = 'opened';
+
 /** Prefixes of message keys; the ledger reads who wrote a user message from them. */
 export const KEY_PREFIX = {
   assistant: 'step:',
@@ -21,6 +24,7 @@ export const KEY_PREFIX = {
 
 /** Key builders for messages, events and spool rows. */
 export const storeKeys = {
+  // --- Messages ---
   /** The assistant message of a model step. */
   assistant: (execution: number, step: number) => `${KEY_PREFIX.assistant}${step}@${execution}`,
   /** The result of a tool call (tool-call ids are unique within a session; see model-step). */
@@ -30,20 +34,53 @@ export const storeKeys = {
     `${KEY_PREFIX.continuation}${iteration}@${execution}`,
   /** The message a resumed execution adds before its first step. */
   resume: (execution: number) => `${KEY_PREFIX.resume}${execution}`,
-  /** A one-line goalrun notice (compaction, failure budget). */
+  /** A one-line goalrun notice (compaction, failure budget, a command's note), numbered per session. */
   notice: (execution: number, n: number) => `${KEY_PREFIX.notice}${n}@${execution}`,
   /** The n-th summary of the session (summaries are numbered over the whole session). */
   summary: (n: number) => `${KEY_PREFIX.summary}${n}`,
+  /**
+   * The n-th summary made again for another span, after an attempt whose result the workflow never saw
+   * stored one for a different span (that one is kept, unused).
+   */
+  summaryForSpan: (n: number, fromSeq: number, toSeq: number) =>
+    `${KEY_PREFIX.summary}${n}~${fromSeq}-${toSeq}`,
   /** A steering message, by the id its sender gave it. */
   steering: (id: string) => `${KEY_PREFIX.steering}${id}`,
-  /** Events. */
+  /** The id of the steering message `resume --message` gives a resumed execution (its key: steering(id)). */
+  resumeSteeringId: (execution: number) => `resume-${execution}`,
+
+  // --- Events ---
+  /** An execution resumed the session (stored with its resume message). */
+  sessionResumedEvent: (execution: number) => `resumed@${execution}`,
+  /** The tool event of a call (stored with its result). */
   toolEvent: (toolCallId: string) => `tool:${toolCallId}`,
+  /** The task list after a `todo-write` call changed it. */
+  taskUpdateEvent: (toolCallId: string) => `tasks:${toolCallId}`,
+  /** A model step's usage (stored with its assistant message). */
   usageEvent: (execution: number, step: number) => `usage:${step}@${execution}`,
+  /** A model step started (first attempt only; a retry finds it). */
+  stepStartEvent: (execution: number, step: number) => `step-start:${step}@${execution}`,
   /** A failed attempt of a model step, so the next attempt can say why it was retried. */
   modelErrorEvent: (execution: number, step: number, attempt: number) =>
     `model-error:${step}@${execution}#${attempt}`,
+  /** The summarizer's usage for the n-th summary. */
   summaryUsageEvent: (n: number) => `summary-usage:${n}`,
+  /** The decision on an escalation out of the sandbox. */
+  approvalEvent: (toolCallId: string) => `approval:${toolCallId}`,
+  /** An escalation out of the sandbox waits for a human. */
+  approvalRequestedEvent: (toolCallId: string) => `approval:${toolCallId}:requested`,
+  /** An app command a person sent (`/pause`, `/limits`, …), by its request id. */
+  commandEvent: (requestId: string) => `command:${requestId}`,
+  /** The kept-progress summary a cancelled execution saves. */
+  keptProgressEvent: (execution: number) => `kept-progress@${execution}`,
+  /** The goal of this execution ended. */
   goalEnded: (execution: number) => `end:${execution}`,
+
+  // --- Spool ---
+  /** The spooled output of a tool call. */
+  spool: (toolCallId: string) => toolCallId,
+  /** A spool row written beside one an older store left without its message (`stamp` makes it new). */
+  spoolBeside: (toolCallId: string, stamp: string) => `${toolCallId}@${stamp}`,
 };
 
 /** The execution number in a key (`step:7@2` → 2, `resume:3` → 3), or 1 for keys of no execution. */

@@ -1,5 +1,6 @@
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import { applyStateWrite, type StateWrite } from '../core/state-write';
+import { storeKeys } from '../core/store-keys';
 import type { SqlClient, SqlExecutor } from './sql';
 import type {
   CheckpointRow,
@@ -556,12 +557,16 @@ async function writeToolResult(tx: SqlExecutor, record: ToolResultRecord): Promi
   if (earlier) return earlier;
   let spoolId: number | undefined;
   if (record.spoolContent !== undefined) {
-    spoolId = await insertSpool(tx, record, record.toolCallId);
+    spoolId = await insertSpool(tx, record, storeKeys.spool(record.toolCallId));
     if (spoolId === undefined) {
       // The key is taken: either a concurrent attempt committed its whole result (return that),
       // or a spool row without a message was left by a store that wrote them apart.
       if (await storedToolResult(tx, record)) throw new ToolResultStoredMeanwhile();
-      spoolId = await insertSpool(tx, record, `${record.toolCallId}@${Date.now().toString(36)}`);
+      spoolId = await insertSpool(
+        tx,
+        record,
+        storeKeys.spoolBeside(record.toolCallId, Date.now().toString(36)),
+      );
       if (spoolId === undefined) throw new ToolResultStoredMeanwhile();
     }
   }

@@ -2,8 +2,7 @@
  * The workflow state a compaction reads and writes: the
  * compaction state, the pressure estimate, the notices and the summarizer's usage.
  */
-import { estimatePressure, tokensAppendedSince } from '../core/compaction/estimate';
-import { prunedContextTokens } from '../core/compaction/prune';
+import { pressureOf } from '../core/compaction/compaction-decisions';
 import { type CompactionState, initialCompactionState } from '../core/compaction/state';
 import { addToBreakdown } from '../core/cost';
 import { type GoalState, noteAction } from '../core/goal';
@@ -17,8 +16,11 @@ export interface CompactionHost {
   readonly latestSteeringOnly: boolean;
   get(): GoalState;
   set(state: GoalState): void;
-  /** Stores a notice; with `done`, the notice reports a compaction (the event stream shows it as one). */
-  appendMessage(key: string, message: StoredMessage, done?: CompactionDone): Promise<void>;
+  /**
+   * Stores the n-th notice of the session (the host makes its key: storeKeys.notice); with `done`, the
+   * notice reports a compaction (the event stream shows it as one).
+   */
+  appendNotice(n: number, message: StoredMessage, done?: CompactionDone): Promise<void>;
 }
 
 /** What a finished compaction reports to the event stream. */
@@ -57,9 +59,6 @@ export interface CompactionRequest {
   topic?: string;
 }
 
-/** The summarizer's request gets at most this share of the usable input budget. */
-export const SUMMARIZER_INPUT_SHARE = 0.6;
-
 /** The compaction state of a goal, created on first use (older histories have none). */
 export function compactionOf(state: GoalState): CompactionState {
   if (state.compaction) return state.compaction;
@@ -69,14 +68,7 @@ export function compactionOf(state: GoalState): CompactionState {
 
 /** Context pressure of the coming request: the last reported input plus what was appended since. */
 export function currentPressure(state: GoalState): number {
-  const compaction = compactionOf(state);
-  if (compaction.lastInputTokens === 0) {
-    return compaction.fixedTokens + prunedContextTokens(state.ledger, compaction.plan);
-  }
-  return estimatePressure({
-    lastReportedInputTokens: compaction.lastInputTokens,
-    tokensAppendedSince: tokensAppendedSince(state.ledger, compaction.lastCoveredSeq),
-  });
+  return pressureOf(compactionOf(state), state.ledger);
 }
 
 /**
@@ -97,7 +89,7 @@ export async function notify(host: CompactionHost, note: string, done?: Compacti
   const state = host.get();
   const compaction = compactionOf(state);
   host.set(noteAction({ ...state, compaction: { ...compaction, notices: compaction.notices + 1 } }, note));
-  await host.appendMessage(`notice:${compaction.notices + 1}`, userText(`[goalrun] ${note}`), done);
+  await host.appendNotice(compaction.notices + 1, userText(`[goalrun] ${note}`), done);
   // The notice itself is part of the next request; it must not look like unreported pressure.
   const after = host.get();
   const current = compactionOf(after);
@@ -124,15 +116,5 @@ export function withSummarizerUsage(
       outputTokens: state.usage.outputTokens + usage.outputTokens,
       requests: state.usage.requests + 1,
     },
-  };
-}
-
-/** The compaction counters after a summarizer call (its usage counted once). */
-export function countSummary(compaction: CompactionState, usage: RequestUsage | null): CompactionState {
-  return {
-    ...compaction,
-    compactions: compaction.compactions + 1,
-    summarizerRequests: compaction.summarizerRequests + (usage ? 1 : 0),
-    summarizerTokens: compaction.summarizerTokens + (usage ? usage.inputTokens + usage.outputTokens : 0),
   };
 }

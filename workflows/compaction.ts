@@ -1,31 +1,23 @@
 /**
  * Compaction inside the goal workflow: the auto-compact check before each model step, manual
  * `compact`, and forced compaction on a provider context overflow. The decisions are pure functions
- * in core/compaction (compaction-plan.ts); this module runs them and the summarize activity. Every
+ * in core/compaction (compaction-decisions.ts); this module runs them and the summarize activity. Every
  * compaction aims below the low-water mark, so compactions are spaced out, and merges the earlier
  * summary, so no fact a summary carried disappears.
  */
 import { isCancellation, log } from '@temporalio/workflow';
 import type { SummarizeResult } from '../activities/compaction-activities';
 import {
-  type CompactionInput,
-  compactionFloorTokens,
-  completeSummary,
-  type PrunedCompaction,
-  planCompaction,
-} from '../core/compaction/compaction-plan';
-import { decideAutoCompact } from '../core/compaction/decide';
-import {
-  recordCompactionSuccess,
-  recordPruneOnly,
-  recordSummarizerFailure,
-} from '../core/compaction/failure-budget';
-import { compactionNotice } from '../core/compaction/notice';
-import { shortfallReason } from '../core/compaction/shortfall';
-import { spanRanges } from '../core/compaction/summary-span';
-import { compactionTargets } from '../core/compaction/targets';
+  autoCompactDecision,
+  autoCompactRequest,
+  planCompactionRun,
+  prunedOutcome,
+  summarizerFailureOutcome,
+  summaryOutcome,
+  summaryRequestOf,
+} from '../core/compaction/compaction-decisions';
+import type { PrunedCompaction } from '../core/compaction/compaction-plan';
 import type { GoalState } from '../core/goal';
-import { messageCount } from '../core/ledger';
 import { storeActivities, summarizerActivities } from './activities-proxy';
 import {
   type CompactionHost,
@@ -33,10 +25,8 @@ import {
   type CompactionResult,
   compactionKind,
   compactionOf,
-  countSummary,
   currentPressure,
   notify,
-  SUMMARIZER_INPUT_SHARE,
   setCompaction,
   withSummarizerUsage,
 } from './compaction-host';
@@ -81,50 +71,21 @@ export async function autoCompact(
   stepNumber: number,
 ): Promise<CompactionResult | null> {
   const state = host.get();
-  const compaction = compactionOf(state);
-  const budget = compaction.budget;
-  if (!budget) return null;
-  const estimate = currentPressure(state);
-  const targets = compactionTargets(budget, compaction.autoCompact);
-  const { ledger, plan } = { ledger: state.ledger, plan: compaction.plan };
-  const fixedTokens = compaction.fixedTokens;
-  // The floor only matters over the threshold, and costs a full planning pass to compute.
-  const over = estimate >= targets.thresholdTokens;
-  const floorTokens = over
-    ? compactionFloorTokens({
-        ledger,
-        plan,
-        before: estimate,
-        targets,
-        fixedTokens,
-        mode: { latestSteeringOnly: host.latestSteeringOnly },
-      })
-    : undefined;
-  const decision = decideAutoCompact({
-    budgetState: compaction.autoCompact,
-    estimateTokens: estimate,
-    fixedTokens,
-    thresholdTokens: targets.thresholdTokens,
-    hardLimitTokens: targets.hardLimitTokens,
+  const decision = autoCompactDecision({
+    compaction: compactionOf(state),
+    ledger: state.ledger,
+    estimateTokens: currentPressure(state),
     stepNumber,
-    floorTokens,
+    latestSteeringOnly: host.latestSteeringOnly,
   });
-  switch (decision.action) {
-    case 'none':
-    case 'wait':
-      return null;
-    case 'prune-only':
-      return compact(host, stepNumber, { pruneOnly: true });
-    case 'compact':
-      return compact(host, stepNumber, {});
-    case 'forced':
-      return compact(host, stepNumber, { forced: true });
-  }
+  const request = decision ? autoCompactRequest(decision.action) : null;
+  return request ? compact(host, stepNumber, request) : null;
 }
 
 /**
  * Runs a compaction (spec S-COMPACT): prune; summarize when pruning does not reach the low-water mark
- * and a summary pays; stub the last exchanges when they alone hold too much.
+ * and a summary pays; stub the last exchanges when they alone hold too much. The decisions are
+ * core/compaction/compaction-decisions.ts; this runs the summarizer between them and stores the result.
  */
 export async function compact(
   host: CompactionHost,
@@ -133,75 +94,39 @@ export async function compact(
 ): Promise<CompactionResult> {
   const start = host.get();
   const compaction = compactionOf(start);
-  const budget = compaction.budget;
   const measured = currentPressure(start);
-  if (!budget) return { stage: 'none', beforeTokens: measured, afterTokens: measured, note: null };
+  if (!compaction.budget) return { stage: 'none', beforeTokens: measured, afterTokens: measured, note: null };
 
-  const targets = compactionTargets(budget, compaction.autoCompact);
-  // The provider said the request does not fit, whatever the estimate says: only reductions are trusted.
-  const before = request.recovery ? Math.max(measured, targets.hardLimitTokens + 1) : measured;
-  const input: CompactionInput = {
+  const planned = planCompactionRun({
+    compaction,
     ledger: start.ledger,
-    plan: compaction.plan,
-    before,
-    targets,
-    fixedTokens: compaction.fixedTokens,
-    mode: {
-      manual: request.manual,
-      forced: request.forced,
-      pruneOnly: request.pruneOnly,
-      latestSteeringOnly: host.latestSteeringOnly,
-    },
-  };
-  const pruned = planCompaction(input);
-  const notice = (after: number, summarized: number, tailStubbed: number[], why: () => string) =>
-    compactionNotice({
-      before,
-      after,
-      stubbed: pruned.stubbed.length + tailStubbed.length,
-      tailStubbed: tailStubbed.length,
-      elided: pruned.elided.length,
-      summarized,
-      forced: request.forced,
-      targetTokens: targets.targetTokens,
-      shortOfTarget: after >= targets.targetTokens ? why() : undefined,
-    });
-
-  if (!pruned.summary) {
-    const prunedAny = pruned.stubbed.length + pruned.tailStubbed.length + pruned.elided.length > 0;
-    if (!prunedAny) return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
-    const note = notice(pruned.after, 0, pruned.tailStubbed, () =>
-      shortfallReason(
-        start.ledger,
-        pruned.plan,
-        compaction.fixedTokens,
-        pruned.after,
-        pruned.noSummaryReason,
-      ),
-    );
-    setCompaction(
-      host,
-      { ...compaction, plan: pruned.plan, autoCompact: recordPruneOnly(compaction.autoCompact, stepNumber) },
-      pruned.after,
-    );
-    await notify(host, note, {
+    measured,
+    request,
+    latestSteeringOnly: host.latestSteeringOnly,
+  });
+  const { before, pruned } = planned;
+  const summaryRequest = summaryRequestOf(planned);
+  if (!summaryRequest) {
+    const outcome = prunedOutcome(planned, stepNumber);
+    if (!outcome) return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
+    setCompaction(host, outcome.compaction, outcome.pressure);
+    await notify(host, outcome.note, {
       beforeTokens: before,
-      afterTokens: pruned.after,
+      afterTokens: outcome.pressure,
       kind: compactionKind(request),
     });
-    return { stage: 'pruned', beforeTokens: before, afterTokens: pruned.after, note };
+    return { stage: 'pruned', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
   }
 
-  const span = pruned.summary;
   const summarizeInput = {
     sessionId: start.goal.sessionId,
-    compaction: compaction.compactions + 1,
-    spanRanges: spanRanges(start.ledger, span),
-    previousSummarySeq: span.previousSummarySeq,
+    compaction: summaryRequest.compaction,
+    spanRanges: summaryRequest.spanRanges,
+    previousSummarySeq: summaryRequest.previousSummarySeq,
     focus: request.topic,
     model: start.goal.summarizerModel ?? start.goal.model,
     baseUrl: start.goal.baseUrl,
-    maxInputTokens: Math.floor(budget.usableInputTokens * SUMMARIZER_INPUT_SHARE),
+    maxInputTokens: summaryRequest.maxInputTokens,
   };
   let result: SummarizeResult;
   try {
@@ -212,46 +137,24 @@ export async function compact(
     // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
     result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
   }
-  if (span.previousSummarySeq !== undefined && result.carriesPrevious === false) {
-    // A summary that dropped the earlier one would lose its facts: keep the earlier one instead.
-    return summarizerFailed(host, pruned, 'the new summary did not carry the earlier one', before);
+  const outcome = summaryOutcome(planned, result, stepNumber);
+  if (outcome.kind === 'dropped-previous') return summarizerFailed(host, pruned, outcome.reason, before);
+  if (outcome.kind === 'discarded') {
+    setCompaction(host, outcome.compaction, outcome.pressure);
+    await notify(host, outcome.note);
+    return { stage: 'discarded', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
   }
-
-  const done = completeSummary(input, pruned, result.entry);
-  const withUsage = countSummary(compaction, result.usage);
-  if (done.after >= before && !request.forced) {
-    const note = `compaction discarded: it would not shrink the context (${before} → ${done.after} tokens)`;
-    setCompaction(host, { ...withUsage, plan: pruned.plan }, pruned.after);
-    await notify(host, note);
-    return { stage: 'discarded', beforeTokens: before, afterTokens: pruned.after, note };
-  }
-  const tailStubbed = [...pruned.tailStubbed, ...done.tailStubbed];
-  const inSpan = new Set(span.spanSeqs);
-  const note = notice(
-    done.after,
-    messageCount(start.ledger.filter((entry) => inSpan.has(entry.seq))),
-    tailStubbed,
-    () => shortfallReason(done.ledger, done.plan, compaction.fixedTokens, done.after),
-  );
   host.set({
     ...withSummarizerUsage(host.get(), summarizeInput.model, result.usage, compaction.card),
-    ledger: done.ledger,
+    ledger: outcome.ledger,
   });
-  setCompaction(
-    host,
-    {
-      ...withUsage,
-      plan: done.plan,
-      autoCompact: recordCompactionSuccess(withUsage.autoCompact, stepNumber),
-    },
-    done.after,
-  );
-  await notify(
-    host,
-    result.extracted ? `${note} (summary extracted from the transcript: the summarizer failed)` : note,
-    { beforeTokens: before, afterTokens: done.after, kind: compactionKind(request) },
-  );
-  return { stage: 'summarized', beforeTokens: before, afterTokens: done.after, note };
+  setCompaction(host, outcome.compaction, outcome.pressure);
+  await notify(host, outcome.note, {
+    beforeTokens: before,
+    afterTokens: outcome.pressure,
+    kind: compactionKind(request),
+  });
+  return { stage: 'summarized', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
 }
 
 /** A summarizer failure: counted against the budget and noted; the pruning still applies. */
@@ -262,10 +165,9 @@ async function summarizerFailed(
   before: number,
 ): Promise<CompactionResult> {
   const state = host.get();
-  const compaction = compactionOf(state);
-  const failed = recordSummarizerFailure(compaction.autoCompact, reason, state.goal.sessionId);
+  const failed = summarizerFailureOutcome(compactionOf(state), pruned, reason, state.goal.sessionId);
   // Pruning still helps while the summarizer is down; the next step tries again (spec S-BUDGET).
-  setCompaction(host, { ...compaction, plan: pruned.plan, autoCompact: failed.state }, pruned.after);
+  setCompaction(host, failed.compaction, failed.pressure);
   await notify(host, failed.note);
-  return { stage: 'failed', beforeTokens: before, afterTokens: pruned.after, note: failed.note };
+  return { stage: 'failed', beforeTokens: before, afterTokens: failed.pressure, note: failed.note };
 }

@@ -18,7 +18,7 @@ import { appendLedger, lastSeqOf } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
-import { KEY_PREFIX, storeKeys } from '../core/store-keys';
+import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
 import type { CompactionHost } from './compaction';
 import type { GoalWorkflowInput } from './goal-workflow';
@@ -81,16 +81,13 @@ export class GoalRun {
         this.state = next;
       },
       // Notices are numbered per session; the execution keeps a resumed run's notices apart.
-      appendMessage: async (key, message, done) => {
-        const notice = key.startsWith(KEY_PREFIX.notice) && !key.includes('@');
-        const stored = notice
-          ? storeKeys.notice(this.execution, Number(key.slice(KEY_PREFIX.notice.length)))
-          : key;
+      appendNotice: async (n, message, done) => {
+        const key = storeKeys.notice(this.execution, n);
         const text = textOfUser(message).replace(/^\[goalrun\] /, '');
         const event = done
-          ? { kind: EVENT_KINDS.compaction, data: { ...done, text }, key: stored }
-          : { kind: EVENT_KINDS.notice, data: { text }, key: stored };
-        await this.appendMessage(stored, message, notice ? { event } : {});
+          ? { kind: EVENT_KINDS.compaction, data: { ...done, text }, key }
+          : { kind: EVENT_KINDS.notice, data: { text }, key };
+        await this.appendMessage(key, message, { event });
       },
     };
   }
@@ -174,14 +171,14 @@ export class GoalRun {
             limits: goal.limits,
             execution: this.execution,
           },
-          key: `resumed@${this.execution}`,
+          key: storeKeys.sessionResumedEvent(this.execution),
         },
       },
       true,
     );
     if (this.input.resumeMessage) {
       await this.deliverSteering({
-        id: `resume-${this.execution}`,
+        id: storeKeys.resumeSteeringId(this.execution),
         text: this.input.resumeMessage,
         from: 'resume',
       });
@@ -349,7 +346,7 @@ export class GoalRun {
           reason: 'the goal was cancelled',
           by: 'cancel',
         },
-        key: `approval:${pending.toolCallId}`,
+        key: storeKeys.approvalEvent(pending.toolCallId),
       });
     }
     // The first call without a result is the one the cancellation cut short (the calls before it
@@ -365,7 +362,7 @@ export class GoalRun {
     await this.saveState(false, {
       kind: 'kept-progress',
       data: { summary },
-      key: `kept-progress@${this.execution}`,
+      key: storeKeys.keptProgressEvent(this.execution),
     });
     await this.finish('cancelled', 'cancelled by request');
   }

@@ -264,12 +264,11 @@ async function askApproval(
   approvals: ApprovalBox,
 ): Promise<{ approved: boolean; text: string }> {
   const sandbox = run.state.goal.sandbox ?? DEFAULT_SANDBOX;
-  const eventKey = `approval:${call.toolCallId}`;
   if (sandbox.approval === 'never') {
     await run.saveState(false, {
       kind: 'approval',
       data: { toolCallId: call.toolCallId, command: escalation.command, decision: 'denied', by: 'policy' },
-      key: eventKey,
+      key: storeKeys.approvalEvent(call.toolCallId),
     });
     return {
       approved: false,
@@ -291,7 +290,7 @@ async function askApproval(
       command: escalation.command,
       justification: escalation.justification,
     },
-    key: `${eventKey}:requested`,
+    key: storeKeys.approvalRequestedEvent(call.toolCallId),
   });
   const answered = await condition(() => approvals.answer !== null, sandbox.approvalTimeoutMinutes * 60_000);
   const reply: ApprovalAnswer =
@@ -317,7 +316,7 @@ async function askApproval(
       reason: reply.reason ?? null,
       by: reply.from,
     },
-    key: eventKey,
+    key: storeKeys.approvalEvent(call.toolCallId),
   });
   return {
     approved,
@@ -354,7 +353,7 @@ async function answer(
         {
           kind: EVENT_KINDS.taskUpdate,
           data: { tasks: taskView(run.state.tasks) },
-          key: `tasks:${call.toolCallId}`,
+          key: storeKeys.taskUpdateEvent(call.toolCallId),
         },
       ]
     : toolEvent;

@@ -8,6 +8,7 @@ import { type AppCommand, appCommandHelp, isAppCommand, parseAppCommand } from '
 import type { SteeringRequest } from '../core/goal';
 import { GoalRequestError } from '../core/goal-session';
 import { renderJobs } from '../core/jobs-registry';
+import { storeKeys } from '../core/store-keys';
 import { storeActivities } from './activities-proxy';
 import type { CompactionControl } from './compaction-control';
 import {
@@ -139,7 +140,7 @@ async function runCommand(
     sessionId: run.state.goal.sessionId,
     kind: 'command',
     data: { command: command.name, text: request.text, from: clip(request.from) },
-    key: `command:${request.id}`,
+    key: storeKeys.commandEvent(request.id),
   });
   switch (command.name) {
     case 'help':

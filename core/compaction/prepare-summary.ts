@@ -5,6 +5,7 @@
  * summarizer, so the whole path a fact takes from one summary into the next is tested as it runs.
  */
 import { type StoredMessage, type TranscriptEntry, textOf, userText } from '../messages';
+import { KEY_PREFIX, storeKeys } from '../store-keys';
 import type { RequestUsage } from '../usage';
 import { extractedSummary } from './extracted-summary';
 import { filesModifiedFromToolLog } from './files-modified';
@@ -16,9 +17,6 @@ import {
   normalizeSummary,
   parseSummarySections,
 } from './summary-text';
-
-/** Key prefix of stored summaries; their messages are never span items. */
-const SUMMARY_KEY_PREFIX = 'summary:';
 
 /** The transcript as the summary needs it. */
 export interface SummarySource {
@@ -78,12 +76,12 @@ async function keyOrReuse(
   from: number,
   to: number,
 ): Promise<{ key: string } | { entry: TranscriptEntry }> {
-  const key = `${SUMMARY_KEY_PREFIX}${compaction}`;
+  const key = storeKeys.summary(compaction);
   const existing = await source.messageByKey(key);
   if (!existing) return { key };
   const range = summaryRangeOf(textOf(existing.message));
   if (range && range[0] === from && range[1] === to) return { entry: existing };
-  const retried = `${key}~${from}-${to}`;
+  const retried = storeKeys.summaryForSpan(compaction, from, to);
   const again = await source.messageByKey(retried);
   return again ? { entry: again } : { key: retried };
 }
@@ -113,7 +111,7 @@ export async function prepareSummary(
   const inSpan = (seq: number) => ranges.some(([from, to]) => seq >= from && seq <= to);
   // Summaries stored inside the span's runs were merged already, or never applied: not span items.
   const span = transcript
-    .filter((entry) => inSpan(entry.seq) && !entry.key.startsWith(SUMMARY_KEY_PREFIX))
+    .filter((entry) => inSpan(entry.seq) && !entry.key.startsWith(KEY_PREFIX.summary))
     .map((entry) => entry.message);
   const previous = await earlierSummary(source, request.previousSummarySeq);
   // Derived from the whole tool log, not from the model, so no edited file is forgotten.

@@ -92,3 +92,5 @@ export const LEDGER_FOLD_MIN_ENTRIES = 64;
  * over continue-as-new: far under Temporal's 512 KiB payload warning, whatever the model's window.
  */
 export const CONTROL_STATE_BUDGET_BYTES = 256 * 1024;
+/** The summarizer's request gets at most this share of the usable input budget. */
+export const SUMMARIZER_INPUT_SHARE = 0.6;

@@ -1,42 +1,92 @@
 /**
- * Issue 9 item 4: a `compact` update that waits in the queue when continue-as-new is suggested is
- * run (or the goal would wait forever for its handlers to finish). Continue-as-new is forced every
- * few steps through the dev server's dynamic config, and compactions are requested without a pause
- * while the goal runs through several runs: every request is answered and the goal completes.
+ * Issue 9 item 4: `compact` updates that wait in the queue when continue-as-new is suggested are run
+ * before the run continues as new (or the goal would wait forever for its handlers to finish).
+ *
+ * The moment is made certain, not left to chance: while an auto-compaction's summarizer call is held
+ * open, a burst of `goalrun compact` requests is sent and accepted. Their acceptance alone adds more
+ * history events than the dev server's continue-as-new threshold, so when the auto-compaction returns,
+ * the loop finds continue-as-new suggested with every request still queued: only the drain before
+ * continue-as-new can answer them. The history of that run shows it: the requests accepted during the
+ * summarizer call, all answered after it, no model step between, and the run ends in ContinueAsNew.
+ * Then compactions are requested without a pause while the goal runs through more runs.
  */
 import { Client, Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAndWait, runCli, spawnCli } from '../support/cli';
+import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { startTestTemporalServer, type TestTemporalServer } from '../support/temporal-server';
 
 const STEPS = 24;
+/** History events after which the dev server suggests continue-as-new. */
+const SUGGEST_AFTER_EVENTS = 30;
+/**
+ * Compact requests of the burst. Each accepted update adds four events (its workflow task's three and
+ * the acceptance), so the burst alone takes the run past SUGGEST_AFTER_EVENTS; it stays under the
+ * server's limit of 10 updates in flight per workflow.
+ */
+const BURST = 8;
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 describe('compact at continue-as-new', () => {
-  let temporal: TestTemporalServer;
+  let temporalServer: TestTemporalServer;
   let server: OpenAITestServer;
   beforeAll(async () => {
-    temporal = await startTestTemporalServer({
-      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 },
+    temporalServer = await startTestTemporalServer({
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AFTER_EVENTS },
     });
     server = await startOpenAITestServer();
   });
   afterAll(async () => {
     await server?.close();
-    await temporal?.stop();
+    await temporalServer?.stop();
   });
 
-  it('runs the queued compactions before continuing as new, so nothing hangs', async () => {
-    const t = goalTestEnv('compact-can', { TEMPORAL_ADDRESS: temporal.address });
+  it('runs the compactions queued when continue-as-new is suggested, so nothing hangs', async () => {
+    const t = goalTestEnv('compact-can', { TEMPORAL_ADDRESS: temporalServer.address });
+    const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+    // Medium outputs (not spooled): pruning cannot make room, so the auto-compaction calls the summarizer.
     const model = compactionModel({
       main: (n) =>
         n >= STEPS
           ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-          : { delayMs: 150, toolCalls: [{ name: 'bash', args: { command: `echo FACT-${n}: step ${n}` } }] },
+          : {
+              delayMs: 150,
+              toolCalls: [
+                {
+                  name: 'bash',
+                  args: { command: `seq 1 45 | sed 's/^/FACT-${n}: step ${n} output line number /'` },
+                },
+              ],
+            },
     });
-    server.setFallback(model.fallback);
+    let sessionId = '';
+    let workflowId = '';
+    let burst: Promise<CliResult[]> | null = null;
+    const acceptedUpdates = async () =>
+      ((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).filter(
+        (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+      ).length;
+    server.setFallback(async (body) => {
+      const summary = !body.tools || body.tools.length === 0;
+      if (summary && !burst) {
+        // The first summarizer call is an auto-compaction's (no compact was requested yet): hold it
+        // open until the whole burst is queued in the workflow.
+        burst = Promise.all(
+          Array.from({ length: BURST }, () => runCli(['compact', sessionId, '--json'], t.env, 240_000)),
+        );
+        await waitFor(
+          'the burst of compact requests to be accepted',
+          async () => (await acceptedUpdates()) >= BURST,
+          120_000,
+          200,
+        );
+      }
+      return model.fallback(body);
+    });
     const worker = spawnCli(['worker'], t.env);
     try {
       const started = await runCli(
@@ -49,42 +99,91 @@ describe('compact at continue-as-new', () => {
           'openai-compatible:test-model',
           '--base-url',
           server.url,
+          '--context-window',
+          '12000',
           '--json',
         ],
         t.env,
       );
       expect(started.code, started.stderr).toBe(0);
-      const { sessionId, workflowId } = JSON.parse(started.stdout);
+      ({ sessionId, workflowId } = JSON.parse(started.stdout));
+      const firstRunId: string = JSON.parse(started.stdout).runId;
+
+      // After the burst, compactions are requested without a pause until the goal ends.
       let running = true;
       const answered: number[] = [];
-      const requests = (async () => {
+      const flood = (async () => {
+        while (running && !burst) await new Promise((resolve) => setTimeout(resolve, 200));
+        await burst;
         while (running) {
           const result = await runCli(['compact', sessionId, '--json'], t.env, 120_000);
           answered.push(result.code ?? -1);
         }
       })();
-      const watched = await runCli(['watch', sessionId, '--json'], t.env, 300_000);
+      const watched = await runCli(['watch', sessionId, '--json'], t.env, 150_000);
       running = false;
-      await requests;
+      await flood;
       expect(watched.code, watched.stderr).toBe(0);
       expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'completed', steps: STEPS });
-      // Several compactions were answered while the goal ran (0), the last one may find it ended (2).
-      expect(answered.filter((code) => code === 0).length).toBeGreaterThanOrEqual(3);
+
+      // Every request of the burst was answered.
+      const burstResults = await (burst as Promise<CliResult[]> | null);
+      expect(burstResults).toHaveLength(BURST);
+      for (const result of burstResults ?? []) expect(result.code, result.stderr).toBe(0);
+      // The flood's were too (the last one may find the goal ended: exit 2).
       expect(answered.every((code) => code === 0 || code === 2)).toBe(true);
-      // And the goal did continue as new several times meanwhile.
-      const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
-      // Follow the chain of runs from the first one.
-      let continued = 0;
-      let runId: string | undefined = JSON.parse(started.stdout).runId;
+
+      // The chain of runs, from the first one.
+      const runs: HistoryEvent[][] = [];
+      let runId: string | undefined = firstRunId;
       while (runId) {
-        const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+        const events: HistoryEvent[] =
+          (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+        runs.push(events);
         runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-        if (runId) continued += 1;
       }
-      expect(continued).toBeGreaterThanOrEqual(2);
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+
+      // The run of the burst: the deadlock path, taken.
+      const burstRun = runs.find((events) =>
+        events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
+      );
+      expect(burstRun, 'a run with the burst accepted').toBeDefined();
+      const events = burstRun ?? [];
+      const indexesOf = (match: (event: HistoryEvent) => unknown) =>
+        events.flatMap((event, index) => (match(event) ? [index] : []));
+      const accepted = indexesOf((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+      const completed = indexesOf((e) => e.workflowExecutionUpdateCompletedEventAttributes);
+      expect(accepted).toHaveLength(BURST);
+      expect(
+        accepted.map(
+          (i) => events[i].workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name,
+        ),
+      ).toEqual(Array(BURST).fill('compact'));
+      // The summarizer call held open while the burst was accepted: the auto-compaction's.
+      const scheduledActivity = (e: HistoryEvent) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name;
+      const autoSummary = Math.max(
+        ...indexesOf((e) => scheduledActivity(e) === 'summarize').filter((i) => i < accepted[0]),
+      );
+      const autoSummaryId = events[autoSummary].eventId?.toString();
+      const autoSummaryDone = indexesOf(
+        (e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === autoSummaryId,
+      )[0];
+      expect(accepted.every((i) => i > autoSummary && i < autoSummaryDone)).toBe(true);
+      // All of them queued when the loop looked for continue-as-new, and answered after it: no model step
+      // ran in between, so no step boundary did it; the run then continued as new.
+      expect(completed).toHaveLength(BURST);
+      expect(completed.every((i) => i > autoSummaryDone)).toBe(true);
+      expect(indexesOf((e) => scheduledActivity(e) === 'modelStep').filter((i) => i > autoSummary)).toEqual(
+        [],
+      );
+      expect(events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+      expect(Math.max(...completed)).toBeLessThan(events.length - 1);
     } finally {
       server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');
+      await client.connection.close();
     }
   });
 });

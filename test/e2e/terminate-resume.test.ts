@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../cli/temporal-binary';
+import { KEY_PREFIX } from '../../core/store-keys';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
@@ -87,14 +88,31 @@ describe('resume after terminate', () => {
 
       const messages = await store.listMessages(sessionId);
       expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
-      const calls = messages.flatMap((m) => (m.message.role === 'assistant' ? m.message.content : []));
-      const callIds = calls
-        .filter((p) => p.type === 'tool-call')
-        .map((p) => (p as { toolCallId: string }).toolCallId);
-      const resultIds = messages.flatMap((m) =>
-        m.message.role === 'tool' ? m.message.content.map((p) => p.toolCallId) : [],
+      // No answer stored twice by content either: every logical step has one answer, in one execution
+      // (steps 1..N, each once), and no two answers say the same (tool-call ids aside).
+      const answers = messages.filter((m) => m.key.startsWith(KEY_PREFIX.assistant));
+      const stepOf = (key: string) => Number(/^step:(\d+)@\d+$/.exec(key)?.[1]);
+      expect(answers.map((m) => stepOf(m.key)).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: final.steps }, (_, i) => i + 1),
       );
-      expect(resultIds.sort()).toEqual([...callIds].sort());
+      const sayingOf = (m: (typeof answers)[number]) =>
+        JSON.stringify(
+          m.message.content.map((part) => (part.type === 'tool-call' ? { ...part, toolCallId: '' } : part)),
+        );
+      expect(new Set(answers.map(sayingOf)).size).toBe(answers.length);
+      // Every call has exactly one result, and every result answers a call.
+      const callIds = answers.flatMap((m) =>
+        m.message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])),
+      );
+      expect(new Set(callIds).size).toBe(callIds.length);
+      const resultsPerCall = new Map<string, number>();
+      for (const m of messages) {
+        if (m.message.role !== 'tool') continue;
+        for (const part of m.message.content)
+          resultsPerCall.set(part.toolCallId, (resultsPerCall.get(part.toolCallId) ?? 0) + 1);
+      }
+      for (const id of callIds) expect(resultsPerCall.get(id), `results of ${id}`).toBe(1);
+      expect([...resultsPerCall.keys()].sort()).toEqual([...callIds].sort());
       // The resumed execution wrote its answers under its own keys.
       expect(messages.some((m) => m.key.endsWith('@2'))).toBe(true);
     } finally {

@@ -192,6 +192,12 @@ describe('compaction', () => {
       });
       const after = await policy();
       expect(after).toMatchObject({ autoCompact: 'on', failures: 0 });
+      // Issue 9.9: the running goal's policy shows its control state's size, within the 256 KiB budget.
+      const STATE_BUDGET_BYTES = 256 * 1024;
+      expect(after.controlState).toMatchObject({ budgetBytes: STATE_BUDGET_BYTES });
+      expect(after.controlState.bytes).toBeGreaterThan(0);
+      expect(after.controlState.bytes).toBeLessThan(STATE_BUDGET_BYTES);
+      expect(after.controlState.ledgerMessages).toBeGreaterThanOrEqual(after.controlState.ledgerEntries);
       const off = await runCli(['policy', sessionId, '--auto-compact', 'off', '--json'], t.env);
       expect(off.code, off.stderr).toBe(0);
       expect(JSON.parse(off.stdout)).toMatchObject({ autoCompact: 'off' });

@@ -1,7 +1,8 @@
 /**
  * Issue 9.1: every compaction keeps every fact. Over generated goals and sequences of compactions of
  * every kind — auto, manual, forced, recovery after an overflow (with the summarizer working or failing),
- * a failed summarizer, a worker that dies after storing a summary, pruning only — every fact line of any
+ * a failed summarizer, a worker that dies after storing a summary, a summary that says it dropped the
+ * earlier one, pruning only — every fact line of any
  * summary that was ever in context is still in context afterwards. The summarizer is a fake that keeps
  * the fact lines it is shown, so a fact can only disappear if the planning fails to show it the earlier
  * summary (or the fallback fails to carry it).
@@ -18,6 +19,7 @@ type Compaction =
   | 'recovery-failing'
   | 'failing'
   | 'crash'
+  | 'dropping'
   | 'prune-only';
 
 type Op =
@@ -48,6 +50,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         'recovery-failing',
         'failing',
         'crash',
+        'dropping',
         'prune-only',
       ),
     }),
@@ -62,6 +65,7 @@ const KINDS: Record<Exclude<Compaction, 'auto'>, [SimCompactRequest, SummarizerB
   'recovery-failing': [{ forced: true, recovery: true }, 'fail'],
   failing: [{}, 'fail'],
   crash: [{ manual: true }, 'crash-after-store'],
+  dropping: [{ manual: true }, 'drops-previous'],
   'prune-only': [{ pruneOnly: true }, 'ok'],
 };
 
@@ -152,5 +156,27 @@ describe('every compaction keeps every fact of every summary', () => {
       expect.stringMatching(/^summary:1~\d+-\d+$/),
     ]);
     expect(goal.appliedSummaries.at(-1)).toContain('FACT-9: ERROR E9 after the crash');
+  });
+
+  it('refuses a summary that says it dropped the earlier one: the earlier summary stays, the failure counts', async () => {
+    // The check workflows/compaction.ts makes on the activity's carriesPrevious, run by the simulator too.
+    const goal = new SimGoal({ windowTokens: 16_000, fixedTokens: 1_500 });
+    goal.step(outputOf(200, 's1', ['FACT-1: config at /etc/widget.yaml']));
+    for (let step = 2; step <= 10; step++) goal.step(outputOf(800, `s${step}`));
+    expect(await goal.compact({ manual: true })).toBe('summarized');
+    const earlier = goal.compaction.plan.summarySeq;
+    expect(earlier).toBeDefined();
+    for (let step = 11; step <= 16; step++) goal.step(outputOf(800, `s${step}`));
+    goal.next = 'drops-previous';
+    expect(await goal.compact({ manual: true })).toBe('failed');
+    expect(goal.compaction.plan.summarySeq).toBe(earlier);
+    expect(goal.appliedSummaries).toHaveLength(1);
+    expect(goal.compaction.autoCompact.consecutiveFailures).toBe(1);
+    expect(goal.notices.at(-1)).toContain('the new summary did not carry the earlier one');
+    expect(factsIn(goal.contextText())).toContain('FACT-1: config at /etc/widget.yaml');
+    // The next summary that carries it is applied.
+    expect(await goal.compact({ manual: true })).toBe('summarized');
+    expect(goal.compaction.autoCompact.consecutiveFailures).toBe(0);
+    expect(factsIn(goal.appliedSummaries.at(-1)!)).toContain('FACT-1: config at /etc/widget.yaml');
   });
 });

@@ -1,22 +1,23 @@
 /**
  * A goal's compaction loop without Temporal, for tests: an in-memory transcript, the ledger as the
- * workflow keeps it (appendLedger, so folding runs), and the same pure decisions workflows/compaction.ts
- * makes (decideAutoCompact, planCompaction, prepareSummary, completeSummary). The summarizer is a fake
- * that keeps every fact line it is shown; it can be told to fail, or the "worker" to die after storing.
+ * workflow keeps it (appendLedger, so folding runs), and the decision sequence workflows/compaction.ts
+ * runs, called, not copied (core/compaction/compaction-decisions.ts), with prepareSummary as the
+ * summarize activity runs it. The summarizer is a fake that keeps every fact line it is shown; it can
+ * be told to fail, to say it dropped the earlier summary, or the "worker" to die after storing.
  */
 import { computeBudget } from '../../../core/budget';
 import {
-  compactionFloorTokens,
-  completeSummary,
-  planCompaction,
-} from '../../../core/compaction/compaction-plan';
-import { decideAutoCompact } from '../../../core/compaction/decide';
-import { estimatePressure, tokensAppendedSince } from '../../../core/compaction/estimate';
-import {
-  recordCompactionSuccess,
-  recordPruneOnly,
-  recordSummarizerFailure,
-} from '../../../core/compaction/failure-budget';
+  autoCompactDecision,
+  autoCompactRequest,
+  type CompactionRunRequest,
+  type CompactionStep,
+  planCompactionRun,
+  pressureOf,
+  prunedOutcome,
+  summarizerFailureOutcome,
+  summaryOutcome,
+  summaryRequestOf,
+} from '../../../core/compaction/compaction-decisions';
 import {
   type PreparedSummary,
   prepareSummary,
@@ -24,13 +25,13 @@ import {
 } from '../../../core/compaction/prepare-summary';
 import { prunedContextTokens } from '../../../core/compaction/prune';
 import { type CompactionState, initialCompactionState } from '../../../core/compaction/state';
-import { spanRanges, summaryFloorTokens } from '../../../core/compaction/summary-span';
 import { compactionTargets } from '../../../core/compaction/targets';
 import { contextEntries } from '../../../core/context-plan';
 import { appendLedger, type LedgerEntry, lastSeqOf } from '../../../core/ledger';
 import { ledgerEntryFor } from '../../../core/ledger-entry';
 import { type StoredMessage, type TranscriptEntry, textOf, userText } from '../../../core/messages';
 import { GENERIC_CARD } from '../../../core/model-card';
+import { FIRST_MESSAGE_KEY, KEY_PREFIX, storeKeys } from '../../../core/store-keys';
 import { estimateTokens } from '../../../core/tokens';
 
 /** Fact lines, by the tests' convention: a fake summarizer keeps each one it sees. */
@@ -60,8 +61,8 @@ export function factKeepingSummary(input: string): string {
   ].join('\n');
 }
 
-/** How the next summarizer call goes. */
-export type SummarizerBehaviour = 'ok' | 'fail' | 'crash-after-store';
+/** How the next summarizer call goes (`drops-previous`: its result says it did not carry the earlier summary). */
+export type SummarizerBehaviour = 'ok' | 'fail' | 'crash-after-store' | 'drops-previous';
 
 /** Sizes and settings of a simulated goal. */
 export interface SimOptions {
@@ -74,13 +75,8 @@ export interface SimOptions {
   legacy?: boolean;
 }
 
-/** What a compaction is asked to do. */
-export interface SimCompactRequest {
-  manual?: boolean;
-  forced?: boolean;
-  recovery?: boolean;
-  pruneOnly?: boolean;
-}
+/** What a compaction is asked to do: what the workflow's compact() is asked. */
+export type SimCompactRequest = CompactionRunRequest;
 
 /** One simulated goal. */
 export class SimGoal {
@@ -112,7 +108,10 @@ export class SimGoal {
       budget,
       fixedTokens: options.fixedTokens,
     };
-    this.append('initial', userText('Objective: build the widget. FACT-0: the objective is the widget'));
+    this.append(
+      FIRST_MESSAGE_KEY,
+      userText('Objective: build the widget. FACT-0: the objective is the widget'),
+    );
   }
 
   get targets() {
@@ -130,12 +129,7 @@ export class SimGoal {
 
   /** Pressure of the coming request, as the workflow estimates it. */
   pressure(): number {
-    const c = this.compaction;
-    if (c.lastInputTokens === 0) return c.fixedTokens + prunedContextTokens(this.ledger, c.plan);
-    return estimatePressure({
-      lastReportedInputTokens: c.lastInputTokens,
-      tokensAppendedSince: tokensAppendedSince(this.ledger, c.lastCoveredSeq),
-    });
+    return pressureOf(this.compaction, this.ledger);
   }
 
   /** One model step: the request reports its size, then one bash call and its output are stored. */
@@ -148,7 +142,7 @@ export class SimGoal {
       lastCoveredSeq: lastSeqOf(this.ledger),
     };
     const id = `call-${++this.calls}`;
-    this.append(`step:${this.steps}`, {
+    this.append(storeKeys.assistant(1, this.steps), {
       role: 'assistant',
       content: [
         { type: 'tool-call', toolCallId: id, toolName: 'bash', input: { command: `run ${this.steps}` } },
@@ -156,7 +150,7 @@ export class SimGoal {
     });
     const spoolId = estimateTokens(output) > 500 ? ++this.spools : undefined;
     this.append(
-      `result:${id}`,
+      storeKeys.toolResult(id),
       {
         role: 'tool',
         content: [
@@ -174,119 +168,82 @@ export class SimGoal {
 
   /** A steering message from a person. */
   steer(text: string): void {
-    this.append(`steer:${this.transcript.length}`, userText(text));
+    this.append(storeKeys.steering(`${this.transcript.length}`), userText(text));
   }
 
-  /** The auto-compact check before the next step, as workflows/compaction.ts makes it. */
+  /** The auto-compact check before the next step: the workflow's decision (workflows/compaction.ts autoCompact). */
   async beforeStep(): Promise<void> {
-    const stepNumber = this.steps + 1;
-    const estimate = this.pressure();
-    const targets = this.targets;
-    const floorInput = {
+    const decision = autoCompactDecision({
+      compaction: this.compaction,
       ledger: this.ledger,
-      plan: this.compaction.plan,
-      before: estimate,
-      targets,
-      fixedTokens: this.compaction.fixedTokens,
-    };
-    const floorTokens =
-      estimate < targets.thresholdTokens
-        ? undefined
-        : this.options.legacy
-          ? summaryFloorTokens(this.ledger, this.compaction.plan, {
-              fixedTokens: this.compaction.fixedTokens,
-            })
-          : compactionFloorTokens(floorInput);
-    const decision = decideAutoCompact({
-      budgetState: this.compaction.autoCompact,
-      estimateTokens: estimate,
-      fixedTokens: this.compaction.fixedTokens,
-      thresholdTokens: targets.thresholdTokens,
-      hardLimitTokens: targets.hardLimitTokens,
-      stepNumber,
-      floorTokens,
+      estimateTokens: this.pressure(),
+      stepNumber: this.steps + 1,
+      legacy: this.options.legacy,
     });
+    if (!decision) return;
     this.decisions.push(decision.action);
-    if (decision.action === 'prune-only') await this.compact({ pruneOnly: true });
-    else if (decision.action === 'compact') await this.compact({});
-    else if (decision.action === 'forced') await this.compact({ forced: true });
+    const request = autoCompactRequest(decision.action);
+    if (request) await this.compact(request);
   }
 
-  /** A compaction, step for step as workflows/compaction.ts runs it. */
+  /**
+   * A compaction: the workflow's decision sequence (workflows/compaction.ts compact) around a fake
+   * summarize activity that stores its summary as the real one does.
+   */
   async compact(
     request: SimCompactRequest,
   ): Promise<'none' | 'pruned' | 'summarized' | 'failed' | 'discarded'> {
     const stepNumber = this.steps + 1;
-    const c = this.compaction;
-    const targets = this.targets;
-    const measured = this.pressure();
-    const legacy = this.options.legacy;
-    const before = request.recovery && !legacy ? Math.max(measured, targets.hardLimitTokens + 1) : measured;
-    const input = {
+    const planned = planCompactionRun({
+      compaction: this.compaction,
       ledger: this.ledger,
-      plan: c.plan,
-      before,
-      targets,
-      fixedTokens: c.fixedTokens,
-      mode: { manual: request.manual, forced: request.forced, pruneOnly: request.pruneOnly, legacy },
-    };
-    const pruned = planCompaction(input);
-    if (!pruned.summary) {
-      if (pruned.stubbed.length + pruned.tailStubbed.length + pruned.elided.length === 0) return 'none';
-      this.setCompaction(
-        { ...c, plan: pruned.plan, autoCompact: recordPruneOnly(c.autoCompact, stepNumber) },
-        pruned.after,
-      );
-      this.notice(`pruned ${before} → ${pruned.after}`, stepNumber);
+      measured: this.pressure(),
+      request,
+      legacy: this.options.legacy,
+    });
+    const summaryRequest = summaryRequestOf(planned);
+    if (!summaryRequest) {
+      const outcome = prunedOutcome(planned, stepNumber);
+      if (!outcome) return 'none';
+      this.apply(outcome, stepNumber);
       return 'pruned';
     }
-    const span = pruned.summary;
-    const request_ = {
-      compaction: c.compactions + 1,
-      spanRanges: spanRanges(this.ledger, span),
-      previousSummarySeq: span.previousSummarySeq,
-      objective: 'build the widget',
-      maxInputTokens: Math.floor(targets.usableInputTokens * 0.6),
-    };
     const behaviour = this.next;
     this.next = 'ok';
+    const fail = (reason: string) => {
+      this.apply(summarizerFailureOutcome(this.compaction, planned.pruned, reason, 'sim'), stepNumber);
+      return 'failed' as const;
+    };
+    const summaryInput = { ...summaryRequest, objective: 'build the widget' };
     let prepared: PreparedSummary;
-    if (behaviour === 'fail' && !request.recovery) {
-      this.summarizerCalls += 1;
-      const failed = recordSummarizerFailure(c.autoCompact, 'summarizer down', 'sim');
-      this.setCompaction({ ...c, plan: pruned.plan, autoCompact: failed.state }, pruned.after);
-      this.notice(failed.note, stepNumber);
-      return 'failed';
-    }
     if (behaviour === 'fail') {
       this.summarizerCalls += 1;
-      prepared = await prepareSummary(this.source(), { ...request_, extracted: true }, this.summarizer);
+      // Outside a recovery a failed summarizer fails the compaction; in one, the extracted summary is used.
+      if (!request.recovery) return fail('summarizer down');
+      prepared = await prepareSummary(this.source(), { ...summaryInput, extracted: true }, this.summarizer);
     } else {
-      prepared = await prepareSummary(this.source(), request_, this.summarizer);
+      prepared = await prepareSummary(this.source(), summaryInput, this.summarizer);
     }
     const entry = this.storeSummary(prepared);
     // The worker died after the summary was stored: the workflow never saw the result.
-    if (behaviour === 'crash-after-store') {
-      const failed = recordSummarizerFailure(c.autoCompact, 'worker lost', 'sim');
-      this.setCompaction({ ...c, plan: pruned.plan, autoCompact: failed.state }, pruned.after);
-      this.notice(failed.note, stepNumber);
-      return 'failed';
-    }
-    const done = completeSummary(input, pruned, entry);
-    const counted = { ...c, compactions: c.compactions + 1 };
-    if (done.after >= before && !request.forced) {
-      this.setCompaction({ ...counted, plan: pruned.plan }, pruned.after);
-      this.notice('discarded', stepNumber);
-      return 'discarded';
-    }
-    this.ledger = done.ledger;
-    this.appliedSummaries.push(textOf(this.transcript.find((e) => e.seq === entry.seq)!.message));
-    this.setCompaction(
-      { ...counted, plan: done.plan, autoCompact: recordCompactionSuccess(c.autoCompact, stepNumber) },
-      done.after,
+    if (behaviour === 'crash-after-store') return fail('worker lost');
+    const outcome = summaryOutcome(
+      planned,
+      {
+        entry,
+        usage: prepared.kind === 'new' ? prepared.usage : null,
+        extracted: prepared.kind === 'new' && prepared.extracted,
+        carriesPrevious: behaviour !== 'drops-previous',
+      },
+      stepNumber,
     );
-    this.notice(`summarized ${before} → ${done.after}`, stepNumber);
-    return 'summarized';
+    if (outcome.kind === 'dropped-previous') return fail(outcome.reason);
+    if (outcome.kind === 'summarized') {
+      this.ledger = outcome.ledger;
+      this.appliedSummaries.push(textOf(this.transcript.find((e) => e.seq === entry.seq)!.message));
+    }
+    this.apply(outcome, stepNumber);
+    return outcome.kind;
   }
 
   /** The text the model would see: every message in context, stubbed outputs left out. */
@@ -298,7 +255,7 @@ export class SimGoal {
       for (const message of this.transcript) {
         if (message.seq < entry.seq || message.seq > last || stubbed.has(message.seq)) continue;
         // Stored summaries inside a range were never applied or were superseded: the builder skips them.
-        if (entry.role === 'range' && message.key.startsWith('summary:')) continue;
+        if (entry.role === 'range' && message.key.startsWith(KEY_PREFIX.summary)) continue;
         texts.push(JSON.stringify(message.message.content));
       }
     }
@@ -340,15 +297,17 @@ export class SimGoal {
     return ledgerEntryFor(seq, prepared.key, prepared.message);
   }
 
-  private setCompaction(next: CompactionState, pressure: number): void {
-    this.compaction = { ...next, lastInputTokens: pressure, lastCoveredSeq: lastSeqOf(this.ledger) };
-  }
-
-  private notice(text: string, stepNumber: number): void {
-    this.notices.push(text);
+  /** Stores a compaction's outcome and its notice, as workflows/compaction-host.ts does. */
+  private apply(outcome: CompactionStep, stepNumber: number): void {
+    this.compaction = {
+      ...outcome.compaction,
+      lastInputTokens: outcome.pressure,
+      lastCoveredSeq: lastSeqOf(this.ledger),
+    };
+    this.notices.push(outcome.note);
     if (!this.compactedAt.includes(stepNumber)) this.compactedAt.push(stepNumber);
     this.compaction = { ...this.compaction, notices: this.compaction.notices + 1 };
-    this.append(`notice:${this.compaction.notices}`, userText(`[goalrun] ${text}`));
+    this.append(storeKeys.notice(1, this.compaction.notices), userText(`[goalrun] ${outcome.note}`));
     this.compaction = { ...this.compaction, lastCoveredSeq: lastSeqOf(this.ledger) };
   }
 }
