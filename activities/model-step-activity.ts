@@ -120,6 +120,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
       const heartbeat = setInterval(beat, MODEL_HEARTBEAT_INTERVAL_MS);
+      // Only a failure of the provider call is the provider's: the store writes after it fail as the store.
+      let answered = false;
       try {
         const response = await client.stream({
           system,
@@ -142,6 +144,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
             }
           },
         });
+        answered = true;
         const toolCalls = await uniqueToolCalls(store, input.sessionId, response.toolCalls);
         const message: StoredMessage = {
           role: 'assistant',
@@ -204,10 +207,15 @@ export function createModelStepActivity(deps: ActivityDeps) {
         return result;
       } catch (err) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
-        unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
+        // The unreachable clock is the provider's: a store outage after the answer neither starts nor resets it.
+        if (!answered) {
+          unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
+        }
         // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
         beat();
-        const failure = modelStepFailure(err, input, unreachableSinceMs, Date.now());
+        const failure = answered
+          ? storeFailure(err)
+          : modelStepFailure(err, input, unreachableSinceMs, Date.now());
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(
@@ -229,6 +237,16 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** A store write after the answer failed: retried (the answer is not stored, so the model is asked again). */
+function storeFailure(err: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FailureType.StoreUnavailable,
+    message: `session store: ${err instanceof Error ? err.message : String(err)}`,
+    nonRetryable: false,
+    cause: err instanceof Error ? err : undefined,
+  });
 }
 
 /**

@@ -15,6 +15,8 @@ export const FailureType = {
   ConfigError: 'ConfigError',
   /** The provider could not be reached at all (refused, DNS) for longer than provider_unreachable_minutes. */
   ProviderUnreachable: 'ProviderUnreachable',
+  /** The session store failed (PostgreSQL down or restarting): retried until it is back; never the provider's fault. */
+  StoreUnavailable: 'StoreUnavailable',
   /** The tool host is shutting down: the command was not started (or was killed); retry on another worker. */
   ToolHostShuttingDown: 'ToolHostShuttingDown',
 } as const;

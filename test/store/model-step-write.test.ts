@@ -154,7 +154,12 @@ describe('a model step stores its answer in one transaction', () => {
         // The failed write fails the attempt with a retryable failure, so Temporal runs the step again.
         await expect(
           new MockActivityEnvironment({ attempt: 1 }).run(activity.modelStep, input),
-        ).rejects.toMatchObject({ message: expect.stringMatching(/injected failure/), nonRetryable: false });
+        ).rejects.toMatchObject({
+          // The store's failure, not the provider's: it must never count toward provider_unreachable_minutes.
+          type: 'StoreUnavailable',
+          message: expect.stringMatching(/^session store: .*injected failure/),
+          nonRetryable: false,
+        });
         // Nothing of the step survived the failure: no message, no usage event, the state as before.
         expect(await stepRows(sessionId)).toEqual({ messages: [], usageEvents: 0, steps: 0 });
         expect(modelCalls).toBe(1);
