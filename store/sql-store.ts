@@ -1,6 +1,7 @@
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import { applyStateWrite, type StateWrite } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
+import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
 import type { SqlClient, SqlExecutor } from './sql';
 import type {
   CheckpointRow,
@@ -152,6 +153,24 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<{ seq: number; created: boolean }> {
     if (!options.state && !options.event)
       return insertMessage(this.client, sessionId, key, message, options.meta);
+    const events = [options.event ?? []].flat();
+    if (canWriteInOneStatement(options.state)) {
+      const { seq } = await insertMessageWithEffects(
+        this.client,
+        {
+          sessionId,
+          key,
+          role: message.role,
+          content: JSON.stringify(message.content),
+          meta: toJson(options.meta),
+        },
+        options.state,
+        events,
+      );
+      if (seq !== null) return { seq, created: true };
+      // The key was taken. A separate statement sees a racing insert that committed meanwhile.
+      return { seq: await existingSeq(this.client, sessionId, key), created: false };
+    }
     // The message, the state that accounts for it and its event commit together or not at all.
     return this.client.transaction(async (tx) => {
       const result = await insertMessage(tx, sessionId, key, message, options.meta);
@@ -166,6 +185,11 @@ export class SqlSessionStore implements SessionStore {
     write: StateWrite,
     event?: MessageWriteOptions['event'],
   ): Promise<void> {
+    if (canWriteInOneStatement(write)) {
+      const changed = await writeStateWithEvents(this.client, sessionId, write, [event ?? []].flat());
+      if (changed === 0) throw new Error(`session ${sessionId} is not in the store`);
+      return;
+    }
     await this.client.transaction(async (tx) => {
       await applyGoalStateWrite(tx, sessionId, write);
       for (const each of [event ?? []].flat()) await insertEvent(tx, sessionId, each);
@@ -425,6 +449,11 @@ async function insertMessage(
     [sessionId, key, message.role, JSON.stringify(message.content), toJson(meta)],
   );
   if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
+  return { seq: await existingSeq(db, sessionId, key), created: false };
+}
+
+/** The seq of a message whose insert found its key taken. */
+async function existingSeq(db: SqlExecutor, sessionId: string, key: string): Promise<number> {
   const existing = await db.query<{ seq: string | number }>(
     'SELECT seq FROM messages WHERE session_id = $1 AND key = $2',
     [sessionId, key],
@@ -432,7 +461,7 @@ async function insertMessage(
   if (existing.rows.length === 0) {
     throw new Error(`Message ${key} of session ${sessionId} was neither inserted nor found.`);
   }
-  return { seq: Number(existing.rows[0].seq), created: false };
+  return Number(existing.rows[0].seq);
 }
 
 async function insertEvent(
