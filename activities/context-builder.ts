@@ -5,19 +5,9 @@
 import { elideLargeArgs, renderStubbedToolResult } from '../core/compaction/stub';
 import type { ContextPlan } from '../core/context-plan';
 import { LARGE_ARG_MIN_CHARS } from '../core/ledger-entry';
-import type { StoredMessage, ToolCallPart, TranscriptEntry } from '../core/messages';
+import type { StoredMessage, ToolCallPart } from '../core/messages';
 import { KEY_PREFIX } from '../core/store-keys';
 import type { SessionStore } from '../store/types';
-
-/** Reads one message by sequence number. */
-async function messageAt(
-  store: SessionStore,
-  sessionId: string,
-  seq: number,
-): Promise<TranscriptEntry | null> {
-  const [entry] = await store.listMessages(sessionId, { fromSeq: seq, toSeq: seq });
-  return entry ?? null;
-}
 
 /**
  * The messages of a model request. Without a plan (or before any compaction) it is the whole
@@ -30,17 +20,22 @@ export async function buildContext(
   plan?: ContextPlan,
 ): Promise<StoredMessage[]> {
   if (!plan) return (await store.listMessages(sessionId, { toSeq: upToSeq })).map((entry) => entry.message);
-  const head: TranscriptEntry[] = [];
-  for (const seq of [plan.firstSeq, plan.summarySeq, ...plan.keptSeqs]) {
-    if (seq === undefined) continue;
-    const entry = await messageAt(store, sessionId, seq);
-    if (entry) head.push(entry);
-  }
+  const headSeqs = [plan.firstSeq, plan.summarySeq, ...plan.keptSeqs].filter(
+    (seq): seq is number => seq !== undefined,
+  );
+  const fromSeq = Math.max(plan.fromSeq, 0);
+  // One read for the head (first message, summary, kept messages) and the verbatim tail.
+  const rows = await store.listMessagesForContext(sessionId, headSeqs, fromSeq, upToSeq);
+  const bySeq = new Map(rows.map((entry) => [entry.seq, entry]));
+  const head = headSeqs.flatMap((seq) => bySeq.get(seq) ?? []);
+  const inHead = new Set(head.map((entry) => entry.seq));
   // Earlier summaries were merged into the current one; only the plan's summary is shown.
-  const tail = (
-    await store.listMessages(sessionId, { fromSeq: Math.max(plan.fromSeq, 0), toSeq: upToSeq })
-  ).filter(
-    (entry) => !head.some((kept) => kept.seq === entry.seq) && !entry.key.startsWith(KEY_PREFIX.summary),
+  const tail = rows.filter(
+    (entry) =>
+      entry.seq >= fromSeq &&
+      entry.seq <= upToSeq &&
+      !inHead.has(entry.seq) &&
+      !entry.key.startsWith(KEY_PREFIX.summary),
   );
   const stubbed = new Set(plan.stubSeqs);
   const elided = new Set(plan.elideArgsSeqs);

@@ -74,14 +74,17 @@ export function createModelStepActivity(deps: ActivityDeps) {
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const execution = input.execution ?? 1;
       const assistantKey = storeKeys.assistant(execution, input.stepNumber);
-      const stored = await store.getMessageByKey(input.sessionId, assistantKey);
+      // Independent reads go together: each store round trip is on every step's path.
+      const [stored, session] = await Promise.all([
+        store.getMessageByKey(input.sessionId, assistantKey),
+        store.getSession(input.sessionId),
+      ]);
       if (stored) {
         // A retry after the answer was stored: the state write of this step may not have landed.
         if (input.state) await store.writeGoalState(input.sessionId, input.state);
         return modelStepResult(stored, stored.meta ?? {});
       }
 
-      const session = await store.getSession(input.sessionId);
       if (!session) {
         throw ApplicationFailure.create({
           message: `session ${input.sessionId} is not in the store`,
@@ -90,14 +93,16 @@ export function createModelStepActivity(deps: ActivityDeps) {
         });
       }
       const client = clientFor(input.model, input.baseUrl);
-      // Keyed: a retried attempt does not announce the step twice.
-      await store.appendEvent(
-        input.sessionId,
-        EVENT_KINDS.stepStart,
-        { step: input.stepNumber, model: input.model },
-        storeKeys.stepStartEvent(execution, input.stepNumber),
-      );
-      const messages = await buildContext(store, input.sessionId, input.upToSeq, input.plan);
+      // Keyed: a retried attempt does not announce the step twice. Written before the model is called.
+      const [, messages] = await Promise.all([
+        store.appendEvent(
+          input.sessionId,
+          EVENT_KINDS.stepStart,
+          { step: input.stepNumber, model: input.model },
+          storeKeys.stepStartEvent(execution, input.stepNumber),
+        ),
+        buildContext(store, input.sessionId, input.upToSeq, input.plan),
+      ]);
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
       const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];

@@ -90,15 +90,18 @@ export function createToolActivity(deps: ToolActivityDeps) {
     async runTool(input: ToolRunInput): Promise<ToolRunResult> {
       const resultKey = storeKeys.toolResult(input.toolCallId);
       const eventKey = storeKeys.toolEvent(input.toolCallId);
-      const stored = await store.getMessageByKey(input.sessionId, resultKey);
+      // Both reads at once: a store round trip is on every tool call's path.
+      const [stored, assistant] = await Promise.all([
+        store.getMessageByKey(input.sessionId, resultKey),
+        store.getMessageByKey(
+          input.sessionId,
+          input.assistantKey ?? storeKeys.assistant(1, input.stepNumber),
+        ),
+      ]);
       if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
       // Checked after the stored result: a finished call still answers during shutdown.
       jobs().assertAcceptingWork();
 
-      const assistant = await store.getMessageByKey(
-        input.sessionId,
-        input.assistantKey ?? storeKeys.assistant(1, input.stepNumber),
-      );
       const call = assistant
         ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
         : undefined;

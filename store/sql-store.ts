@@ -248,6 +248,21 @@ export class SqlSessionStore implements SessionStore {
     return rows.map(toEntry);
   }
 
+  async listMessagesForContext(
+    sessionId: string,
+    seqs: number[],
+    fromSeq: number,
+    toSeq: number,
+  ): Promise<TranscriptEntry[]> {
+    const { rows } = await this.client.query<MessageRecord>(
+      `SELECT seq, key, role, content, meta FROM messages
+       WHERE session_id = $1 AND (seq = ANY($2::bigint[]) OR (seq >= $3::bigint AND seq <= $4::bigint))
+       ORDER BY seq`,
+      [sessionId, seqs, fromSeq, toSeq],
+    );
+    return rows.map(toEntry);
+  }
+
   async countMessages(sessionId: string): Promise<number> {
     const { rows } = await this.client.query<{ count: string | number }>(
       'SELECT count(*) AS count FROM messages WHERE session_id = $1',

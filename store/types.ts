@@ -164,6 +164,13 @@ export interface SessionStore {
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]>;
   countMessages(sessionId: string): Promise<number>;
+  /** In one read, in order: the messages with these seqs and those from `fromSeq` to `toSeq` (inclusive). */
+  listMessagesForContext(
+    sessionId: string,
+    seqs: number[],
+    fromSeq: number,
+    toSeq: number,
+  ): Promise<TranscriptEntry[]>;
 
   /** Appends an event; with a key, a second call with the same key writes nothing. */
   appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
