@@ -16,9 +16,11 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEV_SERVER_RECORD_FILE, removeDevServerRecord, writeDevServerRecord } from './dev-server-record';
 import {
   bindIpFor,
   DEFAULT_TEMPORAL_ADDRESS,
@@ -26,15 +28,11 @@ import {
   isLocalHost,
   isTemporalReachable,
   parseTemporalAddress,
+  preferredHttpPortFor,
   uiPortFor,
 } from './temporal-address';
 import { requireTemporalBinary } from './temporal-binary';
-import {
-  DEV_SERVER_RECORD_FILE,
-  parseDevServerCommand,
-  removeDevServerRecord,
-  writeDevServerRecord,
-} from './web-ui';
+import { parseDevServerCommand } from './web-ui';
 
 export {
   DEFAULT_TEMPORAL_ADDRESS,
@@ -54,7 +52,7 @@ export const DEV_SERVER_FILES = {
   log: 'temporal-dev.log',
   pid: 'temporal-dev.pid',
   lock: 'temporal-dev.lock',
-  /** {address, uiPort, pid}: where `goalrun run` finds the Web UI (cli/web-ui.ts). */
+  /** {address, uiPort, httpPort, pid}: where `goalrun run` finds the Web UI and the light commands the HTTP API. */
   record: DEV_SERVER_RECORD_FILE,
   /** The address `goalrun dev` (or a background start) last served: goalrun may start a server there again. */
   address: 'temporal-dev.address',
@@ -97,18 +95,25 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
   const binary = options.binary ?? requireTemporalBinary();
   mkdirSync(options.home, { recursive: true });
   recordDevServerAddress(options.home, options.address);
+  const uiPort = uiPortFor(port);
   const args = devServerArgs({
     port,
-    uiPort: uiPortFor(port),
+    uiPort,
+    httpPort: await chooseHttpPort(bindIpFor(host), port, uiPort),
     ip: bindIpFor(host),
     dbFile: join(options.home, DEV_SERVER_FILES.db),
     extraArgs: options.extraArgs,
   });
   const child = spawn(binary, args, { stdio: 'inherit' });
   if (child.pid !== undefined) {
-    // Read back from the arguments: extra ones may set another UI port or --headless.
-    const uiPort = parseDevServerCommand(args).port;
-    writeDevServerRecord(options.home, { address: options.address, uiPort, pid: child.pid });
+    // Read back from the arguments: extra ones may set other ports or --headless.
+    const served = parseDevServerCommand(args);
+    writeDevServerRecord(options.home, {
+      address: options.address,
+      uiPort: served.port,
+      ...(served.httpPort === undefined ? {} : { httpPort: served.httpPort }),
+      pid: child.pid,
+    });
   }
   // A terminal Ctrl-C reaches the child too (same process group); a repeat is harmless, and forwarding
   // covers SIGTERM from a supervisor, which only reaches us.
@@ -274,9 +279,11 @@ async function startBackgroundServer(
   const uiPort = options.uiPort ?? uiPortFor(port);
   const logPath = join(home, DEV_SERVER_FILES.log);
   const pidPath = join(home, DEV_SERVER_FILES.pid);
+  const httpPort = await chooseHttpPort(bindIpFor(host), port, uiPort);
   const args = devServerArgs({
     port,
     uiPort,
+    httpPort,
     ip: bindIpFor(host),
     dbFile: join(home, DEV_SERVER_FILES.db),
   });
@@ -298,7 +305,7 @@ async function startBackgroundServer(
   const pid = await spawnedPid(child);
   child.unref();
   writeFileSync(pidPath, `${pid}\n`);
-  writeDevServerRecord(home, { address, uiPort, pid });
+  writeDevServerRecord(home, { address, uiPort, httpPort, pid });
   recordDevServerAddress(home, address);
 
   const uiUrl = `http://localhost:${uiPort}`;
@@ -326,6 +333,42 @@ async function startBackgroundServer(
     `the Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s. ` +
       `Last lines of ${logPath}:\n${readLogTail(logPath, logStart)}`,
   );
+}
+
+/**
+ * The HTTP API port of a dev server goalrun starts: frontend port + 10 (Temporal's convention) when
+ * it is free, else any free port. Recorded, so the light commands find the API (context.ts).
+ */
+async function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
+  const preferred = preferredHttpPortFor(frontendPort);
+  if (preferred !== uiPort && (await isPortFree(ip, preferred))) return preferred;
+  let port: number;
+  do port = await freePort(ip);
+  while (port === uiPort || port === frontendPort);
+  return port;
+}
+
+function isPortFree(ip: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, ip, () => server.close(() => resolve(true)));
+  });
+}
+
+function freePort(ip: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, ip, () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
+    });
+  });
 }
 
 function spawnedPid(child: ChildProcess): Promise<number> {
