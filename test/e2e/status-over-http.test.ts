@@ -1,7 +1,7 @@
 /**
- * Issue 10: the read-only commands of a running goal answer through Temporal's HTTP API, against the
- * real dev server, with what the gRPC client gives: the live query while a worker runs the goal,
- * the store's checkpoint once no worker answers.
+ * Issue 10: the read-only commands of a running goal (status, tasks, policy, stats, jobs, list)
+ * answer through Temporal's HTTP API, against the real dev server, with what the gRPC client
+ * gives: the live query while a worker runs the goal, the store's checkpoint once no worker answers.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,7 +87,7 @@ describe('a running goal read over the HTTP API', () => {
     ]);
     expect(tasks).toEqual(json(await runCli(['tasks', sessionId, '--json'], grpc)));
 
-    for (const command of ['policy', 'stats']) {
+    for (const command of ['policy', 'stats', 'jobs']) {
       const overHttp = await runCli([command, sessionId, '--json'], t.env);
       expect(overHttp.stderr).not.toContain('did not answer');
       expect(json(overHttp)).toEqual(json(await runCli([command, sessionId, '--json'], grpc)));
@@ -101,15 +101,19 @@ describe('a running goal read over the HTTP API', () => {
     expect(listed).toMatchObject({ status: 'running', objective: 'wait a while' });
   });
 
-  it('loads no gRPC client to do so', async () => {
-    const record = path.join(tempDir('http-status-modules'), 'modules.txt');
-    const env = { ...t.env, NODE_OPTIONS: `--require ${RECORDER}`, GOALRUN_MODULE_RECORD: record };
-    json(await runCli(['status', sessionId, '--json'], env));
-    const modules = fs.readFileSync(record, 'utf8').split('\n');
-    expect(
-      modules.filter((file) => /node_modules[/\\](@temporalio[/\\]client|@grpc)[/\\]/.test(file)),
-    ).toEqual([]);
-  });
+  for (const command of ['status', 'jobs']) {
+    it(`${command} loads no gRPC client to do so`, async () => {
+      const record = path.join(tempDir('http-status-modules'), 'modules.txt');
+      const env = { ...t.env, NODE_OPTIONS: `--require ${RECORDER}`, GOALRUN_MODULE_RECORD: record };
+      json(await runCli([command, sessionId, '--json'], env));
+      const modules = fs.readFileSync(record, 'utf8').split('\n');
+      expect(
+        modules.filter((file) =>
+          /node_modules[/\\](@temporalio[/\\](client|proto)|@grpc|zod)[/\\]/.test(file),
+        ),
+      ).toEqual([]);
+    });
+  }
 
   it('falls back to the checkpoint in the store once no worker answers the query', async () => {
     if (worker) await killAndWait(worker);
