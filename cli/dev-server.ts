@@ -16,19 +16,18 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEV_SERVER_RECORD_FILE, removeDevServerRecord, writeDevServerRecord } from './dev-server-record';
 import {
   bindIpFor,
+  chooseHttpPort,
   DEFAULT_TEMPORAL_ADDRESS,
   devServerArgs,
   isLocalHost,
   isTemporalReachable,
   parseTemporalAddress,
-  preferredHttpPortFor,
   uiPortFor,
 } from './temporal-address';
 import { requireTemporalBinary } from './temporal-binary';
@@ -333,42 +332,6 @@ async function startBackgroundServer(
     `the Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s. ` +
       `Last lines of ${logPath}:\n${readLogTail(logPath, logStart)}`,
   );
-}
-
-/**
- * The HTTP API port of a dev server goalrun starts: frontend port + 10 (Temporal's convention) when
- * it is free, else any free port. Recorded, so the light commands find the API (context.ts).
- */
-async function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
-  const preferred = preferredHttpPortFor(frontendPort);
-  if (preferred !== uiPort && (await isPortFree(ip, preferred))) return preferred;
-  let port: number;
-  do port = await freePort(ip);
-  while (port === uiPort || port === frontendPort);
-  return port;
-}
-
-function isPortFree(ip: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, ip, () => server.close(() => resolve(true)));
-  });
-}
-
-function freePort(ip: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, ip, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
-      );
-    });
-  });
 }
 
 function spawnedPid(child: ChildProcess): Promise<number> {
