@@ -1,24 +1,32 @@
 /**
  * What every command shares: settings, the Temporal client (starting a local dev server when none
- * answers at an address goalrun may serve), the session store and its task queue, and a worker
+ * answers at an address goalrun may serve), a reader of Temporal for the read-only commands (HTTP
+ * when an HTTP API is known, else the client), the session store and its task queue, and a worker
  * hosted in the CLI process for `run`, `resume`, `demo`.
  */
 
 import path from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
+import { ConfigError } from '../core/errors';
 import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
 import { installWorkerLogging } from '../worker/logging';
 import { knownSecrets } from '../worker/secrets';
-import { loadSettings, type Settings, taskQueueForStore } from '../worker/settings';
+import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
 import type { GoalWorker } from '../worker/worker';
-import { ensureTemporalServer, isTemporalReachable, mayStartDevServerAt } from './dev-server';
+import { recordedHttpPort } from './dev-server-record';
 import { notice } from './output';
+import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
+import { HttpTemporalReader, isHttpApiReachable } from './temporal-http';
+import { readerOf, type TemporalReader } from './temporal-reader';
 
 // The worker (activities, providers, the AI SDK, the SDK's native worker) loads only when this
-// process hosts one: the other commands stay light (issue 10).
+// process hosts one, and the gRPC client only when a command needs more than the HTTP API reads:
+// the other commands stay light (issue 10).
 const workerModule = (): typeof import('../worker/worker') => require('../worker/worker');
+const clientModule = (): typeof import('@temporalio/client') => require('@temporalio/client');
+const devServerModule = (): typeof import('./dev-server') => require('./dev-server');
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;
@@ -28,6 +36,7 @@ export class CliContext {
   readonly settings: Settings;
   private client?: Client;
   private connection?: Connection;
+  private reader?: Promise<TemporalReader | null>;
   private store?: Promise<SessionStore>;
   private queue?: Promise<string>;
   private worker?: { worker: GoalWorker; running: Promise<void> };
@@ -51,7 +60,8 @@ export class CliContext {
    */
   async temporal(): Promise<Client> {
     if (this.client) return this.client;
-    const { temporalAddress, home, namespace } = this.settings;
+    const { temporalAddress, home } = this.settings;
+    const { ensureTemporalServer, mayStartDevServerAt } = devServerModule();
     const result = await ensureTemporalServer({
       address: temporalAddress,
       home,
@@ -61,15 +71,61 @@ export class CliContext {
     if (result.started) {
       notice(`the dev server keeps running after this command; stop it with: kill ${result.pid ?? '<pid>'}`);
     }
-    this.connection = await Connection.connect({ address: temporalAddress });
-    this.client = new Client({ connection: this.connection, namespace });
-    return this.client;
+    return this.connect();
   }
 
-  /** The Temporal client if a server answers, without starting one (for read-only commands). */
+  /** The Temporal client if a server answers, without starting one. */
   async temporalIfRunning(): Promise<Client | null> {
     if (this.client) return this.client;
     if (!(await isTemporalReachable(this.settings.temporalAddress, TEMPORAL_PROBE_TIMEOUT_MS))) return null;
+    return this.connect();
+  }
+
+  /**
+   * What the read-only commands read Temporal through, without starting a server: the HTTP API
+   * when one is known (TEMPORAL_HTTP_ADDRESS, or the dev server goalrun started for this address)
+   * and answers, else the gRPC client; null when no server answers.
+   */
+  temporalReader(): Promise<TemporalReader | null> {
+    this.reader ??= this.openReader();
+    return this.reader;
+  }
+
+  /** Starts opening the reader now, so that it overlaps with opening the store; errors surface when it is used. */
+  prepareTemporalReader(): void {
+    this.temporalReader().catch(() => undefined);
+  }
+
+  private async openReader(): Promise<TemporalReader | null> {
+    if (this.client) return readerOf(this.client);
+    const baseUrl = this.httpBaseUrl();
+    if (baseUrl && (await isHttpApiReachable(baseUrl, TEMPORAL_PROBE_TIMEOUT_MS))) {
+      return new HttpTemporalReader({ baseUrl, namespace: this.settings.namespace });
+    }
+    const client = await this.temporalIfRunning();
+    return client ? readerOf(client) : null;
+  }
+
+  /** The HTTP API of the configured server, if goalrun knows one. */
+  private httpBaseUrl(): string | null {
+    const { temporalHttpAddress, temporalAddress, home } = this.settings;
+    if (temporalHttpAddress) {
+      const baseUrl = temporalHttpBaseUrl(temporalHttpAddress);
+      if (!baseUrl) {
+        throw new ConfigError(
+          `TEMPORAL_HTTP_ADDRESS (or temporal_http_address) "${temporalHttpAddress}" is neither host:port nor an http(s) URL`,
+        );
+      }
+      return baseUrl;
+    }
+    const port = recordedHttpPort(home, temporalAddress);
+    if (port === null) return null;
+    const { host } = parseTemporalAddress(temporalAddress);
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  private async connect(): Promise<Client> {
+    const { Client, Connection } = clientModule();
     this.connection = await Connection.connect({ address: this.settings.temporalAddress });
     this.client = new Client({ connection: this.connection, namespace: this.settings.namespace });
     return this.client;
@@ -162,9 +218,4 @@ export class CliContext {
     await this.connection?.close().catch(() => undefined);
     if (this.store) await (await this.store.catch(() => null))?.close().catch(() => undefined);
   }
-}
-
-/** Whether an error says the workflow does not exist. */
-export function isNotFound(err: unknown): boolean {
-  return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
 }

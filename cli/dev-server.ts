@@ -19,8 +19,10 @@ import {
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEV_SERVER_RECORD_FILE, removeDevServerRecord, writeDevServerRecord } from './dev-server-record';
 import {
   bindIpFor,
+  chooseHttpPort,
   DEFAULT_TEMPORAL_ADDRESS,
   devServerArgs,
   isLocalHost,
@@ -29,12 +31,7 @@ import {
   uiPortFor,
 } from './temporal-address';
 import { requireTemporalBinary } from './temporal-binary';
-import {
-  DEV_SERVER_RECORD_FILE,
-  parseDevServerCommand,
-  removeDevServerRecord,
-  writeDevServerRecord,
-} from './web-ui';
+import { parseDevServerCommand } from './web-ui';
 
 export {
   DEFAULT_TEMPORAL_ADDRESS,
@@ -54,7 +51,7 @@ export const DEV_SERVER_FILES = {
   log: 'temporal-dev.log',
   pid: 'temporal-dev.pid',
   lock: 'temporal-dev.lock',
-  /** {address, uiPort, pid}: where `goalrun run` finds the Web UI (cli/web-ui.ts). */
+  /** {address, uiPort, httpPort, pid}: where `goalrun run` finds the Web UI and the light commands the HTTP API. */
   record: DEV_SERVER_RECORD_FILE,
   /** The address `goalrun dev` (or a background start) last served: goalrun may start a server there again. */
   address: 'temporal-dev.address',
@@ -97,18 +94,25 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
   const binary = options.binary ?? requireTemporalBinary();
   mkdirSync(options.home, { recursive: true });
   recordDevServerAddress(options.home, options.address);
+  const uiPort = uiPortFor(port);
   const args = devServerArgs({
     port,
-    uiPort: uiPortFor(port),
+    uiPort,
+    httpPort: await chooseHttpPort(bindIpFor(host), port, uiPort),
     ip: bindIpFor(host),
     dbFile: join(options.home, DEV_SERVER_FILES.db),
     extraArgs: options.extraArgs,
   });
   const child = spawn(binary, args, { stdio: 'inherit' });
   if (child.pid !== undefined) {
-    // Read back from the arguments: extra ones may set another UI port or --headless.
-    const uiPort = parseDevServerCommand(args).port;
-    writeDevServerRecord(options.home, { address: options.address, uiPort, pid: child.pid });
+    // Read back from the arguments: extra ones may set other ports or --headless.
+    const served = parseDevServerCommand(args);
+    writeDevServerRecord(options.home, {
+      address: options.address,
+      uiPort: served.port,
+      ...(served.httpPort === undefined ? {} : { httpPort: served.httpPort }),
+      pid: child.pid,
+    });
   }
   // A terminal Ctrl-C reaches the child too (same process group); a repeat is harmless, and forwarding
   // covers SIGTERM from a supervisor, which only reaches us.
@@ -274,9 +278,11 @@ async function startBackgroundServer(
   const uiPort = options.uiPort ?? uiPortFor(port);
   const logPath = join(home, DEV_SERVER_FILES.log);
   const pidPath = join(home, DEV_SERVER_FILES.pid);
+  const httpPort = await chooseHttpPort(bindIpFor(host), port, uiPort);
   const args = devServerArgs({
     port,
     uiPort,
+    httpPort,
     ip: bindIpFor(host),
     dbFile: join(home, DEV_SERVER_FILES.db),
   });
@@ -298,7 +304,7 @@ async function startBackgroundServer(
   const pid = await spawnedPid(child);
   child.unref();
   writeFileSync(pidPath, `${pid}\n`);
-  writeDevServerRecord(home, { address, uiPort, pid });
+  writeDevServerRecord(home, { address, uiPort, httpPort, pid });
   recordDevServerAddress(home, address);
 
   const uiUrl = `http://localhost:${uiPort}`;

@@ -6,9 +6,8 @@
 import { ConfigError } from '../core/errors';
 import { projectHash } from '../store/session-id';
 import type { SessionRow } from '../store/types';
-import { sessionIdOf, workflowIdOf } from '../workflows/definitions';
+import { sessionIdOf, workflowIdOf } from '../workflows/names';
 import type { CliContext } from './context';
-import { isNotFound } from './context';
 import { type RunningGoal, runningGoals } from './worker-presence';
 
 /** A prefix shorter than this is not looked up: it would match too much to be what was meant. */
@@ -65,22 +64,16 @@ async function lastSessionId(context: CliContext): Promise<string> {
 }
 
 async function existsInTemporal(context: CliContext, sessionId: string): Promise<boolean> {
-  const client = await context.temporalIfRunning();
-  if (!client) return false;
-  try {
-    await client.workflow.getHandle(workflowIdOf(sessionId)).describe();
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
+  const reader = await context.temporalReader();
+  // Null when Temporal does not know it; other failures are real errors.
+  return reader !== null && (await reader.describe(workflowIdOf(sessionId))) !== null;
 }
 
 /** Running goals of this store's queue, or none when Temporal is not there. */
 async function temporalGoals(context: CliContext): Promise<RunningGoal[]> {
-  const client = await context.temporalIfRunning();
-  if (!client) return [];
-  return runningGoals(client, await context.taskQueue()).catch(() => []);
+  const reader = await context.temporalReader();
+  if (!reader) return [];
+  return runningGoals(reader, await context.taskQueue()).catch(() => []);
 }
 
 function notFound(id: string): ConfigError {

@@ -3,14 +3,15 @@
  * the checkpoint on the session row in the store, else (a goal no worker has picked up yet, which
  * has no row) from what Temporal knows: the input it was started with.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import { resolveCard } from '../activities/models/catalog';
+import type { WorkflowHandle } from '@temporalio/client';
+import { cardWarning } from '../activities/models/card-names';
 import { ConfigError } from '../core/errors';
 import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
 import { EMPTY_USAGE } from '../core/usage';
 import type { SessionRow } from '../store/types';
-import { stateQuery, workflowIdOf } from '../workflows/definitions';
+import { STATE_QUERY, workflowIdOf } from '../workflows/names';
 import type { CliContext } from './context';
+import { readerOf, type TemporalSource, type WorkflowSummary } from './temporal-reader';
 import { type FirstEvents, firstEvents } from './worker-presence';
 
 /** How long a `state` query may take before the CLI falls back to the store (no worker is polling). */
@@ -136,57 +137,57 @@ export async function queryWithTimeout<T>(run: () => Promise<T>): Promise<T | nu
   }
 }
 
-/** Asks a running workflow for its state, giving up after a few seconds. */
+/** Asks a running workflow (through a handle the caller holds) for its state, giving up after a few seconds. */
 export function queryState(handle: WorkflowHandle): Promise<GoalSnapshot | null> {
-  return queryWithTimeout(() => handle.query(stateQuery));
+  return queryWithTimeout(() => handle.query<GoalSnapshot>(STATE_QUERY.name));
 }
 
 /** The first pending activity that has failed at least once, from Temporal's description. */
-async function retryingActivity(handle: WorkflowHandle): Promise<RetryingActivity | null> {
+function retryingActivity(summary: WorkflowSummary): RetryingActivity | null {
+  const pending = summary.pendingActivities.find(
+    (activity) => activity.attempt > 1 && activity.lastFailure !== null,
+  );
+  if (!pending) return null;
+  return { activity: pending.activityType, attempt: pending.attempt, lastFailure: pending.lastFailure ?? '' };
+}
+
+/** Temporal's description of a session's workflow, or null when it does not know it (or cannot say). */
+async function describeGoal(source: TemporalSource, sessionId: string): Promise<WorkflowSummary | null> {
   try {
-    const { raw } = await handle.describe();
-    const pending = (raw.pendingActivities ?? []).find(
-      (activity) => (activity.attempt ?? 0) > 1 && activity.lastFailure,
-    );
-    if (!pending) return null;
-    return {
-      activity: pending.activityType?.name ?? 'activity',
-      attempt: pending.attempt ?? 0,
-      lastFailure: pending.lastFailure?.message ?? '',
-    };
+    return await readerOf(source).describe(workflowIdOf(sessionId));
   } catch {
     return null;
   }
 }
 
 /** Temporal's status of a session's workflow (RUNNING, COMPLETED, …), or null when it does not know it. */
-export async function workflowStatus(client: Client, sessionId: string): Promise<string | null> {
-  try {
-    const description = await client.workflow.getHandle(workflowIdOf(sessionId)).describe();
-    return description.status.name;
-  } catch {
-    return null;
-  }
+export async function workflowStatus(source: TemporalSource, sessionId: string): Promise<string | null> {
+  return (await describeGoal(source, sessionId))?.status ?? null;
 }
 
 /**
  * Whether a running goal is still waiting for its first worker; its first events when it is.
  * Null for a goal that is not running, has been picked up, or Temporal does not know.
  */
-export async function waitingForWorker(client: Client, sessionId: string): Promise<FirstEvents | null> {
-  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') return null;
-  const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+export async function waitingForWorker(
+  source: TemporalSource,
+  sessionId: string,
+): Promise<FirstEvents | null> {
+  if ((await workflowStatus(source, sessionId)) !== 'RUNNING') return null;
+  const first = await firstEvents(source, workflowIdOf(sessionId)).catch(() => null);
   return first && !first.pickedUp ? first : null;
 }
 
 /** Loads the snapshot of a goal by its (resolved) session id. Throws ConfigError when unknown. */
 export async function loadStatus(context: CliContext, sessionId: string): Promise<StatusView> {
-  const client = await context.temporalIfRunning();
-  const status = client ? await workflowStatus(client, sessionId) : null;
+  const reader = await context.temporalReader();
+  const summary = reader ? await describeGoal(reader, sessionId) : null;
+  const status = summary?.status ?? null;
   const store = await context.sessionStore();
   const row = await store.findSession(sessionId);
-  if (client && status === 'RUNNING') {
-    const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+  const workflowId = workflowIdOf(sessionId);
+  if (reader && summary && status === 'RUNNING') {
+    const first = await firstEvents(reader, workflowId).catch(() => null);
     if (first && !first.pickedUp) {
       // A resumed goal has a row from its earlier execution; its new one is what is waiting.
       const waiting = viewOfStart(sessionId, first, WAITING_FOR_WORKER);
@@ -199,13 +200,13 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
           }
         : waiting;
     }
-    const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-    const live = await queryState(handle);
-    if (live) return { ...live, retrying: await retryingActivity(handle) };
+    const live = await queryWithTimeout(() => reader.query(workflowId, STATE_QUERY));
+    // The description read just before says which activity, if any, is failing and retried.
+    if (live) return { ...live, retrying: retryingActivity(summary) };
   }
   if (row) return viewOfRow(row);
-  if (client && status) {
-    const first = await firstEvents(client, workflowIdOf(sessionId)).catch(() => null);
+  if (reader && status) {
+    const first = await firstEvents(reader, workflowId).catch(() => null);
     if (first) return viewOfStart(sessionId, first, CLOSED_STATUS[status] ?? 'running');
   }
   throw new ConfigError(`no goal with session or workflow id "${sessionId}"`);
@@ -214,7 +215,7 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
 /** What to say once about a goal's model: that it has no model card, or null. */
 export function modelNoteOf(model: string): string | null {
   try {
-    return resolveCard(model).warning ?? null;
+    return cardWarning(model) ?? null;
   } catch {
     return null;
   }

@@ -52,6 +52,8 @@ const contextModule = (): typeof import('./context') => require('./context');
 const goalCommands = (): typeof import('./commands/goal-commands') => require('./commands/goal-commands');
 const inspectCommands = (): typeof import('./commands/inspect-commands') =>
   require('./commands/inspect-commands');
+const statusCommands = (): typeof import('./commands/status-commands') =>
+  require('./commands/status-commands');
 const contextCommands = (): typeof import('./commands/context-commands') =>
   require('./commands/context-commands');
 const tasksCommands = (): typeof import('./commands/tasks-command') => require('./commands/tasks-command');
@@ -134,7 +136,7 @@ function buildProgram(): Command {
     .option('--json', 'print as JSON')
     .action(
       action((context, id: string | undefined, options) =>
-        inspectCommands().statusCommand(context, id, options),
+        statusCommands().statusCommand(context, id, options),
       ),
     );
 
@@ -198,7 +200,7 @@ function buildProgram(): Command {
     .option('--limit <n>', 'how many', '20')
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print as JSON')
-    .action(action((context, options) => inspectCommands().listCommand(context, options)));
+    .action(action((context, options) => statusCommands().listCommand(context, options)));
 
   program
     .command('watch')

@@ -87,7 +87,11 @@ export function addSteeringCommands(
 
   goalCommand('jobs', "list a running goal's background jobs: id, status, command, elapsed time").action(
     action(async (context, id: string | undefined, options) =>
-      (await steer()).jobsCommand(context, id, options),
+      (require('./commands/jobs-command') as typeof import('./commands/jobs-command')).jobsCommand(
+        context,
+        id,
+        options,
+      ),
     ),
   );
 

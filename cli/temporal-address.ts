@@ -2,8 +2,7 @@
  * Where Temporal is and how to start it: address parsing, the dev server's arguments with goalrun's
  * search attributes, and the reachability probe. Process management lives in dev-server.ts.
  */
-import { connect as tcpConnect } from 'node:net';
-import { Connection } from '@temporalio/client';
+import { createServer, connect as tcpConnect } from 'node:net';
 
 /** goalrun's custom search attributes, in the type names `temporal server start-dev` accepts. */
 export const SEARCH_ATTRIBUTES = {
@@ -24,6 +23,8 @@ export const DEFAULT_TEMPORAL_PORT = 7233;
 
 // The dev server puts its Web UI at frontend port + 1000 (8233 for 7233); we keep that convention.
 const UI_PORT_OFFSET = 1000;
+// Temporal's HTTP API sits at frontend port + 10 by convention (7243 for 7233).
+const HTTP_PORT_OFFSET = 10;
 const MAX_PORT = 65_535;
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
@@ -57,6 +58,8 @@ export interface DevServerArgsOptions {
   port: number;
   /** Web UI port; the server's own default (port + 1000) when omitted. Ignored when headless. */
   uiPort?: number;
+  /** HTTP API port; the server picks a random one when omitted (which no other process can know). */
+  httpPort?: number;
   /** SQLite file for persistent state; omitted means in-memory state, lost on exit. */
   dbFile?: string;
   /** IP the frontend (and UI) bind to; loopback by default so the dev server is never exposed. */
@@ -77,6 +80,7 @@ export function devServerArgs(options: DevServerArgsOptions): string[] {
   const args = ['server', 'start-dev', '--ip', options.ip ?? '127.0.0.1', '--port', String(options.port)];
   if (options.headless) args.push('--headless');
   else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
+  if (options.httpPort !== undefined) args.push('--http-port', String(options.httpPort));
   const tuned = !options.serverDefaults;
   if (options.dbFile) {
     args.push('--db-filename', options.dbFile);
@@ -130,6 +134,47 @@ export function uiPortFor(port: number): number {
   return port + UI_PORT_OFFSET <= MAX_PORT ? port + UI_PORT_OFFSET : port - UI_PORT_OFFSET;
 }
 
+/** The HTTP API port goalrun prefers for a given frontend port (7243 for 7233). */
+export function preferredHttpPortFor(port: number): number {
+  return port + HTTP_PORT_OFFSET <= MAX_PORT ? port + HTTP_PORT_OFFSET : port - HTTP_PORT_OFFSET;
+}
+
+/**
+ * The HTTP API port of a dev server goalrun starts: frontend port + 10 (Temporal's convention) when
+ * it is free, else any free port. Recorded, so the light commands find the API (context.ts).
+ */
+export async function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
+  const preferred = preferredHttpPortFor(frontendPort);
+  if (preferred !== uiPort && (await isPortFree(ip, preferred))) return preferred;
+  let port: number;
+  do port = await freePort(ip);
+  while (port === uiPort || port === frontendPort);
+  return port;
+}
+
+function isPortFree(ip: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, ip, () => server.close(() => resolve(true)));
+  });
+}
+
+function freePort(ip: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, ip, () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
+    });
+  });
+}
+
 /** The IP a local dev server binds to for a loopback host. */
 export function bindIpFor(host: string): string {
   return host === '::1' ? '::1' : '127.0.0.1';
@@ -162,6 +207,8 @@ export async function isTemporalReachable(
   // A plain TCP connect fails fast on a closed port; gRPC alone would retry until its deadline.
   if (!(await tcpProbe(host, port, timeoutMs))) return false;
   const remaining = Math.max(timeoutMs - (Date.now() - started), 1);
+  // Required here: the gRPC client is what the light commands avoid loading (issue 10).
+  const { Connection } = require('@temporalio/client') as typeof import('@temporalio/client');
   const connection = Connection.lazy({ address: formatAddress(host, port), connectTimeout: remaining });
   try {
     // ensureConnected calls WorkflowService.GetSystemInfo, so anything but a Temporal frontend fails here.

@@ -4,31 +4,22 @@
  * started the server: goalrun's dev-server record under GOALRUN_HOME, else the command line of the
  * `temporal server start-dev` process that serves the address. A remote server's UI is unknown.
  */
-import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { z } from 'zod';
+import { readdirSync } from 'node:fs';
+import { isDevServerCommand, liveDevServerRecord, readCommandLine } from './dev-server-record';
 import { isLocalHost, parseTemporalAddress } from './temporal-address';
 
-/** File under GOALRUN_HOME in which goalrun's dev server (foreground or background) records its ports. */
-export const DEV_SERVER_RECORD_FILE = 'temporal-dev.json';
+export {
+  DEV_SERVER_RECORD_FILE,
+  type DevServerRecord,
+  isDevServerCommand,
+  removeDevServerRecord,
+  writeDevServerRecord,
+} from './dev-server-record';
 
 // The dev server's own defaults (temporal CLI `server start-dev --help`).
 const DEV_SERVER_DEFAULT_PORT = 7233;
 const DEV_SERVER_UI_PORT_OFFSET = 1000;
 const WILDCARD_IPS = new Set(['0.0.0.0', '::', '']);
-
-const devServerRecordSchema = z
-  .object({
-    /** The frontend address the server answers at, `host:port`. */
-    address: z.string().min(1),
-    /** Web UI port; null when the server runs headless. */
-    uiPort: z.number().int().min(1).max(65_535).nullable(),
-    pid: z.number().int().positive(),
-  })
-  .strict();
-
-/** What goalrun records about a dev server it started. */
-export type DevServerRecord = z.infer<typeof devServerRecordSchema>;
 
 /** The settings {@link webUiUrl} needs (a subset of worker/settings.ts `Settings`). */
 export interface WebUiSettings {
@@ -40,23 +31,6 @@ export interface WebUiSettings {
 /** Options for tests: where the process table lives (`/proc` on Linux). */
 export interface WebUiLookupOptions {
   procDir?: string;
-}
-
-/** Writes the dev-server record; called right after goalrun spawns a dev server. */
-export function writeDevServerRecord(home: string, record: DevServerRecord): void {
-  writeFileSync(
-    join(home, DEV_SERVER_RECORD_FILE),
-    `${JSON.stringify(devServerRecordSchema.parse(record))}\n`,
-  );
-}
-
-/** Removes the dev-server record (the server stopped); a missing record is fine. */
-export function removeDevServerRecord(home: string): void {
-  try {
-    unlinkSync(join(home, DEV_SERVER_RECORD_FILE));
-  } catch {
-    // Already gone.
-  }
 }
 
 /**
@@ -94,32 +68,8 @@ interface UiEndpoint {
 }
 
 function uiFromRecord(home: string, port: number, procDir: string): UiEndpoint | null {
-  let record: DevServerRecord;
-  try {
-    const text = readFileSync(join(home, DEV_SERVER_RECORD_FILE), 'utf8');
-    record = devServerRecordSchema.parse(JSON.parse(text));
-  } catch {
-    return null;
-  }
-  const recorded = parseTemporalAddress(record.address);
-  if (recorded.port !== port || !isLocalHost(recorded.host)) return null;
-  // A record outlives a server that was killed; only a live dev server under that pid counts.
-  if (!isLiveDevServer(record.pid, procDir)) return null;
-  return { port: record.uiPort, publicPath: '' };
-}
-
-function isLiveDevServer(pid: number, procDir: string): boolean {
-  if (!existsSync(procDir)) {
-    // No process table (macOS): a live pid is the best evidence there is.
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  }
-  const argv = readCommandLine(procDir, pid);
-  return argv !== null && isDevServerCommand(argv);
+  const record = liveDevServerRecord(home, port, procDir);
+  return record ? { port: record.uiPort, publicPath: '' } : null;
 }
 
 function uiFromProcessTable(port: number, procDir: string): UiEndpoint | null {
@@ -139,26 +89,13 @@ function uiFromProcessTable(port: number, procDir: string): UiEndpoint | null {
   return null;
 }
 
-/** A process's argv from the process table; null when the process is gone or unreadable. */
-function readCommandLine(procDir: string, pid: number): string[] | null {
-  try {
-    const args = readFileSync(join(procDir, String(pid), 'cmdline'), 'utf8').split('\0');
-    // Each argument ends with a NUL, so the split leaves one empty string at the end.
-    if (args.at(-1) === '') args.pop();
-    return args;
-  } catch {
-    return null;
-  }
-}
-
-/** True for `… server start-dev …` (the temporal CLI's dev server, wherever its binary lives). */
-export function isDevServerCommand(argv: readonly string[]): boolean {
-  return argv.some((arg, index) => arg === 'start-dev' && argv[index - 1] === 'server');
-}
-
 /** The frontend port and UI settings of a `temporal server start-dev` command line. */
-export function parseDevServerCommand(argv: readonly string[]): UiEndpoint & { frontendPort: number } {
+export function parseDevServerCommand(
+  argv: readonly string[],
+): UiEndpoint & { frontendPort: number; httpPort?: number } {
   const frontendPort = integerFlag(argv, ['--port', '-p']) ?? DEV_SERVER_DEFAULT_PORT;
+  // Without --http-port the dev server picks a random port, which nothing outside it can know.
+  const httpPort = integerFlag(argv, ['--http-port']);
   const headless = booleanFlag(argv, '--headless');
   const uiPort = integerFlag(argv, ['--ui-port']) ?? frontendPort + DEV_SERVER_UI_PORT_OFFSET;
   const publicPath = (flagValue(argv, ['--ui-public-path']) ?? '').replace(/\/+$/, '');
@@ -167,6 +104,7 @@ export function parseDevServerCommand(argv: readonly string[]): UiEndpoint & { f
     port: headless ? null : uiPort,
     ip: flagValue(argv, ['--ui-ip']) ?? flagValue(argv, ['--ip']),
     publicPath: publicPath && !publicPath.startsWith('/') ? `/${publicPath}` : publicPath,
+    ...(httpPort === undefined ? {} : { httpPort }),
   };
 }
 

@@ -9,13 +9,15 @@
  *
  *   node -e 0                          (Node's own start)
  *   goalrun --help
- *   goalrun status <id>
+ *   goalrun status <id>                over Temporal's HTTP API (TEMPORAL_HTTP_ADDRESS), as on a dev
+ *                                      server goalrun started
+ *   goalrun status <id> over gRPC      no HTTP API known: the gRPC client, as for any other server
  *   temporal workflow describe -w <id> (the Go CLI against the same server)
  *   a minimal Node script that loads @temporalio/client and describes the workflow (the floor of
  *   any Node CLI that uses the Temporal client)
  *
  * and prints median (min–max) wall times, the ratios of the issue (status vs describe, --help vs
- * node -e 0), and how many modules --help and status load. It asserts nothing.
+ * node -e 0), and how many modules --help and status (both ways) load. It asserts nothing.
  */
 'use strict';
 
@@ -51,13 +53,15 @@ async function main() {
   onCleanup('remove temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const server = await startTemporalServer();
   const db = await createDatabase();
-  const env = {
+  const grpcEnv = {
     ...process.env,
     GOALRUN_HOME: tmp,
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: server.address,
     GOALRUN_TASK_QUEUE: 'bench-cli',
   };
+  delete grpcEnv.TEMPORAL_HTTP_ADDRESS;
+  const env = { ...grpcEnv, TEMPORAL_HTTP_ADDRESS: server.httpAddress };
   const cli = path.join(DIST, 'cli/main.js');
   const script = path.join(tmp, 'turns.json');
   fs.writeFileSync(
@@ -92,6 +96,7 @@ async function main() {
     'node -e 0': () => run(process.execPath, ['-e', '0'], env),
     'goalrun --help': () => run(process.execPath, [cli, '--help'], env),
     'goalrun status <id>': () => run(process.execPath, [cli, 'status', goal.sessionId], env),
+    'goalrun status <id> over gRPC': () => run(process.execPath, [cli, 'status', goal.sessionId], grpcEnv),
     'temporal workflow describe': () =>
       run(temporal, ['workflow', 'describe', '--address', server.address, '-w', goal.workflowId], env),
     'node + @temporalio/client describe': () => run(process.execPath, [describeScript], env),
@@ -102,9 +107,12 @@ async function main() {
     for (const [name, fn] of Object.entries(cases)) times[name].push(fn().ms);
   }
 
-  const modules = (args) => {
+  const modules = (args, runEnv = env) => {
     const record = path.join(tmp, 'modules.txt');
-    run(process.execPath, ['--require', RECORDER, cli, ...args], { ...env, GOALRUN_MODULE_RECORD: record });
+    run(process.execPath, ['--require', RECORDER, cli, ...args], {
+      ...runEnv,
+      GOALRUN_MODULE_RECORD: record,
+    });
     return fs.readFileSync(record, 'utf8').split('\n').length;
   };
 
@@ -116,9 +124,15 @@ async function main() {
     `goalrun status / temporal workflow describe:   ${ratio('goalrun status <id>', 'temporal workflow describe')}×`,
   );
   console.log(
+    `  the same over gRPC:                          ${ratio('goalrun status <id> over gRPC', 'temporal workflow describe')}×`,
+  );
+  console.log(
     `goalrun status / a bare @temporalio/client describe: ${ratio('goalrun status <id>', 'node + @temporalio/client describe')}×`,
   );
-  console.log(`modules loaded: --help ${modules(['--help'])}, status ${modules(['status', goal.sessionId])}`);
+  console.log(
+    `modules loaded: --help ${modules(['--help'])}, status ${modules(['status', goal.sessionId])}, ` +
+      `status over gRPC ${modules(['status', goal.sessionId], grpcEnv)}`,
+  );
 }
 
 runMain(main);

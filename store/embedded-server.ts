@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
 import { findPostgresBinaries, postgresRunner } from './embedded-binaries';
 import { checkClusterVersion, choosePort, initializeCluster, spawnServer } from './embedded-cluster';
 import {
@@ -30,6 +29,7 @@ import {
   STALE_LOCK_MS,
   tryAcquireLock,
 } from './embedded-files';
+import { Client } from './pg';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;

@@ -1,4 +1,5 @@
-import { Pool, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
+import { Pool } from './pg';
 
 /** What both a client and an open transaction can run. */
 export interface SqlExecutor {

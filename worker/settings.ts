@@ -5,14 +5,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import type { ProviderEnv } from '../activities/providers/types';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
-import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
+import { fastConfig } from './config-fast-path';
+import { configSchema, type GoalrunConfig } from './config-schema';
 
-// In core/limits.ts so the CLI's help can name it without loading this file's zod schema.
+export { temporalHttpBaseUrl } from './config-fast-path';
+export type { GoalrunConfig } from './config-schema';
+
+// In core/limits.ts so the CLI's help can name it without loading the settings.
 export { DEFAULT_MODEL };
 export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -29,57 +32,14 @@ export function taskQueueForStore(storeId: string): string {
   return `${TASK_QUEUE_PREFIX}${storeId.slice(0, TASK_QUEUE_STORE_ID_CHARS)}`;
 }
 
-const positiveInt = z.number().int().positive();
-
-/** The `sandbox` section of the config (issue 8): how tool processes are contained. */
-const sandboxSchema = z
-  .object({
-    mode: z.enum(SANDBOX_MODES).optional(),
-    network: z.boolean().optional(),
-    writable_roots: z
-      .array(z.string().refine((dir) => path.isAbsolute(dir), 'must be an absolute path'))
-      .optional(),
-    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).optional(),
-    approval: z.enum(APPROVAL_POLICIES).optional(),
-    approval_timeout_minutes: positiveInt.optional(),
-  })
-  .strict();
-
-/** The config file's schema. Unknown keys are errors, so a typo never silently does nothing. */
-export const configSchema = z
-  .object({
-    model: z.string().min(1).optional(),
-    base_url: z.string().url().optional(),
-    max_iterations: positiveInt.optional(),
-    max_steps: positiveInt.optional(),
-    max_minutes: positiveInt.optional(),
-    no_progress_limit: positiveInt.optional(),
-    temporal_address: z.string().min(1).optional(),
-    temporal_namespace: z.string().min(1).optional(),
-    task_queue: z.string().min(1).optional(),
-    database_url: z.string().min(1).optional(),
-    auto_compact_enabled: z.boolean().optional(),
-    auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
-    auto_compact_target_pct: z.number().min(1).max(100).optional(),
-    auto_compact_max_failures: positiveInt.optional(),
-    context_window: positiveInt.optional(),
-    summarizer_model: z.string().min(1).optional(),
-    backup_model: z.string().min(1).optional(),
-    provider_unreachable_minutes: positiveInt.optional(),
-    sandbox: sandboxSchema.optional(),
-    /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
-    tools_queue: z.string().min(1).optional(),
-  })
-  .strict();
-
-export type GoalrunConfig = z.infer<typeof configSchema>;
-
 /** Everything a goalrun process needs to know about where things are. */
 export interface Settings {
   home: string;
   configPath: string;
   config: GoalrunConfig;
   temporalAddress: string;
+  /** Temporal's HTTP API (TEMPORAL_HTTP_ADDRESS or the config), read by the read-only commands. */
+  temporalHttpAddress?: string;
   namespace: string;
   /** A task queue named by GOALRUN_TASK_QUEUE or the config; else it is derived from the store. */
   taskQueueOverride?: string;
@@ -111,7 +71,11 @@ export function loadConfigFile(configPath: string): GoalrunConfig {
   } catch (err) {
     throw new ConfigError(`config file ${configPath} is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = configSchema.safeParse(raw);
+  // Most configs hold only plain keys, checked without zod; anything else gets the schema's verdict
+  // and its messages. Loading zod would cost the light commands a twentieth of a second (issue 10).
+  const fast = fastConfig(raw);
+  if (fast) return fast;
+  const parsed = configSchema().safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`)
@@ -131,6 +95,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configPath,
     config,
     temporalAddress: env.TEMPORAL_ADDRESS || config.temporal_address || DEFAULT_TEMPORAL_ADDRESS,
+    temporalHttpAddress: env.TEMPORAL_HTTP_ADDRESS || config.temporal_http_address || undefined,
     namespace: env.TEMPORAL_NAMESPACE || config.temporal_namespace || DEFAULT_NAMESPACE,
     taskQueueOverride: env.GOALRUN_TASK_QUEUE || config.task_queue || undefined,
     databaseUrl: env.DATABASE_URL || config.database_url || undefined,

@@ -9,9 +9,12 @@ import type { GoalSnapshot, SteeringRequest } from '../core/goal';
 import type { JobRecord } from '../core/jobs-registry';
 import type { TaskView } from '../core/task-graph-types';
 import type { CompactionResult } from './compaction';
+import { JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from './names';
+
+export { sessionIdOf, WORKFLOW_ID_PREFIX, workflowIdOf } from './names';
 
 /** The goal's live snapshot (status, counters, usage, recent actions). */
-export const stateQuery = defineQuery<GoalSnapshot>('state');
+export const stateQuery = defineQuery<GoalSnapshot>(STATE_QUERY.name);
 
 /** Compacts the context now (stage 1, then stage 2); the argument is a focus topic, or '' for none. */
 export const compactUpdate = defineUpdate<CompactionResult, [string]>('compact');
@@ -20,7 +23,7 @@ export const compactUpdate = defineUpdate<CompactionResult, [string]>('compact')
 export const setAutoCompactUpdate = defineUpdate<PolicyView | null, [boolean]>('setAutoCompact');
 
 /** The context policy: window, threshold, used, status, auto-compact, failures (spec S-GAUGE). */
-export const policyQuery = defineQuery<PolicyView | null>('policy');
+export const policyQuery = defineQuery<PolicyView | null>(POLICY_QUERY.name);
 
 /** What a steering update did: a message stored for the model, or an app command handled by goalrun. */
 export type SteerResult =
@@ -64,28 +67,15 @@ export interface ApprovalAnswer {
 export const approvalUpdate = defineUpdate<string, [ApprovalAnswer]>('answerApproval');
 
 /** The goal's background jobs (spec S-JOBS). */
-export const jobsQuery = defineQuery<JobRecord[]>('jobs');
+export const jobsQuery = defineQuery<JobRecord[]>(JOBS_QUERY.name);
 
 /** The task graph in dependency order, with derived blocked_by and ready. */
-export const tasksQuery = defineQuery<TaskView[]>('tasks');
+export const tasksQuery = defineQuery<TaskView[]>(TASKS_QUERY.name);
 
 export const GoalStatusKey = defineSearchAttributeKey('GoalStatus', SearchAttributeType.KEYWORD);
 export const GoalSessionKey = defineSearchAttributeKey('GoalSession', SearchAttributeType.KEYWORD);
 export const GoalModelKey = defineSearchAttributeKey('GoalModel', SearchAttributeType.KEYWORD);
 export const GoalIterationKey = defineSearchAttributeKey('GoalIteration', SearchAttributeType.INT);
-
-/** Workflow ids are derived from session ids so either one finds the goal. */
-export const WORKFLOW_ID_PREFIX = 'goalrun-';
-
-/** The workflow id of a session. */
-export function workflowIdOf(sessionId: string): string {
-  return `${WORKFLOW_ID_PREFIX}${sessionId}`;
-}
-
-/** The session id of a goalrun workflow id, or the input unchanged when it is already a session id. */
-export function sessionIdOf(id: string): string {
-  return id.startsWith(WORKFLOW_ID_PREFIX) ? id.slice(WORKFLOW_ID_PREFIX.length) : id;
-}
 
 /** Failure type of a goal that ended as failed (the workflow fails with it). */
 export const GOAL_FAILED_TYPE = 'GoalFailed';

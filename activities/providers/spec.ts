@@ -1,19 +1,16 @@
 import * as path from 'node:path';
 import { ConfigError } from '../../core/errors';
+import { formatModelSpec, type ModelSpec, parseModelSpec } from './model-spec';
 import { loadScriptFileSync } from './scripted-file';
 import type { ProviderEnv } from './types';
 
-/** Every provider a model specifier may name, in the order error messages list them. */
-export const PROVIDER_NAMES = ['openai', 'anthropic', 'ollama', 'openai-compatible', 'scripted'] as const;
-
-/** A provider name, the part of a model specifier before the first colon. */
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
-
-/** A parsed model specifier. For `scripted`, `model` is the path of the script file. */
-export interface ModelSpec {
-  provider: ProviderName;
-  model: string;
-}
+export {
+  formatModelSpec,
+  type ModelSpec,
+  PROVIDER_NAMES,
+  type ProviderName,
+  parseModelSpec,
+} from './model-spec';
 
 /** Where a model client sends its requests, resolved from the flag and the environment. */
 export interface ProviderSettings {
@@ -23,32 +20,6 @@ export interface ProviderSettings {
 
 /** Ollama's OpenAI-compatible endpoint when OLLAMA_BASE_URL is not set. */
 export const DEFAULT_OLLAMA_BASE_URL = 'http://localhost:11434/v1';
-
-const SPEC_FORMS = `expected <provider>:<model> with provider one of ${PROVIDER_NAMES.join(', ')} (e.g. openai:gpt-4o)`;
-
-/** Parses `provider:model`; throws ConfigError naming the specifier and the valid providers. */
-export function parseModelSpec(spec: string): ModelSpec {
-  const trimmed = spec.trim();
-  // Split at the first colon only: model names may hold colons themselves (ollama:llama3.1:8b).
-  const colon = trimmed.indexOf(':');
-  if (colon < 0) {
-    throw new ConfigError(`invalid model "${spec}": ${SPEC_FORMS}`);
-  }
-  const provider = trimmed.slice(0, colon);
-  const model = trimmed.slice(colon + 1).trim();
-  if (!isProviderName(provider)) {
-    throw new ConfigError(`invalid model "${spec}": unknown provider "${provider}"; ${SPEC_FORMS}`);
-  }
-  if (model === '') {
-    throw new ConfigError(`invalid model "${spec}": the model name is empty; ${SPEC_FORMS}`);
-  }
-  return { provider, model };
-}
-
-/** Formats a parsed specifier back into its `provider:model` string. */
-export function formatModelSpec(spec: ModelSpec): string {
-  return `${spec.provider}:${spec.model}`;
-}
 
 /**
  * Makes a `scripted:<file>` specifier absolute against `cwd`, so that a worker with another working
@@ -108,10 +79,6 @@ export function resolveProviderSettings(
     case 'scripted':
       return {};
   }
-}
-
-function isProviderName(value: string): value is ProviderName {
-  return (PROVIDER_NAMES as readonly string[]).includes(value);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -5,8 +5,8 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
 import type { SandboxMode } from '../../core/sandbox-settings';
+import { Client } from '../../store/pg';
 import { findExecutable } from './host';
 import { probeSandbox } from './probe';
 import { redactSecrets, urlPassword } from './redact';

@@ -1,13 +1,12 @@
 /** `compact`, `policy` and `stats`: the context window and what the goal has spent. */
 import { randomUUID } from 'node:crypto';
-import { resolveCard } from '../../activities/models/catalog';
 import { computeBudget, type PolicyView, policyView, renderPolicy } from '../../core/budget';
 import type { CompactionState } from '../../core/compaction/state';
 import { renderSummarizerShare, summarizerInputShare } from '../../core/compaction/summarizer-share';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
-import { compactUpdate, policyQuery, setAutoCompactUpdate, workflowIdOf } from '../../workflows/definitions';
+import { POLICY_QUERY, workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, queryWithTimeout, waitingForWorker, workflowStatus } from '../goal-status';
@@ -15,6 +14,13 @@ import { notice, printJson, say } from '../output';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 type SavedState = Omit<GoalState, 'ledger'>;
+
+// The updates (compact, auto-compact) need the SDK's definitions and the card catalog (zod) only a
+// backup card needs: loaded when used, so `policy` and `stats` stay light (issue 10).
+const definitions = (): typeof import('../../workflows/definitions') =>
+  require('../../workflows/definitions');
+const catalog = (): typeof import('../../activities/models/catalog') =>
+  require('../../activities/models/catalog');
 
 /** The goal state saved on the session row, or a clear error. */
 async function savedState(context: CliContext, sessionId: string): Promise<SavedState> {
@@ -38,12 +44,12 @@ export async function reportWaiting(
   json: unknown,
   asJson: boolean | undefined,
 ): Promise<boolean> {
-  const client = await context.temporalIfRunning();
-  const waiting = client ? await waitingForWorker(client, sessionId) : null;
-  if (!client || !waiting) return false;
+  const reader = await context.temporalReader();
+  const waiting = reader ? await waitingForWorker(reader, sessionId) : null;
+  if (!reader || !waiting) return false;
   if (asJson) printJson(json);
   else say(`goal ${sessionId} is waiting for a worker: nothing has run yet, so it has no ${what} yet`);
-  if (waiting.taskQueue && (await hasLiveWorker(client, waiting.taskQueue)) === false) {
+  if (waiting.taskQueue && (await hasLiveWorker(reader, waiting.taskQueue)) === false) {
     notice(noWorkerMessage(waiting.taskQueue, context.workerHint()));
   }
   return true;
@@ -67,7 +73,7 @@ function policyFromCheckpoint(compaction: CompactionState | undefined): PolicyVi
 
 /** The backup card of a goal (spec F-CARDS): configured metadata, resolved like the primary. */
 function backupCard(model: string): { model: string; windowTokens: number; warning?: string } {
-  const resolved = resolveCard(model);
+  const resolved = catalog().resolveCard(model);
   const budget = computeBudget({ card: resolved.card });
   return { model, windowTokens: budget.windowTokens, warning: resolved.warning };
 }
@@ -90,7 +96,7 @@ export async function compactCommand(
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
   // With --json, stdout holds only the result.
   (options.json ? notice : say)(`compacting ${sessionId} (waits for the current step to finish)…`);
-  const result = await handle.executeUpdate(compactUpdate, {
+  const result = await handle.executeUpdate(definitions().compactUpdate, {
     args: [topic.join(' ')],
     updateId: randomUUID(),
   });
@@ -105,6 +111,7 @@ export async function policyCommand(
   id: string | undefined,
   options: { json?: boolean; autoCompact?: string; last?: boolean },
 ): Promise<number> {
+  context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last });
   const waitingJson = { sessionId, status: 'waiting_for_worker', policy: null };
   if (await reportWaiting(context, sessionId, 'context budget', waitingJson, options.json)) {
@@ -114,21 +121,28 @@ export async function policyCommand(
     return 0;
   }
   let view: PolicyView | null = null;
-  const client = await context.temporalIfRunning();
-  const running = client !== null && (await workflowStatus(client, sessionId)) === 'RUNNING';
+  const reader = await context.temporalReader();
+  const running = reader !== null && (await workflowStatus(reader, sessionId)) === 'RUNNING';
   if (options.autoCompact !== undefined) {
-    if (!running || !client) {
+    // An update needs the gRPC client, whichever transport read the status.
+    const client = running ? await context.temporalIfRunning() : null;
+    if (!client) {
       throw new ConfigError(
         `goal ${sessionId} is not running; auto-compact can only be set on a running goal`,
       );
     }
     view = await client.workflow
       .getHandle(workflowIdOf(sessionId))
-      .executeUpdate(setAutoCompactUpdate, { args: [options.autoCompact === 'on'], updateId: randomUUID() });
+      .executeUpdate(definitions().setAutoCompactUpdate, {
+        args: [options.autoCompact === 'on'],
+        updateId: randomUUID(),
+      });
   } else {
-    const handle = running && client ? client.workflow.getHandle(workflowIdOf(sessionId)) : null;
-    const live = handle ? await queryWithTimeout(() => handle.query(policyQuery)) : null;
-    if (handle && !live)
+    const live =
+      running && reader
+        ? await queryWithTimeout(() => reader.query(workflowIdOf(sessionId), POLICY_QUERY))
+        : null;
+    if (running && !live)
       notice(`goal ${sessionId} did not answer (is a worker running it?); showing its last checkpoint`);
     view = live ?? policyFromCheckpoint((await savedState(context, sessionId)).compaction);
   }
@@ -155,6 +169,7 @@ export async function statsCommand(
   id: string | undefined,
   options: { json?: boolean; last?: boolean },
 ): Promise<number> {
+  context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last });
   const waitingJson = { sessionId, status: 'waiting_for_worker', usage: null, breakdown: {} };
   if (await reportWaiting(context, sessionId, 'usage', waitingJson, options.json)) return 0;

@@ -6,14 +6,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
-import type { JobRecord } from '../../core/jobs-registry';
-import { renderJobs } from '../../core/jobs-registry';
-import { approvalUpdate, jobsQuery, type SteerResult, workflowIdOf } from '../../workflows/definitions';
+import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import { positiveIntFlag } from '../goal-options';
-import { queryWithTimeout, workflowStatus } from '../goal-status';
-import { notice, printJson, say } from '../output';
+import { workflowStatus } from '../goal-status';
+import { printJson, say } from '../output';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
@@ -69,36 +67,6 @@ export async function limitsCommand(
 export function argumentVerb(command: 'model' | 'rename' | 'compact') {
   return (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) =>
     send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
-}
-
-/** `goalrun jobs <id>`: the goal's background jobs. */
-export async function jobsCommand(
-  context: CliContext,
-  id: string | undefined,
-  options: SteerOptions,
-): Promise<number> {
-  const sessionId = await resolveSessionId(context, { id, last: options.last });
-  const client = await context.temporal();
-  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') {
-    throw new ConfigError(`goal ${sessionId} is not running; its background jobs ended with it`);
-  }
-  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-  let jobs = await queryWithTimeout(() => handle.query(jobsQuery));
-  if (jobs === null) {
-    // No worker answers (a query needs one): the registry as the goal last saved it.
-    const row = await (await context.sessionStore()).findSession(sessionId);
-    const saved = (row?.goalState as { jobs?: JobRecord[] } | null | undefined)?.jobs;
-    if (!saved) {
-      throw new ConfigError(
-        `goal ${sessionId} did not answer (no worker runs it?) and has no saved jobs yet`,
-      );
-    }
-    notice(`no worker answered for goal ${sessionId}; these are its jobs as it last saved them`);
-    jobs = saved;
-  }
-  if (options.json) printJson(jobs);
-  else say(renderJobs(jobs, Date.now()));
-  return 0;
 }
 
 /** How long `approve` and `deny` wait for a worker to take the answer before they say none did. */

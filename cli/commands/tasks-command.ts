@@ -7,7 +7,7 @@ import {
   type TaskView,
   taskView,
 } from '../../core/task-graph';
-import { tasksQuery, workflowIdOf } from '../../workflows/definitions';
+import { TASKS_QUERY, workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, queryWithTimeout, workflowStatus } from '../goal-status';
@@ -16,10 +16,9 @@ import { reportWaiting } from './context-commands';
 
 /** The task graph of a goal (by resolved session id): live while it runs, else from its latest checkpoint. */
 export async function loadTasks(context: CliContext, sessionId: string): Promise<TaskView[]> {
-  const client = await context.temporalIfRunning();
-  if (client && (await workflowStatus(client, sessionId)) === 'RUNNING') {
-    const handle = client.workflow.getHandle(workflowIdOf(sessionId));
-    const live = await queryWithTimeout(() => handle.query(tasksQuery));
+  const reader = await context.temporalReader();
+  if (reader && (await workflowStatus(reader, sessionId)) === 'RUNNING') {
+    const live = await queryWithTimeout(() => reader.query(workflowIdOf(sessionId), TASKS_QUERY));
     if (live) return live;
   }
   // Throws the "no goal" error for a goal neither the store nor Temporal knows.
@@ -35,6 +34,7 @@ export async function tasksCommand(
   id: string | undefined,
   options: { json?: boolean; last?: boolean },
 ): Promise<number> {
+  context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last });
   if (await reportWaiting(context, sessionId, 'task list', [], options.json)) return 0;
   const view = await loadTasks(context, sessionId);

@@ -91,7 +91,8 @@ function findFreePort() {
 }
 
 /**
- * Starts a headless dev server on a free loopback port, stopped at cleanup. `tuned: false` gives
+ * Starts a headless dev server on a free loopback port (its HTTP API on another, `httpAddress`),
+ * stopped at cleanup. `tuned: false` gives
  * the server's own defaults instead of goalrun's (GOALRUN_DEV_DYNAMIC_CONFIG); `dbFile` persists to
  * SQLite as `goalrun dev` does (in memory otherwise).
  */
@@ -115,8 +116,11 @@ async function startServerOnce(binary, { tuned, dynamicConfig, dbFile }) {
   const { devServerArgs, isTemporalReachable } = fromDist('cli/dev-server.js');
   const port = await findFreePort();
   const address = `${LOOPBACK}:${port}`;
+  let httpPort = await findFreePort();
+  while (httpPort === port) httpPort = await findFreePort();
   const args = devServerArgs({
     port,
+    httpPort,
     ip: LOOPBACK,
     headless: true,
     serverDefaults: !tuned,
@@ -160,7 +164,16 @@ async function startServerOnce(binary, { tuned, dynamicConfig, dbFile }) {
       throw new Error(`temporal dev server exited during startup:\n${tail.join('\n')}`);
     }
     if (await isTemporalReachable(address, 1_000)) {
-      return { address, port, pid: child.pid, stop, startupMs: performance.now() - started, args };
+      const httpAddress = `${LOOPBACK}:${httpPort}`;
+      return {
+        address,
+        httpAddress,
+        port,
+        pid: child.pid,
+        stop,
+        startupMs: performance.now() - started,
+        args,
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

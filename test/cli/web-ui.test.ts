@@ -12,6 +12,7 @@ import {
   runDevServerForeground,
   stopBackgroundDevServer,
 } from '../../cli/dev-server';
+import { parseDevServerRecord, recordedHttpPort } from '../../cli/dev-server-record';
 import {
   DEV_SERVER_RECORD_FILE,
   isDevServerCommand,
@@ -70,6 +71,12 @@ describe('parseDevServerCommand', () => {
       publicPath: '/temporal',
     });
     expect(parseDevServerCommand(dev('--ip', '127.0.0.1', '--ui-ip=::1')).ip).toBe('::1');
+  });
+
+  it('reads the HTTP API port, which has no default it could know', () => {
+    expect(parseDevServerCommand(dev('--http-port', '7243')).httpPort).toBe(7243);
+    expect(parseDevServerCommand(dev('--http-port=7243', '--http-port', '7244')).httpPort).toBe(7244);
+    expect(parseDevServerCommand(dev()).httpPort).toBeUndefined();
   });
 
   it('recognises only `server start-dev`', () => {
@@ -156,6 +163,47 @@ describe('webUiUrl', () => {
   });
 });
 
+describe('the HTTP API port in the dev-server record', () => {
+  const home = scratchDir('http-record');
+
+  it('is read for the address the live server serves, and for nothing else', () => {
+    const procDir = fakeProc({ 60: dev('--port', '7700', '--http-port', '7710'), 61: ['sleep', '60'] });
+    writeDevServerRecord(home, { address: 'localhost:7700', uiPort: 8700, httpPort: 7710, pid: 60 });
+    expect(recordedHttpPort(home, '127.0.0.1:7700', procDir)).toBe(7710);
+    expect(recordedHttpPort(home, 'localhost:7700', procDir)).toBe(7710);
+    // Another port, a remote host, a dead or foreign pid, an unparsable address: no HTTP API known.
+    expect(recordedHttpPort(home, 'localhost:7701', procDir)).toBeNull();
+    expect(recordedHttpPort(home, 'temporal.example:7700', procDir)).toBeNull();
+    expect(recordedHttpPort(home, 'localhost:notaport', procDir)).toBeNull();
+    writeDevServerRecord(home, { address: 'localhost:7700', uiPort: 8700, httpPort: 7710, pid: 61 });
+    expect(recordedHttpPort(home, 'localhost:7700', procDir)).toBeNull();
+    // A record of an older goalrun has no HTTP port.
+    writeDevServerRecord(home, { address: 'localhost:7700', uiPort: 8700, pid: 60 });
+    expect(recordedHttpPort(home, 'localhost:7700', procDir)).toBeNull();
+    expect(recordedHttpPort(scratchDir('no-record'), 'localhost:7700', procDir)).toBeNull();
+  });
+
+  it('is checked by hand: a record is exactly its fields, or nothing', () => {
+    const record = { address: 'localhost:7700', uiPort: null, httpPort: 7710, pid: 60 };
+    expect(parseDevServerRecord(record)).toEqual(record);
+    expect(parseDevServerRecord({ ...record, extra: true })).toEqual(record);
+    for (const bad of [
+      null,
+      'x',
+      { ...record, address: '' },
+      { ...record, uiPort: 0 },
+      { ...record, uiPort: undefined },
+      { ...record, httpPort: 70000 },
+      { ...record, httpPort: '7710' },
+      { ...record, pid: 1.5 },
+      { ...record, pid: -1 },
+    ]) {
+      expect(parseDevServerRecord(bad), JSON.stringify(bad)).toBeNull();
+    }
+    expect(() => writeDevServerRecord(home, { ...record, pid: 0 })).toThrow(/not a dev-server record/);
+  });
+});
+
 describe.skipIf(!HAS_PROC)('webUiUrl against real processes', { timeout: SERVER_TEST_TIMEOUT_MS }, () => {
   let child: ChildProcess | undefined;
   afterEach(async () => {
@@ -207,6 +255,8 @@ describe.skipIf(!HAS_PROC)('webUiUrl against real processes', { timeout: SERVER_
     expect(record).toEqual({
       address: settings.temporalAddress,
       uiPort: port + 1000,
+      // port + 10 when it was free, else another free port.
+      httpPort: expect.any(Number),
       pid: expect.any(Number),
     });
     expect(webUiUrl(settings, 'w')).toBe(`http://localhost:${port + 1000}/namespaces/default/workflows/w`);

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../../worker/settings';
+import { configSchema } from '../../worker/config-schema';
 import {
   CLI,
   type CliResult,
@@ -327,7 +327,7 @@ describe('docs in the repo', () => {
   });
 
   it('name every config key, environment variable and flag', async () => {
-    for (const key of Object.keys(configSchema.shape)) expect(configuration, key).toContain(`\`${key}\``);
+    for (const key of Object.keys(configSchema().shape)) expect(configuration, key).toContain(`\`${key}\``);
     for (const variable of [
       'GOALRUN_HOME',
       'TEMPORAL_ADDRESS',

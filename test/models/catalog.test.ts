@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCardFile } from '../../activities/models/card-file';
+import { cardWarning } from '../../activities/models/card-names';
 import { cardsDir, findCard, loadCatalog, resolveCard, resolveCards } from '../../activities/models/catalog';
 import { PROVIDER_NAMES } from '../../activities/providers/spec';
 import { computeBudget } from '../../core/budget';
@@ -167,6 +168,31 @@ describe('resolveCard', () => {
     const dir = tempCards({ 'openai/house-model.json': validCard('openai', 'house-model') });
     expect(resolveCard('openai:house-model', { cardsDir: dir })).toMatchObject({ match: 'exact' });
     expect(resolveCard('openai:gpt-4o', { cardsDir: dir }).match).toBe('generic');
+  });
+});
+
+describe('cardWarning (what `goalrun status` says about a model, from the file names only)', () => {
+  it('says what resolveCard says, for every kind of match', () => {
+    for (const specifier of [
+      'openai:gpt-4o',
+      'openai:gpt-4o-2024-08-06',
+      'openai:gpt-4.1-nano',
+      'openai:gpt-4.10',
+      'anthropic:claude-sonnet-4-5@20250929',
+      'ollama:llama3.1:8b',
+      'scripted:/tmp/turns.json',
+      'openai-compatible:some-local-model',
+      'openai:no-such-model',
+    ]) {
+      expect(cardWarning(specifier), specifier).toBe(resolveCard(specifier).warning);
+    }
+  });
+
+  it('throws for a specifier resolveCard refuses too', () => {
+    expect(() => cardWarning('gpt-4o')).toThrow(ConfigError);
+    expect(() => cardWarning('openai:gpt-4o', path.join(tmpdir(), 'goalrun-no-such-cards'))).toThrow(
+      /does not exist/,
+    );
   });
 });
 

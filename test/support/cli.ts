@@ -24,6 +24,8 @@ export function cliEnv(extra: Record<string, string | undefined>): NodeJS.Proces
     'ANTHROPIC_API_KEY',
     'OPENAI_BASE_URL',
     'GOALRUN_MODEL',
+    // It names the HTTP API of one server: the test's TEMPORAL_ADDRESS may be another.
+    'TEMPORAL_HTTP_ADDRESS',
   ]) {
     delete env[name];
   }

@@ -16,14 +16,21 @@
  * The shared server uses the default dynamic config; a test that needs other settings (e.g. an early
  * continue-as-new suggestion) starts its own with
  * `startTestTemporalServer({ dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 40 } })`.
- * Setting GOALRUN_TEST_TEMPORAL_ADDRESS before running vitest reuses that server instead of starting one.
+ * Setting GOALRUN_TEST_TEMPORAL_ADDRESS (and GOALRUN_TEST_TEMPORAL_HTTP_ADDRESS, its HTTP API) before
+ * running vitest reuses that server instead of starting one.
  */
 import type { TestProject } from 'vitest/node';
-import { startTestTemporalServer, TEST_TEMPORAL_ADDRESS_ENV } from './temporal-server';
+import {
+  startTestTemporalServer,
+  TEST_TEMPORAL_ADDRESS_ENV,
+  TEST_TEMPORAL_HTTP_ADDRESS_ENV,
+} from './temporal-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
+    /** The server's HTTP API, `host:port`; '' when a reused server's is not known. */
+    temporalHttpAddress: string;
     temporalNamespace: string;
   }
 }
@@ -33,15 +40,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const existing = process.env[TEST_TEMPORAL_ADDRESS_ENV];
   if (existing) {
     project.provide('temporalAddress', existing);
+    project.provide('temporalHttpAddress', process.env[TEST_TEMPORAL_HTTP_ADDRESS_ENV] ?? '');
     project.provide('temporalNamespace', 'default');
     return async () => {};
   }
   const server = await startTestTemporalServer();
   project.provide('temporalAddress', server.address);
+  project.provide('temporalHttpAddress', server.httpAddress);
   project.provide('temporalNamespace', server.namespace);
   process.env[TEST_TEMPORAL_ADDRESS_ENV] = server.address;
+  process.env[TEST_TEMPORAL_HTTP_ADDRESS_ENV] = server.httpAddress;
   return async () => {
     delete process.env[TEST_TEMPORAL_ADDRESS_ENV];
+    delete process.env[TEST_TEMPORAL_HTTP_ADDRESS_ENV];
     await server.stop();
   };
 }

@@ -12,24 +12,32 @@ export interface GoalTestEnv {
   workspace: string;
   databaseUrl: string;
   temporalAddress: string;
+  /** The server's HTTP API, which the read-only commands use (TEMPORAL_HTTP_ADDRESS), or '' when unknown. */
+  temporalHttpAddress: string;
   taskQueue: string;
 }
 
-/** A fresh data dir, workspace and task queue, against the suite's Temporal server and database. */
+/**
+ * A fresh data dir, workspace and task queue, against the suite's Temporal server and database.
+ * The read-only commands read Temporal over its HTTP API, as they do on a dev server goalrun started;
+ * pass `TEMPORAL_HTTP_ADDRESS: undefined` in `extra` for the gRPC client instead.
+ */
 export function goalTestEnv(name: string, extra: Record<string, string | undefined> = {}): GoalTestEnv {
   const home = tempDir(`${name}-home`);
   const workspace = tempDir(`${name}-ws`);
   const databaseUrl = inject('databaseUrl');
   const temporalAddress = inject('temporalAddress');
+  const temporalHttpAddress = inject('temporalHttpAddress');
   const taskQueue = `test-${name}-${randomUUID().slice(0, 8)}`;
   const env = cliEnv({
     GOALRUN_HOME: home,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_HTTP_ADDRESS: temporalHttpAddress || undefined,
     GOALRUN_TASK_QUEUE: taskQueue,
     ...extra,
   });
-  return { env, home, workspace, databaseUrl, temporalAddress, taskQueue };
+  return { env, home, workspace, databaseUrl, temporalAddress, temporalHttpAddress, taskQueue };
 }
 
 /** Opens the suite's PostgreSQL store for assertions. */

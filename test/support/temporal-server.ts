@@ -21,6 +21,8 @@ export interface TestTemporalServer {
   address: string;
   namespace: 'default';
   port: number;
+  /** Temporal's HTTP API (`--http-port`), `127.0.0.1:<port>`: what TEMPORAL_HTTP_ADDRESS names. */
+  httpAddress: string;
   pid: number;
   /** Web UI port and base URL, when started with `ui: true`. */
   uiPort?: number;
@@ -31,6 +33,8 @@ export interface TestTemporalServer {
 
 /** Environment variable that carries the shared test server's address to tests and their subprocesses. */
 export const TEST_TEMPORAL_ADDRESS_ENV = 'GOALRUN_TEST_TEMPORAL_ADDRESS';
+/** The same for the shared server's HTTP API (unset when a reused server's is not known). */
+export const TEST_TEMPORAL_HTTP_ADDRESS_ENV = 'GOALRUN_TEST_TEMPORAL_HTTP_ADDRESS';
 
 const LOOPBACK = '127.0.0.1';
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -89,11 +93,15 @@ async function startOnce(binary: string, options: TestTemporalServerOptions): Pr
   const address = `${LOOPBACK}:${port}`;
   const uiPort = options.ui ? (options.uiPort ?? (await freeUiPort(port))) : undefined;
   const uiUrl = uiPort === undefined ? undefined : `http://${LOOPBACK}:${uiPort}`;
+  let httpPort = await findFreePort();
+  while (httpPort === port || httpPort === uiPort) httpPort = await findFreePort();
+  const httpAddress = `${LOOPBACK}:${httpPort}`;
   const args = devServerArgs({
     port,
     ip: LOOPBACK,
     headless: !options.ui,
     uiPort,
+    httpPort,
     dbFile: options.dbFile,
     dynamicConfig: options.dynamicConfig,
     extraArgs: options.ui && supportsFlag(binary, UI_NEWS_FLAG) ? [UI_NEWS_FLAG] : [],
@@ -136,7 +144,7 @@ async function startOnce(binary: string, options: TestTemporalServerOptions): Pr
     }
     // The UI listens a moment after the frontend; a test that opens it must not see a refused connection.
     if ((await isTemporalReachable(address, 1_000)) && (!uiUrl || (await isHttpReachable(uiUrl)))) {
-      return { address, namespace: 'default', port, pid: child.pid!, uiPort, uiUrl, stop };
+      return { address, namespace: 'default', port, httpAddress, pid: child.pid!, uiPort, uiUrl, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }

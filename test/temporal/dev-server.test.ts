@@ -15,6 +15,8 @@ import {
   stopBackgroundDevServer,
   uiPortFor,
 } from '../../cli/dev-server';
+import { recordedHttpPort } from '../../cli/dev-server-record';
+import { isHttpApiReachable } from '../../cli/temporal-http';
 import { findFreePort, startTestTemporalServer } from '../support/temporal-server';
 
 const SERVER_TEST_TIMEOUT_MS = 60_000;
@@ -24,12 +26,13 @@ const INDEXED_VALUE_TYPE_INT = 3;
 
 describe('devServerArgs', () => {
   it('binds to loopback, persists to the db file and registers goalrun search attributes', () => {
-    const args = devServerArgs({ port: 7233, uiPort: 8233, dbFile: '/data/temporal.db' });
+    const args = devServerArgs({ port: 7233, uiPort: 8233, httpPort: 7243, dbFile: '/data/temporal.db' });
     expect(args.slice(0, 2)).toEqual(['server', 'start-dev']);
     const pairs = (flag: string) => args.flatMap((arg, i) => (arg === flag ? [args[i + 1]] : []));
     expect(pairs('--ip')).toEqual(['127.0.0.1']);
     expect(pairs('--port')).toEqual(['7233']);
     expect(pairs('--ui-port')).toEqual(['8233']);
+    expect(pairs('--http-port')).toEqual(['7243']);
     expect(pairs('--db-filename')).toEqual(['/data/temporal.db']);
     expect(pairs('--log-level')).toEqual(['warn']);
     expect(pairs('--search-attribute')).toEqual([
@@ -51,6 +54,8 @@ describe('devServerArgs', () => {
     });
     expect(args).toContain('--headless');
     expect(args).not.toContain('--ui-port');
+    // The server then picks a random HTTP port.
+    expect(args).not.toContain('--http-port');
     expect(args).not.toContain('--db-filename');
     expect(args).toContain('limit.historyCount.suggestContinueAsNew=40');
     // The CLI parses dynamic config values as JSON, so strings must arrive quoted.
@@ -133,6 +138,13 @@ describe('ensureTemporalServer', { timeout: SERVER_TEST_TIMEOUT_MS }, () => {
     expect(logs[0]).toContain(join(home, DEV_SERVER_FILES.log));
   });
 
+  it('serves the HTTP API on the port it records, so the light commands can use it', async () => {
+    const record = JSON.parse(readFileSync(join(home, DEV_SERVER_FILES.record), 'utf8'));
+    expect(record).toMatchObject({ address, uiPort, httpPort: expect.any(Number) });
+    expect(recordedHttpPort(home, address)).toBe(record.httpPort);
+    expect(await isHttpApiReachable(`http://127.0.0.1:${record.httpPort}`, 5_000)).toBe(true);
+  });
+
   it('registers goalrun search attributes', async () => {
     const connection = await Connection.connect({ address });
     try {
@@ -192,6 +204,7 @@ describe('startTestTemporalServer', { timeout: SERVER_TEST_TIMEOUT_MS }, () => {
       expect(server.namespace).toBe('default');
       expect(server.address).toBe(`127.0.0.1:${server.port}`);
       expect(await isTemporalReachable(server.address)).toBe(true);
+      expect(await isHttpApiReachable(`http://${server.httpAddress}`, 5_000)).toBe(true);
     } finally {
       await server.stop();
     }

@@ -1,0 +1,106 @@
+/**
+ * The TemporalReader over the gRPC client: what the light commands fall back to when no HTTP API
+ * is known or it does not answer, and what commands that already hold a client (watch, steer, run)
+ * read through. Loaded only then: it brings @temporalio/client, its protobuf definitions and grpc-js.
+ */
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { QueryName } from '../workflows/names';
+import type {
+  HistoryStart,
+  ListedWorkflow,
+  PollerKind,
+  TemporalReader,
+  WorkflowSummary,
+} from './temporal-reader';
+
+const { EventType, TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
+
+/** Whether an error of the SDK says the workflow does not exist. */
+function isWorkflowNotFound(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'WorkflowNotFoundError';
+}
+
+function msOf(timestamp: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  return Number(timestamp?.seconds ?? 0) * 1000 + Math.floor((timestamp?.nanos ?? 0) / 1e6);
+}
+
+/** Reads goals through a connected gRPC client, in the client's namespace. */
+export class GrpcTemporalReader implements TemporalReader {
+  readonly transport = 'grpc' as const;
+
+  constructor(private readonly client: Client) {}
+
+  async describe(workflowId: string): Promise<WorkflowSummary | null> {
+    try {
+      const description = await this.client.workflow.getHandle(workflowId).describe();
+      return {
+        status: description.status.name,
+        taskQueue: description.taskQueue,
+        pendingActivities: (description.raw.pendingActivities ?? []).map((activity) => ({
+          activityType: activity.activityType?.name ?? 'activity',
+          attempt: activity.attempt ?? 0,
+          lastFailure: activity.lastFailure ? (activity.lastFailure.message ?? '') : null,
+        })),
+      };
+    } catch (err) {
+      if (isWorkflowNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  query<Result>(workflowId: string, query: QueryName<Result>): Promise<Result> {
+    return this.client.workflow.getHandle(workflowId).query<Result>(query.name);
+  }
+
+  async historyStart(workflowId: string, pageSize: number): Promise<HistoryStart> {
+    const response = await this.client.workflowService.getWorkflowExecutionHistory({
+      namespace: this.client.options.namespace,
+      execution: { workflowId },
+      maximumPageSize: pageSize,
+    });
+    const events = response.history?.events ?? [];
+    const started = events.find(
+      (event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+    );
+    const attributes = started?.workflowExecutionStartedEventAttributes;
+    let input: unknown = null;
+    const payload = attributes?.input?.payloads?.[0];
+    if (payload) {
+      try {
+        input = this.client.options.loadedDataConverter.payloadConverter.fromPayload<unknown>(payload);
+      } catch {
+        input = null;
+      }
+    }
+    const seconds = Number(started?.eventTime?.seconds ?? 0);
+    return {
+      eventCount: events.length,
+      workflowTaskCompleted: events.some(
+        (event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+      ),
+      startedAt: seconds > 0 ? new Date(seconds * 1000) : null,
+      taskQueue: attributes?.taskQueue?.name ?? null,
+      input: input ?? null,
+    };
+  }
+
+  async listWorkflows(query: string, limit: number): Promise<ListedWorkflow[]> {
+    const listed: ListedWorkflow[] = [];
+    for await (const info of this.client.workflow.list({ query, pageSize: limit })) {
+      listed.push({ workflowId: info.workflowId, startedAt: info.startTime, taskQueue: info.taskQueue });
+      if (listed.length >= limit) break;
+    }
+    return listed;
+  }
+
+  async pollerAccessTimes(taskQueue: string, kind: PollerKind): Promise<number[]> {
+    const response = await this.client.workflowService.describeTaskQueue({
+      namespace: this.client.options.namespace,
+      taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType:
+        kind === 'activity' ? TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY : TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    return (response.pollers ?? []).map((poller) => msOf(poller.lastAccessTime)).filter((ms) => ms > 0);
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Decoding the JSON of Temporal's HTTP API (the frontend's grpc-gateway: protobuf's JSON mapping,
+ * enums by name, 64-bit integers as strings, timestamps as RFC 3339) into the reader's types. Pure,
+ * and checked by hand rather than with zod, which alone would add a twentieth of a second to every
+ * light command (issue 10). Anything unexpected throws {@link TemporalHttpError}.
+ *
+ * Payloads: the CLI asks for them in full (`?noPayloadShorthand`), because the shorthand re-encodes
+ * JSON through Go maps and turns empty lists into null (`"dependencies": []` arrives as `null`).
+ * The shorthand is still understood, for a server that ignores the parameter.
+ */
+import type { HistoryStart, ListedWorkflow, PendingActivity, WorkflowSummary } from './temporal-reader';
+
+/** gRPC status code NOT_FOUND, as the gateway reports it in an error body's `code`. */
+export const GRPC_NOT_FOUND = 5;
+
+const JSON_ENCODING = 'json/plain';
+const NULL_ENCODING = 'binary/null';
+const STARTED_EVENT = 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED';
+const TASK_COMPLETED_EVENT = 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED';
+const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
+
+/** A failed or unexpected answer of the HTTP API: the HTTP status and gRPC code when there was one. */
+export class TemporalHttpError extends Error {
+  constructor(
+    message: string,
+    readonly httpStatus?: number,
+    readonly grpcCode?: number,
+  ) {
+    super(message);
+    this.name = 'TemporalHttpError';
+  }
+
+  /** Whether the server said the workflow (or whatever was asked for) does not exist. */
+  get notFound(): boolean {
+    return this.grpcCode === GRPC_NOT_FOUND || (this.grpcCode === undefined && this.httpStatus === 404);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function objectAt(value: unknown, what: string): Json {
+  if (!isObject(value))
+    throw new TemporalHttpError(`unexpected answer from Temporal: ${what} is not an object`);
+  return value;
+}
+
+function optionalObject(value: unknown, what: string): Json {
+  return value === undefined || value === null ? {} : objectAt(value, what);
+}
+
+function listAt(value: unknown, what: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value))
+    throw new TemporalHttpError(`unexpected answer from Temporal: ${what} is not a list`);
+  return value;
+}
+
+function stringAt(value: unknown, what: string): string {
+  if (typeof value !== 'string')
+    throw new TemporalHttpError(`unexpected answer from Temporal: ${what} is not a string`);
+  return value;
+}
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** A protobuf Timestamp in JSON (RFC 3339), as ms since the epoch; null when absent or unreadable. */
+export function timestampMs(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The SDK's name of a workflow status enum value (`WORKFLOW_EXECUTION_STATUS_CANCELED` → `CANCELLED`). */
+export function statusNameOf(value: unknown): string {
+  if (value === undefined) return 'UNSPECIFIED';
+  if (typeof value !== 'string') return 'UNKNOWN';
+  const name = value.startsWith(STATUS_PREFIX) ? value.slice(STATUS_PREFIX.length) : value;
+  return name === 'CANCELED' ? 'CANCELLED' : name;
+}
+
+function fromBase64(value: unknown, what: string): string {
+  return Buffer.from(stringAt(value, what), 'base64').toString('utf8');
+}
+
+/** Whether a JSON value is a payload in full form, by the rule Temporal's own decoder applies to shorthand. */
+function isFullPayload(value: unknown): value is Json {
+  if (!isObject(value) || !isObject(value.metadata) || typeof value.metadata.encoding !== 'string')
+    return false;
+  const keys = Object.keys(value);
+  return keys.length === 2 ? typeof value.data === 'string' : keys.length === 1;
+}
+
+/** One payload in full form: `{metadata: {encoding: base64}, data: base64}`. Only JSON and null are goalrun's. */
+export function decodePayload(payload: unknown): unknown {
+  const { metadata, data } = objectAt(payload, 'a payload');
+  const encoding = fromBase64(objectAt(metadata, 'payload metadata').encoding, 'payload encoding');
+  if (encoding === NULL_ENCODING) return null;
+  if (encoding !== JSON_ENCODING)
+    throw new TemporalHttpError(`cannot decode a payload encoded as ${encoding}`);
+  const text = data === undefined ? '' : fromBase64(data, 'payload data');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TemporalHttpError('a json/plain payload holds no valid JSON');
+  }
+}
+
+/** A `Payloads` message: `{payloads: [...]}` in full form, a list of values in shorthand, or nothing. */
+export function decodePayloads(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.map((item) => (isFullPayload(item) ? decodePayload(item) : item));
+  return listAt(objectAt(value, 'payloads').payloads, 'payloads').map(decodePayload);
+}
+
+/** The body of a failed call: `{code, message}` from the gateway, or whatever text came back. */
+export function errorFromResponse(httpStatus: number, text: string): TemporalHttpError {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  if (isObject(body) && typeof body.message === 'string') {
+    const code = typeof body.code === 'number' ? body.code : undefined;
+    return new TemporalHttpError(body.message, httpStatus, code);
+  }
+  return new TemporalHttpError(
+    `Temporal's HTTP API answered ${httpStatus}: ${text.slice(0, 200)}`,
+    httpStatus,
+  );
+}
+
+/** DescribeWorkflowExecutionResponse → WorkflowSummary. */
+export function decodeDescribe(json: unknown): WorkflowSummary {
+  const info = objectAt(objectAt(json, 'the description').workflowExecutionInfo, 'workflowExecutionInfo');
+  const pending = listAt(objectAt(json, 'the description').pendingActivities, 'pendingActivities');
+  return {
+    status: statusNameOf(info.status),
+    taskQueue: optionalString(info.taskQueue) ?? '',
+    pendingActivities: pending.map((item, index): PendingActivity => {
+      const activity = objectAt(item, `pending activity ${index}`);
+      const failure = optionalObject(activity.lastFailure, 'lastFailure');
+      return {
+        activityType:
+          optionalString(optionalObject(activity.activityType, 'activityType').name) ?? 'activity',
+        attempt: typeof activity.attempt === 'number' ? activity.attempt : 0,
+        lastFailure: activity.lastFailure ? (optionalString(failure.message) ?? '') : null,
+      };
+    }),
+  };
+}
+
+/** The first page of GetWorkflowExecutionHistoryResponse → HistoryStart. */
+export function decodeHistoryStart(json: unknown): HistoryStart {
+  const history = optionalObject(objectAt(json, 'the history page').history, 'history');
+  const events = listAt(history.events, 'history events').map((event, index) =>
+    objectAt(event, `history event ${index}`),
+  );
+  const started = events.find((event) => event.eventType === STARTED_EVENT);
+  const attributes = optionalObject(
+    started?.workflowExecutionStartedEventAttributes,
+    'workflowExecutionStartedEventAttributes',
+  );
+  let input: unknown = null;
+  try {
+    input = decodePayloads(attributes.input)[0] ?? null;
+  } catch {
+    input = null;
+  }
+  const startedMs = timestampMs(started?.eventTime);
+  return {
+    eventCount: events.length,
+    workflowTaskCompleted: events.some((event) => event.eventType === TASK_COMPLETED_EVENT),
+    // To the second, as the gRPC path reads it.
+    startedAt: startedMs === null ? null : new Date(Math.floor(startedMs / 1000) * 1000),
+    taskQueue: optionalString(optionalObject(attributes.taskQueue, 'taskQueue').name),
+    input,
+  };
+}
+
+/** QueryWorkflowResponse → the query's answer (its first payload), as the SDK's handle.query() returns it. */
+export function decodeQueryResult(json: unknown): unknown {
+  const response = objectAt(json, 'the query response');
+  if (response.queryRejected) throw new TemporalHttpError('the query was rejected');
+  if (response.queryResult === undefined || response.queryResult === null) {
+    throw new TemporalHttpError('unexpected answer from Temporal: the query response has no result');
+  }
+  return decodePayloads(response.queryResult)[0];
+}
+
+/** A page of ListWorkflowExecutionsResponse. */
+export function decodeWorkflowList(json: unknown): {
+  workflows: ListedWorkflow[];
+  nextPageToken: string | null;
+} {
+  const response = objectAt(json, 'the workflow list');
+  const workflows = listAt(response.executions, 'executions').map((item, index): ListedWorkflow => {
+    const execution = objectAt(item, `execution ${index}`);
+    const startedMs = timestampMs(execution.startTime);
+    return {
+      workflowId: stringAt(objectAt(execution.execution, 'execution').workflowId, 'workflowId'),
+      startedAt: new Date(startedMs ?? 0),
+      taskQueue: optionalString(execution.taskQueue) ?? '',
+    };
+  });
+  const token = optionalString(response.nextPageToken);
+  return { workflows, nextPageToken: token === '' ? null : token };
+}
+
+/** DescribeTaskQueueResponse → when each poller last polled (pollers without a time are left out). */
+export function decodePollerAccessTimes(json: unknown): number[] {
+  return listAt(objectAt(json, 'the task queue').pollers, 'pollers').flatMap((poller, index) => {
+    const ms = timestampMs(objectAt(poller, `poller ${index}`).lastAccessTime);
+    return ms === null ? [] : [ms];
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * Issue 10: the read-only commands of a running goal (status, tasks, policy, stats, jobs, list)
+ * answer through Temporal's HTTP API, against the real dev server, with what the gRPC client
+ * gives: the live query while a worker runs the goal, the store's checkpoint once no worker answers.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CliResult,
+  killAndWait,
+  runCli,
+  scriptedModel,
+  spawnCli,
+  tempDir,
+  waitFor,
+} from '../support/cli';
+import { type GoalTestEnv, goalTestEnv } from '../support/goal-env';
+
+const RECORDER = path.resolve(__dirname, '../support/module-recorder.cjs');
+
+function json(result: CliResult): Record<string, unknown> {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** A live snapshot without the clock, which ticks between two calls. */
+function withoutClock(view: Record<string, unknown>): Record<string, unknown> {
+  const { elapsedMs: _elapsed, ...rest } = view;
+  return rest;
+}
+
+describe('a running goal read over the HTTP API', () => {
+  let t: GoalTestEnv;
+  let grpc: NodeJS.ProcessEnv;
+  let sessionId: string;
+  let worker: ReturnType<typeof spawnCli> | undefined;
+
+  beforeAll(async () => {
+    t = goalTestEnv('http-status');
+    expect(t.env.TEMPORAL_HTTP_ADDRESS).toBeTruthy();
+    grpc = { ...t.env };
+    delete grpc.TEMPORAL_HTTP_ADDRESS;
+    const model = scriptedModel(t.home, [
+      {
+        toolCalls: [
+          {
+            name: 'todo-write',
+            args: { todos: [{ id: 'wait', content: 'wait a while', status: 'in_progress' }] },
+          },
+        ],
+      },
+      // Runs long enough for the test to look at it, and not forever if the test dies.
+      { toolCalls: [{ name: 'bash', args: { command: 'sleep 90' } }] },
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'waited' } }] },
+    ]);
+    const polling = spawnCli(['worker'], t.env);
+    worker = polling;
+    await waitFor('the worker to poll', () => polling.output().includes(`polling task queue ${t.taskQueue}`));
+    const started = json(
+      await runCli(['start', 'wait a while', '--workspace', t.workspace, '--model', model, '--json'], t.env),
+    );
+    sessionId = started.sessionId as string;
+    // Step 2 asked for the long bash call: the goal now sits in it.
+    await waitFor('the second step', async () => {
+      const view = json(await runCli(['status', sessionId, '--json'], t.env));
+      return view.steps === 2 && view.status === 'running';
+    });
+  });
+
+  afterAll(async () => {
+    if (worker) await killAndWait(worker);
+    if (sessionId) await runCli(['cancel', sessionId], grpc);
+  });
+
+  it('answers status, tasks, policy and stats live, as the gRPC client does', async () => {
+    const status = json(await runCli(['status', sessionId, '--json'], t.env));
+    expect(status).toMatchObject({ sessionId, status: 'running', steps: 2, objective: 'wait a while' });
+    expect(withoutClock(status)).toEqual(
+      withoutClock(json(await runCli(['status', sessionId, '--json'], grpc))),
+    );
+
+    const tasks = json(await runCli(['tasks', sessionId, '--json'], t.env));
+    // Empty lists arrive as empty lists (the HTTP API's payload shorthand would make them null).
+    expect(tasks).toEqual([
+      expect.objectContaining({ id: 'wait', status: 'in_progress', blocked_by: [], dependencies: [] }),
+    ]);
+    expect(tasks).toEqual(json(await runCli(['tasks', sessionId, '--json'], grpc)));
+
+    for (const command of ['policy', 'stats', 'jobs']) {
+      const overHttp = await runCli([command, sessionId, '--json'], t.env);
+      expect(overHttp.stderr).not.toContain('did not answer');
+      expect(json(overHttp)).toEqual(json(await runCli([command, sessionId, '--json'], grpc)));
+    }
+  });
+
+  it('lists the running goal (from its store row, as list always does)', async () => {
+    const listed = (
+      json(await runCli(['list', '--json'], t.env)) as unknown as Array<Record<string, unknown>>
+    ).find((view) => view.sessionId === sessionId);
+    expect(listed).toMatchObject({ status: 'running', objective: 'wait a while' });
+  });
+
+  for (const command of ['status', 'jobs']) {
+    it(`${command} loads no gRPC client to do so`, async () => {
+      const record = path.join(tempDir('http-status-modules'), 'modules.txt');
+      const env = { ...t.env, NODE_OPTIONS: `--require ${RECORDER}`, GOALRUN_MODULE_RECORD: record };
+      json(await runCli([command, sessionId, '--json'], env));
+      const modules = fs.readFileSync(record, 'utf8').split('\n');
+      expect(
+        modules.filter((file) =>
+          /node_modules[/\\](@temporalio[/\\](client|proto)|@grpc|zod)[/\\]/.test(file),
+        ),
+      ).toEqual([]);
+    });
+  }
+
+  it('falls back to the checkpoint in the store once no worker answers the query', async () => {
+    if (worker) await killAndWait(worker);
+    worker = undefined;
+    const overHttp = json(await runCli(['status', sessionId, '--json'], t.env));
+    expect(overHttp).toMatchObject({ sessionId, status: 'running', objective: 'wait a while' });
+    // Both read the same saved snapshot, clock included.
+    expect(overHttp).toEqual(json(await runCli(['status', sessionId, '--json'], grpc)));
+    const policy = await runCli(['policy', sessionId], t.env);
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(policy.stderr).toContain(`goal ${sessionId} did not answer (is a worker running it?)`);
+  });
+});

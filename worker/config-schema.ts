@@ -1,0 +1,72 @@
+/**
+ * The config file's zod schema: the full verdict and the error messages for `$GOALRUN_HOME/config.json`.
+ * zod is required when the schema is first asked for, which is only when the hand-checked fast path
+ * (config-fast-path.ts) cannot accept a config by itself: loading zod costs the light commands a
+ * twentieth of a second (issue 10).
+ */
+import path from 'node:path';
+import type * as Zod from 'zod';
+import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
+import { isTemporalHttpAddress } from './config-fast-path';
+
+function buildConfigSchema(z: typeof Zod) {
+  const positiveInt = z.number().int().positive();
+
+  /** The `sandbox` section of the config (issue 8): how tool processes are contained. */
+  const sandboxSchema = z
+    .object({
+      mode: z.enum(SANDBOX_MODES).optional(),
+      network: z.boolean().optional(),
+      writable_roots: z
+        .array(z.string().refine((dir) => path.isAbsolute(dir), 'must be an absolute path'))
+        .optional(),
+      env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).optional(),
+      approval: z.enum(APPROVAL_POLICIES).optional(),
+      approval_timeout_minutes: positiveInt.optional(),
+    })
+    .strict();
+
+  /** The config file's schema. Unknown keys are errors, so a typo never silently does nothing. */
+  return z
+    .object({
+      model: z.string().min(1).optional(),
+      base_url: z.string().url().optional(),
+      max_iterations: positiveInt.optional(),
+      max_steps: positiveInt.optional(),
+      max_minutes: positiveInt.optional(),
+      no_progress_limit: positiveInt.optional(),
+      temporal_address: z.string().min(1).optional(),
+      /** Temporal's HTTP API, `host:port` or an http(s) URL: the read-only commands use it instead of gRPC. */
+      temporal_http_address: z
+        .string()
+        .refine(isTemporalHttpAddress, 'must be host:port or an http(s) URL')
+        .optional(),
+      temporal_namespace: z.string().min(1).optional(),
+      task_queue: z.string().min(1).optional(),
+      database_url: z.string().min(1).optional(),
+      auto_compact_enabled: z.boolean().optional(),
+      auto_compact_threshold_pct: z.number().min(1).max(100).optional(),
+      auto_compact_target_pct: z.number().min(1).max(100).optional(),
+      auto_compact_max_failures: positiveInt.optional(),
+      context_window: positiveInt.optional(),
+      summarizer_model: z.string().min(1).optional(),
+      backup_model: z.string().min(1).optional(),
+      provider_unreachable_minutes: positiveInt.optional(),
+      sandbox: sandboxSchema.optional(),
+      /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
+      tools_queue: z.string().min(1).optional(),
+    })
+    .strict();
+}
+
+type ConfigSchema = ReturnType<typeof buildConfigSchema>;
+let schema: ConfigSchema | undefined;
+
+/** The config file's schema (built, and zod loaded, on first use). */
+export function configSchema(): ConfigSchema {
+  schema ??= buildConfigSchema(require('zod') as typeof Zod);
+  return schema;
+}
+
+/** A valid config file. */
+export type GoalrunConfig = Zod.infer<ConfigSchema>;
