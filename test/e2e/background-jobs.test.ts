@@ -250,7 +250,11 @@ describe('background jobs', () => {
       expect(results[1].text).toContain('served /alive');
       await waitFor('the job to be gone', () => processesWith('server.js', String(port)).length === 0);
       expect(await fetchFromHost(port, '/after-end')).toBe('ECONNREFUSED');
-      const checkpoint = await store.latestCheckpoint(sessionId);
+      // The live state says how it ended a moment before the final checkpoint is written.
+      const checkpoint = await waitFor(`the ${ending} checkpoint`, async () => {
+        const latest = await store.latestCheckpoint(sessionId);
+        return (latest?.goalState as { status?: string } | undefined)?.status === ending ? latest : undefined;
+      });
       expect(checkpoint?.goalState).toMatchObject({
         status: ending,
         jobs: [expect.objectContaining({ jobId: 'job-1', status: 'killed' })],

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GrpcTemporalReader } from '../../cli/temporal-grpc';
 import { livePollers } from '../../cli/worker-presence';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
@@ -157,7 +158,8 @@ describe('steering', () => {
       const stoppedAt = server.requests.length;
       // Temporal still lists the stopped worker as a poller for a while, so `steer` first tries an
       // update; nobody accepts it, and the message goes as a durable signal instead of hanging.
-      expect(await livePollers(client, t.taskQueue)).toBeGreaterThan(0);
+      // (The gRPC reader given directly: a lazy require of a .ts module does not resolve in-process here.)
+      expect(await livePollers(new GrpcTemporalReader(client), t.taskQueue)).toBeGreaterThan(0);
       const steered = json(await runCli(['steer', sessionId, message, '--json'], t.env));
       expect(steered.delivery).toBe('queued');
       expect(server.requests.length).toBe(stoppedAt);
