@@ -131,7 +131,10 @@ describe('compact at continue-as-new', () => {
       expect(burstResults).toHaveLength(BURST);
       for (const result of burstResults ?? []) expect(result.code, result.stderr).toBe(0);
       // The flood's were too (the last one may find the goal ended: exit 2).
-      expect(answered.every((code) => code === 0 || code === 2)).toBe(true);
+      expect(
+        answered.every((code) => code === 0 || code === 2),
+        `exit codes ${answered.join(',')}`,
+      ).toBe(true);
 
       // The chain of runs, from the first one.
       const runs: HistoryEvent[][] = [];
@@ -170,11 +173,17 @@ describe('compact at continue-as-new', () => {
       const autoSummaryDone = indexesOf(
         (e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === autoSummaryId,
       )[0];
-      expect(accepted.every((i) => i > autoSummary && i < autoSummaryDone)).toBe(true);
+      expect(
+        accepted.every((i) => i > autoSummary && i < autoSummaryDone),
+        `accepted at ${accepted.join(',')}; the auto summary ran from ${autoSummary} to ${autoSummaryDone}`,
+      ).toBe(true);
       // All of them queued when the loop looked for continue-as-new, and answered after it: no model step
       // ran in between, so no step boundary did it; the run then continued as new.
       expect(completed).toHaveLength(BURST);
-      expect(completed.every((i) => i > autoSummaryDone)).toBe(true);
+      expect(
+        completed.every((i) => i > autoSummaryDone),
+        `completed at ${completed.join(',')}; the auto summary was done at ${autoSummaryDone}`,
+      ).toBe(true);
       expect(indexesOf((e) => scheduledActivity(e) === 'modelStep').filter((i) => i > autoSummary)).toEqual(
         [],
       );

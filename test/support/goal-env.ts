@@ -27,7 +27,10 @@ export function goalTestEnv(name: string, extra: Record<string, string | undefin
   const workspace = tempDir(`${name}-ws`);
   const databaseUrl = inject('databaseUrl');
   const temporalAddress = inject('temporalAddress');
-  const temporalHttpAddress = inject('temporalHttpAddress');
+  // A test on a server of its own (TEMPORAL_ADDRESS in extra) reads it over gRPC unless it names that
+  // server's HTTP API too: the suite's HTTP API would answer for another server.
+  const ownServer = extra.TEMPORAL_ADDRESS !== undefined && !('TEMPORAL_HTTP_ADDRESS' in extra);
+  const temporalHttpAddress = ownServer ? '' : inject('temporalHttpAddress');
   const taskQueue = `test-${name}-${randomUUID().slice(0, 8)}`;
   const env = cliEnv({
     GOALRUN_HOME: home,
