@@ -64,6 +64,16 @@ export function runningJobsByProcess(jobs: JobRecord[]): Map<string, string[]> {
 }
 
 /** The `/jobs` listing, as the spec shows it. */
+/**
+ * The jobs as a reader should see them when some tool hosts no longer poll: a running job of a gone
+ * host is lost, although the goal records that only when it next touches the job.
+ */
+export function withGoneHosts(jobs: JobRecord[], goneQueues: ReadonlySet<string>): JobRecord[] {
+  return jobs.map((job) =>
+    job.status === 'running' && goneQueues.has(job.processQueue) ? { ...job, status: 'lost' } : job,
+  );
+}
+
 export function renderJobs(jobs: JobRecord[], nowMs: number): string {
   if (jobs.length === 0) return 'no background jobs';
   const lines = jobs.map(

@@ -7,6 +7,7 @@ import {
   nextJobId,
   renderJobs,
   runningJobsByProcess,
+  withGoneHosts,
 } from '../../core/jobs-registry';
 
 const job = (n: number, extra: Partial<JobRecord> = {}): JobRecord => ({
@@ -55,5 +56,19 @@ describe('the jobs registry', () => {
     expect(text).toContain('- job-1 [running] sleep 1 (started 5m23s ago)');
     expect(text).toContain('- job-2 [exited 3] sleep 2');
     expect(renderJobs([], 0)).toBe('no background jobs');
+  });
+
+  it('shows the running jobs of a gone host as lost, and leaves the others and finished jobs alone', () => {
+    const jobs = [
+      job(1, { processQueue: 'host-a' }),
+      job(2, { processQueue: 'host-b' }),
+      job(3, { processQueue: 'host-a', status: 'exited', exitCode: 0 }),
+    ];
+    expect(withGoneHosts(jobs, new Set(['host-a'])).map((j) => j.status)).toEqual([
+      'lost',
+      'running',
+      'exited',
+    ]);
+    expect(withGoneHosts(jobs, new Set())).toEqual(jobs);
   });
 });
