@@ -10,6 +10,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/clie
 import { ConfigError } from '../core/errors';
 import { FINAL_STATUSES } from '../core/goal';
 import { type SteerResult, steerSignal, steerUpdate, workflowIdOf } from '../workflows/definitions';
+import { innermostMessage } from '../workflows/failures';
 import type { CliContext } from './context';
 import { queryState, workflowStatus } from './goal-status';
 import { hasLiveWorker } from './worker-presence';
@@ -93,7 +94,7 @@ export async function steerGoal(
     return result ? { delivery: 'done', result } : { delivery: 'accepted', id: request.id };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      const why = innermost(err);
+      const why = innermostMessage(err);
       // The server's words when the goal's run closed with the request in flight (it ended, or it
       // continued as new) are about Temporal, not about what the user can do.
       if (/completed before the Update completed/i.test(why)) {
@@ -105,21 +106,6 @@ export async function steerGoal(
     }
     throw err;
   }
-}
-
-function innermost(err: Error): string {
-  let current: unknown = err;
-  let message = err.message;
-  while (
-    current &&
-    typeof current === 'object' &&
-    'cause' in current &&
-    (current as { cause?: unknown }).cause
-  ) {
-    current = (current as { cause: unknown }).cause;
-    if (current instanceof Error && current.message) message = current.message;
-  }
-  return message;
 }
 
 function sleep(ms: number): Promise<void> {

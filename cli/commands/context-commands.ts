@@ -19,6 +19,7 @@ type SavedState = Omit<GoalState, 'ledger'>;
 // backup card needs: loaded when used, so `policy` and `stats` stay light (issue 10).
 const definitions = (): typeof import('../../workflows/definitions') =>
   require('../../workflows/definitions');
+const updates = (): typeof import('../update-across-runs') => require('../update-across-runs');
 const catalog = (): typeof import('../../activities/models/catalog') =>
   require('../../activities/models/catalog');
 
@@ -96,10 +97,13 @@ export async function compactCommand(
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
   // With --json, stdout holds only the result.
   (options.json ? notice : say)(`compacting ${sessionId} (waits for the current step to finish)…`);
-  const result = await handle.executeUpdate(definitions().compactUpdate, {
-    args: [topic.join(' ')],
-    updateId: randomUUID(),
-  });
+  const result = await updates().updateAcrossRuns(
+    sessionId,
+    () =>
+      // A handle without a run id: each attempt reaches the run that is current then.
+      handle.executeUpdate(definitions().compactUpdate, { args: [topic.join(' ')], updateId: randomUUID() }),
+    async () => (await workflowStatus(client, sessionId)) === 'RUNNING',
+  );
   if (options.json) printJson(result);
   else say(result.note ?? `nothing to compact (${result.beforeTokens} tokens in context)`);
   return 0;

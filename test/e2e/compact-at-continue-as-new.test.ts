@@ -112,12 +112,14 @@ describe('compact at continue-as-new', () => {
       // After the burst, compactions are requested without a pause until the goal ends.
       let running = true;
       const answered: number[] = [];
+      const unexpected: string[] = [];
       const flood = (async () => {
         while (running && !burst) await new Promise((resolve) => setTimeout(resolve, 200));
         await burst;
         while (running) {
           const result = await runCli(['compact', sessionId, '--json'], t.env, 120_000);
           answered.push(result.code ?? -1);
+          if (result.code !== 0 && result.code !== 2) unexpected.push(result.stderr.trim());
         }
       })();
       const watched = await runCli(['watch', sessionId, '--json'], t.env, 150_000);
@@ -133,7 +135,7 @@ describe('compact at continue-as-new', () => {
       // The flood's were too (the last one may find the goal ended: exit 2).
       expect(
         answered.every((code) => code === 0 || code === 2),
-        `exit codes ${answered.join(',')}`,
+        `exit codes ${answered.join(',')}; unexpected: ${unexpected.join(' | ')}`,
       ).toBe(true);
 
       // The chain of runs, from the first one.
