@@ -7,18 +7,25 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import {
   appendFileSync,
   closeSync,
-  existsSync,
   mkdirSync,
   openSync,
   readFileSync,
-  readSync,
   statSync,
-  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  isProcessAlive,
+  looksLikeDevServer,
+  readLogTail,
+  readPidFile,
+  releaseLock,
+  STALE_LOCK_MS,
+  tryAcquireLock,
+  unlinkQuietly,
+} from './dev-server-files';
 import { DEV_SERVER_RECORD_FILE, removeDevServerRecord, writeDevServerRecord } from './dev-server-record';
 import {
   bindIpFor,
@@ -61,9 +68,6 @@ const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const POLL_INTERVAL_MS = 200;
 const STOP_TIMEOUT_MS = 10_000;
 // A lock older than this belongs to a process that died mid-start (startup itself is bounded by 30 s).
-const STALE_LOCK_MS = 2 * DEFAULT_STARTUP_TIMEOUT_MS;
-const LOG_TAIL_LINES = 25;
-const LOG_TAIL_BYTES = 16 * 1024;
 
 /** Options for {@link runDevServerForeground}. */
 export interface ForegroundDevServerOptions {
@@ -205,34 +209,6 @@ export async function ensureTemporalServer(
     return await startBackgroundServer(options, host, port, timeoutMs);
   } finally {
     releaseLock(lockPath);
-  }
-}
-
-function tryAcquireLock(lockPath: string): boolean {
-  try {
-    writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx' });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  // Break the lock only if its holder is gone or it is far older than any startup can take.
-  try {
-    const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-    const ageMs = Date.now() - statSync(lockPath).mtimeMs;
-    // An empty file is a lock whose holder has created it but not yet written its pid.
-    const holderGone = !Number.isNaN(holder) && !isProcessAlive(holder);
-    if (holderGone || ageMs > STALE_LOCK_MS) unlinkSync(lockPath);
-  } catch {
-    // The holder released it between our checks; the next attempt will tell.
-  }
-  return false;
-}
-
-function releaseLock(lockPath: string): void {
-  try {
-    if (Number.parseInt(readFileSync(lockPath, 'utf8'), 10) === process.pid) unlinkSync(lockPath);
-  } catch {
-    // Already gone.
   }
 }
 
@@ -402,66 +378,6 @@ export function normalizeAddress(address: string): string {
     return name.includes(':') ? `[${name}]:${port}` : `${name}:${port}`;
   } catch {
     return address.trim();
-  }
-}
-
-function readPidFile(pidPath: string): number | null {
-  if (!existsSync(pidPath)) return null;
-  const pid = Number.parseInt(readFileSync(pidPath, 'utf8'), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A zombie (exited, not yet reaped) still answers signal 0 but is dead for our purposes.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-function looksLikeDevServer(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start-dev');
-  } catch {
-    // No /proc (macOS): trust the pid file.
-    return true;
-  }
-}
-
-function readLogTail(logPath: string, fromByte: number): string {
-  try {
-    const size = statSync(logPath).size;
-    const start = Math.max(fromByte, size - LOG_TAIL_BYTES);
-    const buffer = Buffer.alloc(size - start);
-    const fd = openSync(logPath, 'r');
-    try {
-      readSync(fd, buffer, 0, buffer.length, start);
-    } finally {
-      closeSync(fd);
-    }
-    const lines = buffer.toString('utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES);
-    return lines.length > 0 && lines[0] !== ''
-      ? lines.map((line) => `  ${line}`).join('\n')
-      : '  (log is empty)';
-  } catch {
-    return '  (log unreadable)';
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
   }
 }
 
