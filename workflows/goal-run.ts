@@ -3,7 +3,7 @@
  * it writes to the session store, how it delivers steering and how it ends. The state and its pure
  * rules live in core/goal-session.ts; this class adds the activities around them.
  */
-import { log, patched, workflowInfo } from '@temporalio/workflow';
+import { log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
 import { breakdownTotal } from '../core/cost';
@@ -22,7 +22,8 @@ import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
 import type { CompactionHost } from './compaction';
 import type { GoalWorkflowInput } from './goal-workflow';
-import { KEEP_EVERY_STEERING_PATCH } from './patches';
+import { featuresOfThisRun } from './features';
+import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
 
@@ -46,8 +47,8 @@ export class GoalRun {
   private readonly publisher: () => void;
   /** Whether the session row and the first message exist (a goal cancelled before its start has neither). */
   private opened: boolean;
-  /** Compaction keeps every steering message, not only the latest three (false for runs started before). */
-  private readonly keepsEverySteering = patched(KEEP_EVERY_STEERING_PATCH);
+  /** The patched behaviours this run takes (false for the changes made after the build that started it). */
+  readonly features: WorkflowFeatures = featuresOfThisRun();
 
   constructor(private readonly input: GoalWorkflowInput) {
     const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
@@ -75,7 +76,7 @@ export class GoalRun {
   /** The compaction module's view of this run. */
   compactionHost(): CompactionHost {
     return {
-      latestSteeringOnly: !this.keepsEverySteering,
+      latestSteeringOnly: !this.features[PATCH.keepEverySteering],
       get: () => this.state,
       set: (next) => {
         this.state = next;

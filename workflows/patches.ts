@@ -1,8 +1,63 @@
 /**
- * Patch ids of workflow changes that decide differently on a replay (Temporal's `patched()`): a run
- * started before the change keeps the old decisions, one started after records the marker and takes
- * the new ones. Each is asked once, when an execution starts, so a run never mixes the two.
+ * Every patch of the goal workflow (Temporal's `patched()`), with the release that added it and
+ * where it is in Temporal's procedure: `patched` → `deprecated` (one release later, or once
+ * `goalrun upgrade-check` shows no goal of an older build) → `removed`. A goal started by an older
+ * build replays the old branch of each patch; one started by this build records the marker and
+ * takes the new branch.
+ *
+ * Rules (test/workflow/patches.test.ts holds them against the ids each release shipped, saved
+ * beside its histories in test/fixtures/histories/<version>/patches.json):
+ * - an id is never deleted from this list; a removed patch keeps its record;
+ * - a patch is removed only after a release that shipped it as deprecated;
+ * - new patches go at the end: they are asked in this order when an execution starts.
+ *
+ * Plain data, free of the SDK, so tests and the CLI can read it.
  */
 
-/** Compaction keeps every steering message verbatim (within a budget), not only the latest three. */
-export const KEEP_EVERY_STEERING_PATCH = 'keep-every-steering-message';
+/** Where a patch is in Temporal's procedure. */
+export type PatchStage = 'patched' | 'deprecated' | 'removed';
+
+/** The patch ids of this build. Durable contracts: never rename one. */
+export const PATCH = {
+  /** Compaction keeps every steering message verbatim (within a budget), not only the latest three. */
+  keepEverySteering: 'keep-every-steering-message',
+} as const;
+
+/** A patch id. */
+export type PatchId = (typeof PATCH)[keyof typeof PATCH];
+
+/** One patch and its history. */
+export interface PatchRecord {
+  id: PatchId | string;
+  /** The release that added it (`pre-release` for changes before releases were named). */
+  addedIn: string;
+  stage: PatchStage;
+  /** The release that turned `patched()` into `deprecatePatch()`. */
+  deprecatedIn?: string;
+  /** The release that dropped the call. */
+  removedIn?: string;
+  /** What the new branch does. */
+  what: string;
+}
+
+/** Every patch, oldest first: the order in which an execution asks for them. */
+export const PATCHES: readonly PatchRecord[] = [
+  {
+    id: 'context-compaction',
+    addedIn: 'pre-release',
+    stage: 'removed',
+    removedIn: 'pre-release',
+    what:
+      'context compaction. Removed without the deprecation step before releases were named, so goals started by ' +
+      'builds from before 2026-12-01 cannot finish on this one (run a worker of their build, or reset them).',
+  },
+  {
+    id: PATCH.keepEverySteering,
+    addedIn: '0.1.0',
+    stage: 'patched',
+    what: 'compaction keeps every steering message verbatim (a quarter of the usable input at most)',
+  },
+];
+
+/** Whether a patch's new behaviour applies to a run: one boolean per id this build knows. */
+export type WorkflowFeatures = Record<PatchId, boolean>;
