@@ -5,6 +5,7 @@
  */
 import type { CompactionState } from './compaction/state';
 import { breakdownTotal, type UsageBreakdown } from './cost';
+import type { InboxRequest } from './goal-inbox';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {
@@ -165,12 +166,24 @@ export interface GoalState {
   runningTool: string | null;
   /** Said once about the model (e.g. that it has no model card), shown by `status`. */
   modelNote: string | null;
+  /** Requests waiting for the main loop (core/goal-inbox.ts); replaces pendingSteering from 0.2.0 on. */
+  inbox: InboxRequest[];
+  /** Requests that came by signal while the inbox was full, not yet reported. */
+  droppedRequests: number;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
 const LATER_FIELDS: Pick<
   GoalState,
-  'paused' | 'pendingSteering' | 'steeringIds' | 'approval' | 'jobs' | 'runningTool' | 'modelNote'
+  | 'paused'
+  | 'pendingSteering'
+  | 'steeringIds'
+  | 'approval'
+  | 'jobs'
+  | 'runningTool'
+  | 'modelNote'
+  | 'inbox'
+  | 'droppedRequests'
 > = {
   paused: false,
   pendingSteering: [],
@@ -179,6 +192,8 @@ const LATER_FIELDS: Pick<
   jobs: [],
   runningTool: null,
   modelNote: null,
+  inbox: [],
+  droppedRequests: 0,
 };
 
 /** A state saved by an older goalrun, with the fields it lacks at their initial values. */
