@@ -12,8 +12,11 @@ import { jsonBytes } from './compaction/state-size';
 
 /** Requests one goal keeps queued at most; a request past it is refused. */
 export const MAX_INBOX_REQUESTS = 64;
-/** JSON bytes the queued requests may take together (a steering message may hold up to 32,000 characters). */
-export const MAX_INBOX_BYTES = 128 * 1024;
+/**
+ * JSON bytes the queued requests may take together: they live in the goal's control state, which
+ * continue-as-new carries (core/state-bounds.ts). A long steering message fits; a flood waits its turn.
+ */
+export const MAX_INBOX_BYTES = 40 * 1024;
 /** How much of a refused request's text the inbox keeps, to name it in the notice. */
 export const REFUSED_TEXT_CHARS = 200;
 

@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_MINUTES,
   DEFAULT_MAX_STEPS,
   DEFAULT_NO_PROGRESS_LIMIT,
+  RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
 import type { SandboxSettings } from './sandbox-settings';
@@ -231,7 +232,9 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
 /** Adds a line to the recent-activity log, keeping only the newest few. */
 export function noteAction(state: GoalState, text: string): GoalState {
   const actions = state.actions + 1;
-  const recent = [...state.recent, { n: actions, text }].slice(-RECENT_ACTIONS_KEPT);
+  const line =
+    text.length > RECENT_ACTION_MAX_CHARS ? `${text.slice(0, RECENT_ACTION_MAX_CHARS - 1)}…` : text;
+  const recent = [...state.recent, { n: actions, text: line }].slice(-RECENT_ACTIONS_KEPT);
   return { ...state, actions, recent };
 }
 

@@ -17,6 +17,7 @@ import type { LedgerEntry } from '../core/ledger';
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
+import { continueAsNewPayload } from '../core/state-bounds';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
@@ -382,7 +383,7 @@ export class GoalRun {
 
   /** The input of the next run after continue-as-new. */
   continueAsNewInput(): GoalWorkflowInput {
-    return { goal: this.state.goal, state: this.session.savedState() };
+    return continueAsNewPayload(this.session.savedState());
   }
 }
 
