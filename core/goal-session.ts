@@ -177,7 +177,7 @@ export class GoalSession {
     if (this.state.paused) return 'the goal is already paused';
     this.state = { ...this.state, paused: true };
     this.note('pause requested');
-    return 'pausing: the current step finishes, then the goal waits until /unpause (its time limit stops meanwhile)';
+    return 'pausing: a running model call is stopped (its step runs again on unpause) and a running tool finishes; then the goal waits until unpause (its time limit stops meanwhile)';
   }
 
   /** `/unpause`. */
