@@ -5,6 +5,7 @@
  * hosted in the CLI process for `run`, `resume`, `demo`.
  */
 
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/errors';
@@ -15,6 +16,7 @@ import { installWorkerLogging } from '../worker/logging';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
 import type { GoalWorker } from '../worker/worker';
+import { HOST_SIGNAL_NAME, workflowIdOf } from '../workflows/names';
 import { recordedHttpPort } from './dev-server-record';
 import { notice } from './output';
 import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
@@ -39,7 +41,12 @@ export class CliContext {
   private reader?: Promise<TemporalReader | null>;
   private store?: Promise<SessionStore>;
   private queue?: Promise<string>;
-  private worker?: { worker: GoalWorker; running: Promise<void> };
+  private worker?: {
+    worker: GoalWorker;
+    running: Promise<void>;
+    hostQueue?: string;
+    hostedSessionId?: string;
+  };
   private queueFromFlag = false;
 
   constructor(settings: Settings = loadSettings()) {
@@ -171,9 +178,27 @@ export class CliContext {
     return this.worker !== undefined;
   }
 
-  /** Starts a worker inside this process; its logs go to a file so the terminal shows the goal. */
-  async hostWorker(): Promise<void> {
+  /**
+   * The queue of this process's own goal when it hosts a worker (goal.hostQueue): that goal's calls
+   * come here, and this process takes no other goal's calls.
+   */
+  get hostQueue(): string | undefined {
+    return this.worker?.hostQueue;
+  }
+
+  /** The goal this process hosts: on the way out it gives it back to the store's workers at once. */
+  hostsGoal(sessionId: string): void {
+    if (this.worker) this.worker.hostedSessionId = sessionId;
+  }
+
+  /**
+   * Starts a worker inside this process; its logs go to a file so the terminal shows the goal. By
+   * default it runs only the goal this process starts or resumes (`exclusive`); a goal of a build from
+   * before 0.2.0, which cannot be given a host, needs a worker that takes any call of the store.
+   */
+  async hostWorker(options: { exclusive?: boolean } = {}): Promise<void> {
     if (this.worker) return;
+    const exclusive = options.exclusive !== false;
     // The CLI handles Ctrl-C itself (stop following, then shut the worker down gracefully).
     installWorkerLogging(
       { file: path.join(this.settings.home, 'logs', 'worker.log') },
@@ -181,17 +206,29 @@ export class CliContext {
     );
     await this.temporal();
     const { connectWorker, createGoalWorker } = workerModule();
+    const taskQueue = await this.taskQueue();
+    const hostQueue = exclusive ? `${taskQueue}@run-${process.pid}-${randomUUID().slice(0, 8)}` : undefined;
     const worker = await createGoalWorker({
       connection: await connectWorker(this.settings.temporalAddress),
       namespace: this.settings.namespace,
-      taskQueue: await this.taskQueue(),
+      taskQueue,
       store: await this.sessionStore(),
       providerEnv: this.settings.providerEnv,
       secrets: this.knownSecrets(),
+      hostQueue,
     });
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));
-    this.worker = { worker, running };
+    this.worker = { worker, running, hostQueue };
+  }
+
+  /** Stops a hosted worker at once (to start another kind); nothing may be running on it yet. */
+  async dropWorker(): Promise<void> {
+    if (!this.worker) return;
+    const { worker, running } = this.worker;
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+    this.worker = undefined;
   }
 
   /**
@@ -201,7 +238,8 @@ export class CliContext {
    */
   async close(): Promise<void> {
     if (this.worker) {
-      const { worker, running } = this.worker;
+      const { worker, running, hostedSessionId } = this.worker;
+      if (hostedSessionId) await this.giveBack(hostedSessionId);
       if (worker.getState() === 'RUNNING') {
         const inFlight = worker.getStatus().numInFlightActivities;
         if (inFlight > 0) {
@@ -217,5 +255,17 @@ export class CliContext {
     }
     await this.connection?.close().catch(() => undefined);
     if (this.store) await (await this.store.catch(() => null))?.close().catch(() => undefined);
+  }
+
+  /** Gives a hosted goal's steps back to the store's workers (a signal: nothing to wait for). */
+  private async giveBack(sessionId: string): Promise<void> {
+    try {
+      const client = await this.temporal();
+      await client.workflow
+        .getHandle(workflowIdOf(sessionId))
+        .signal(HOST_SIGNAL_NAME, { queue: null, from: 'goalrun run (stopping)' });
+    } catch {
+      // The goal has ended, or Temporal is gone: its calls fall back to the shared queue by themselves.
+    }
   }
 }

@@ -10,6 +10,8 @@
 import { type AppCommand, AppCommandError, isAppCommand, parseAppCommand } from './app-commands';
 import { jsonBytes } from './compaction/state-size';
 
+/** Longest host queue name a goal takes. */
+export const MAX_HOST_QUEUE_CHARS = 200;
 /** Requests one goal keeps queued at most; a request past it is refused. */
 export const MAX_INBOX_REQUESTS = 64;
 /**
@@ -40,7 +42,9 @@ export type InboxRequest =
   /** `goalrun approve|deny`. */
   | { kind: 'approval'; id: string; reply: ApprovalReply }
   /** A request that came by signal and failed its checks: the loop makes it a visible notice. */
-  | { kind: 'refused'; id: string; text: string; from: string; why: string };
+  | { kind: 'refused'; id: string; text: string; from: string; why: string }
+  /** A foreground `run`/`resume` takes the goal's steps (queue), or gives them back (null). */
+  | { kind: 'host'; id: string; queue: string | null; from: string };
 
 /** Where the main loop stands when it looks at the inbox. */
 export type InboxPhase =

@@ -92,6 +92,12 @@ export interface GoalDefinition {
   providerUnreachableMinutes?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
+  /**
+   * The queue of the `run` or `resume` process that hosts this goal in the foreground: its model calls
+   * and tools go there, so that process runs this goal's steps and no other goal's. When the process is
+   * gone (a call waits there unclaimed), the goal falls back to the store's shared workers.
+   */
+  hostQueue?: string;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */

@@ -53,6 +53,12 @@ export interface GoalWorkerOptions {
   toolsQueue?: string;
   /** A `tools` worker's workspace root (a real path): it runs tools only for workspaces inside it. */
   workspaceRoot?: string;
+  /**
+   * The queue of a foreground `run`/`resume` (role all): its goal's model calls and tools come there
+   * (goal.hostQueue), and on the shared queue this process runs workflow tasks only, never another
+   * goal's model calls or tools.
+   */
+  hostQueue?: string;
 }
 
 /** The workers of one process, run and stopped together. */
@@ -123,6 +129,13 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
   const workers: Worker[] = [];
   if (role !== 'tools') {
     const bundlePath = findWorkflowBundle();
+    const activities = {
+      ...createSessionActivities(store, options.providerEnv),
+      ...createModelStepActivity({ store, env: options.providerEnv }),
+      ...createCompactionActivities({ store, env: options.providerEnv }),
+      // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
+      ...(tools ?? {}),
+    };
     workers.push(
       await Worker.create({
         ...common,
@@ -130,15 +143,14 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
         ...(bundlePath
           ? { workflowBundle: { codePath: bundlePath } }
           : { workflowsPath: require.resolve('../workflows') }),
-        activities: {
-          ...createSessionActivities(store, options.providerEnv),
-          ...createModelStepActivity({ store, env: options.providerEnv }),
-          ...createCompactionActivities({ store, env: options.providerEnv }),
-          // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
-          ...(tools ?? {}),
-        },
+        activities,
+        // A foreground process takes no other goal's calls from the shared queue (local ones still run).
+        ...(options.hostQueue ? { enableNonLocalActivities: false } : {}),
       }),
     );
+    if (options.hostQueue) {
+      workers.push(await Worker.create({ ...common, taskQueue: options.hostQueue, activities }));
+    }
   }
   if (role === 'tools') {
     if (!options.toolsQueue) throw new Error('a tools worker needs the tools queue it serves');

@@ -77,6 +77,10 @@ export async function carryOut(
             : 'denied: the model is told why',
       };
     }
+    case 'host': {
+      const text = run.setHost(request.queue, clip(request.from));
+      return { kind: 'answer', value: text };
+    }
     case 'refused': {
       await storeActivities.recordEvent({
         sessionId: run.state.goal.sessionId,

@@ -10,6 +10,7 @@ import { lastSeqOf } from '../core/ledger';
 import { type StoredMessage, userText } from '../core/messages';
 import { mergeChanges } from '../core/state-merge';
 import type { RequestUsage } from '../core/usage';
+import type { Placement } from './host-placement';
 
 /** The workflow state the compaction works on, and how it writes to the transcript. */
 export interface CompactionHost {
@@ -24,6 +25,8 @@ export interface CompactionHost {
   set(state: GoalState): void;
   /** Awaits an activity while commands that need no step boundary keep being carried out. */
   serve<T>(work: Promise<T>): Promise<T>;
+  /** Places a call on the goal's foreground host, if it has one (host-placement.ts). */
+  onHost<T>(call: (placement: Placement) => Promise<T>): Promise<T>;
   /**
    * Stores the n-th notice of the session (the host makes its key: storeKeys.notice); with `done`, the
    * notice reports a compaction (the event stream shows it as one).

@@ -136,7 +136,9 @@ export async function compact(
   // Commands carried out while the summarizer runs keep their effect (mergingHost).
   const after = mergingHost(host, start);
   try {
-    result = await host.serve(summarizerActivities.summarize(summarizeInput));
+    result = await host.serve(
+      host.onHost((placement) => summarizerActivities(placement).summarize(summarizeInput)),
+    );
   } catch (err) {
     if (isCancellation(err)) throw err;
     if (!request.recovery) return summarizerFailed(after, pruned, innermostMessage(err), before);

@@ -24,6 +24,7 @@ import { jobActivities, storeActivities } from './activities-proxy';
 import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
 import type { GoalWorkflowInput } from './goal-workflow';
+import { onGoalHost } from './host-placement';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
@@ -88,6 +89,7 @@ export class GoalRun {
       latestSteeringOnly: !this.features[PATCH.keepEverySteering],
       mergesConcurrentChanges: this.features[PATCH.commandQueue],
       serve: (work) => this.serveWork(work),
+      onHost: (call) => onGoalHost(this, call),
       get: () => this.state,
       set: (next) => {
         this.state = next;
@@ -152,7 +154,12 @@ export class GoalRun {
     this.session.keptProgress = prepared.keptProgress;
     this.state = {
       ...saved,
-      goal: { ...saved.goal, limits: { ...saved.goal.limits, ...this.input.limitsOverride } },
+      goal: {
+        ...saved.goal,
+        limits: { ...saved.goal.limits, ...this.input.limitsOverride },
+        // The process that resumes it hosts it now (or nobody does): never the one that ran it before.
+        hostQueue: this.input.goal.hostQueue,
+      },
       executions: prepared.execution,
       status: 'running',
       reason: null,
@@ -294,6 +301,25 @@ export class GoalRun {
   /** Delivers every queued steering message, in the order they arrived. */
   async deliverPendingSteering(): Promise<void> {
     for (const request of [...this.session.pendingSteering]) await this.deliverSteering(request);
+  }
+
+  // --- The foreground host (host-placement.ts) -------------------------------------------------
+
+  /** A foreground process takes the goal's steps (its queue), or gives them back (null). */
+  setHost(queue: string | null, from: string): string {
+    this.state = { ...this.state, goal: { ...this.state.goal, hostQueue: queue ?? undefined } };
+    const text = queue
+      ? `steps now run in the foreground process of ${from} (queue ${queue})`
+      : `the foreground process of ${from} gave the goal back: its steps run on the store's workers`;
+    this.session.note(text);
+    return text;
+  }
+
+  /** The host stopped taking calls: the goal goes on on the store's workers. */
+  releaseHost(host: string, why: string): void {
+    if (this.state.goal.hostQueue !== host) return;
+    this.state = { ...this.state, goal: { ...this.state.goal, hostQueue: undefined } };
+    this.session.note(`${why}; its steps go on on the store's workers`);
   }
 
   // --- Jobs ----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
 import type { GoalRun } from './goal-run';
+import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
 
 /** How a step ended the goal, if it did. */
@@ -125,14 +126,15 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
     };
-    const proxy = modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal));
+    const proxy = (placement: Placement) =>
+      modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);
     let result: ModelStepResult;
     if (run.features[PATCH.commandQueue]) {
       const call = new CancellationScope();
       let paused = false;
       try {
         result = await control.serve(
-          call.run(() => proxy.modelStep(input)),
+          call.run(() => onGoalHost(run, (placement) => proxy(placement).modelStep(input))),
           {
             when: () => run.state.paused,
             act: () => {
@@ -146,7 +148,7 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
         throw err;
       }
     } else {
-      result = await proxy.modelStep(input);
+      result = await proxy({}).modelStep(input);
     }
     run.stateWritten(state);
     return result;
@@ -255,7 +257,9 @@ async function runWorkspaceTool(
     result = await control.serve(
       job
         ? jobActivities(call.summary, job.processQueue).runTool(input)
-        : toolActivities(call.summary, goal.toolTaskQueue).runTool(input),
+        : goal.toolTaskQueue
+          ? toolActivities(call.summary, goal.toolTaskQueue).runTool(input)
+          : onGoalHost(run, (placement) => toolActivities(call.summary, undefined, placement).runTool(input)),
     );
   } catch (err) {
     // Cancellation (the goal, or its time limit) is not the tool's failure.

@@ -6,7 +6,12 @@
  * Queries only read.
  */
 import { currentUpdateInfo, setHandler } from '@temporalio/workflow';
-import { type InboxRequest, InboxRequestError, steeringRequest } from '../core/goal-inbox';
+import {
+  type InboxRequest,
+  InboxRequestError,
+  MAX_HOST_QUEUE_CHARS,
+  steeringRequest,
+} from '../core/goal-inbox';
 import { parseModelSpec } from '../core/model-spec';
 import type { CommandQueue } from './command-queue';
 import type { CompactionResult } from './compaction';
@@ -14,6 +19,9 @@ import {
   type ApprovalAnswer,
   approvalUpdate,
   compactUpdate,
+  type HostRequest,
+  hostSignal,
+  hostUpdate,
   policyQuery,
   type SteerResult,
   setAutoCompactUpdate,
@@ -88,7 +96,49 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
     },
   );
 
+  setHandler(
+    hostUpdate,
+    (request: HostRequest) =>
+      queue.submit<string>({
+        kind: 'host',
+        id: updateId(queue, 'host'),
+        queue: request.queue,
+        from: request.from,
+      }),
+    { validator: (request) => checkRequest(run, queue, hostRequest(request, '')) },
+  );
+
+  // A process on its way out: never refused (there is nobody to tell), at worst a no-op.
+  setHandler(hostSignal, (request: HostRequest) => {
+    try {
+      const queued = hostRequest(request, queue.newId('host'));
+      checkRequest(run, queue, queued);
+      queue.inbox.add(queued);
+    } catch {
+      // The goal is ending, or its queue is full: the host's calls fall back to the shared queue by themselves.
+    }
+  });
+
   setHandler(policyQuery, () => policyWithStateSize(run.state));
+}
+
+/** A host request, checked for shape. */
+function hostRequest(request: HostRequest, id: string): InboxRequest {
+  const hostQueue = request?.queue;
+  if (
+    hostQueue !== null &&
+    (typeof hostQueue !== 'string' || hostQueue === '' || hostQueue.length > MAX_HOST_QUEUE_CHARS)
+  ) {
+    throw new InboxRequestError(
+      `a host queue is a name of at most ${MAX_HOST_QUEUE_CHARS} characters, or null`,
+    );
+  }
+  return {
+    kind: 'host',
+    id,
+    queue: hostQueue,
+    from: typeof request?.from === 'string' ? request.from : 'unknown',
+  };
 }
 
 /** The queue id of the update being handled. */
@@ -130,6 +180,9 @@ function checkRequest(run: GoalRun, queue: CommandQueue, request: InboxRequest):
         if (queue.approvals.answer || queue.inbox.requests.some((queued) => queued.kind === 'approval')) {
           throw new InboxRequestError('the command waiting for approval has already been answered');
         }
+        break;
+      case 'host':
+        session.checkOpen('change its host');
         break;
       case 'refused':
         break;
