@@ -109,7 +109,8 @@ export function viewOfRow(row: SessionRow): StatusView {
 
 /** The view of a goal known only to Temporal, from the input it was started with. */
 export function viewOfStart(sessionId: string, first: FirstEvents, status: DisplayStatus): StatusView {
-  const goal = first.input?.goal;
+  // A run continued as new carries its goal in its state (core/state-bounds.ts).
+  const goal = first.input?.state?.goal ?? first.input?.goal;
   return {
     ...bareView({
       sessionId,

@@ -5,6 +5,7 @@
  */
 import type { CompactionState } from './compaction/state';
 import { breakdownTotal, type UsageBreakdown } from './cost';
+import type { InboxRequest } from './goal-inbox';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {
@@ -12,6 +13,7 @@ import {
   DEFAULT_MAX_MINUTES,
   DEFAULT_MAX_STEPS,
   DEFAULT_NO_PROGRESS_LIMIT,
+  RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
 import type { SandboxSettings } from './sandbox-settings';
@@ -165,12 +167,24 @@ export interface GoalState {
   runningTool: string | null;
   /** Said once about the model (e.g. that it has no model card), shown by `status`. */
   modelNote: string | null;
+  /** Requests waiting for the main loop (core/goal-inbox.ts); replaces pendingSteering from 0.2.0 on. */
+  inbox: InboxRequest[];
+  /** Requests that came by signal while the inbox was full, not yet reported. */
+  droppedRequests: number;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
 const LATER_FIELDS: Pick<
   GoalState,
-  'paused' | 'pendingSteering' | 'steeringIds' | 'approval' | 'jobs' | 'runningTool' | 'modelNote'
+  | 'paused'
+  | 'pendingSteering'
+  | 'steeringIds'
+  | 'approval'
+  | 'jobs'
+  | 'runningTool'
+  | 'modelNote'
+  | 'inbox'
+  | 'droppedRequests'
 > = {
   paused: false,
   pendingSteering: [],
@@ -179,6 +193,8 @@ const LATER_FIELDS: Pick<
   jobs: [],
   runningTool: null,
   modelNote: null,
+  inbox: [],
+  droppedRequests: 0,
 };
 
 /** A state saved by an older goalrun, with the fields it lacks at their initial values. */
@@ -216,7 +232,9 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
 /** Adds a line to the recent-activity log, keeping only the newest few. */
 export function noteAction(state: GoalState, text: string): GoalState {
   const actions = state.actions + 1;
-  const recent = [...state.recent, { n: actions, text }].slice(-RECENT_ACTIONS_KEPT);
+  const line =
+    text.length > RECENT_ACTION_MAX_CHARS ? `${text.slice(0, RECENT_ACTION_MAX_CHARS - 1)}…` : text;
+  const recent = [...state.recent, { n: actions, text: line }].slice(-RECENT_ACTIONS_KEPT);
   return { ...state, actions, recent };
 }
 

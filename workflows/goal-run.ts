@@ -3,7 +3,7 @@
  * it writes to the session store, how it delivers steering and how it ends. The state and its pure
  * rules live in core/goal-session.ts; this class adds the activities around them.
  */
-import { log, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
 import { breakdownTotal } from '../core/cost';
@@ -17,6 +17,7 @@ import type { LedgerEntry } from '../core/ledger';
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
+import { continueAsNewPayload } from '../core/state-bounds';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
@@ -49,6 +50,13 @@ export class GoalRun {
   private opened: boolean;
   /** The patched behaviours this run takes (false for the changes made after the build that started it). */
   readonly features: WorkflowFeatures = featuresOfThisRun();
+  /**
+   * Awaits a long activity while the message path keeps carrying out requests (the command queue sets
+   * it; before the command queue, handlers acted on their own and this only awaits).
+   */
+  serveWork: <T>(work: Promise<T>) => Promise<T> = (work) => work;
+  /** Called first when the goal ends; the command queue answers what waits. */
+  onEnding: (status: GoalStatus) => Promise<void> = async (status) => this.dropUndeliveredSteering(status);
 
   constructor(private readonly input: GoalWorkflowInput) {
     const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
@@ -58,6 +66,7 @@ export class GoalRun {
       state: this.state,
       snapshot: this.session.snapshot(this.workflowId),
     }));
+    this.timeLimit.cutStaysCut = this.features[PATCH.commandQueue];
   }
 
   get state(): GoalState {
@@ -77,6 +86,8 @@ export class GoalRun {
   compactionHost(): CompactionHost {
     return {
       latestSteeringOnly: !this.features[PATCH.keepEverySteering],
+      mergesConcurrentChanges: this.features[PATCH.commandQueue],
+      serve: (work) => this.serveWork(work),
       get: () => this.state,
       set: (next) => {
         this.state = next;
@@ -296,6 +307,8 @@ export class GoalRun {
         });
         this.session.jobsEnded(ids, 'killed');
       } catch (err) {
+        // A cancelled goal is not an unreachable tool host: the cancellation goes on (command queue on).
+        if (isCancellation(err) && this.features[PATCH.commandQueue]) throw err;
         log.warn('could not reach the tool host of background jobs', { processQueue, error: String(err) });
         this.session.jobsEnded(ids, 'lost');
       }
@@ -306,7 +319,7 @@ export class GoalRun {
 
   /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
   async finish(status: GoalStatus, reason: string | null): Promise<void> {
-    this.dropUndeliveredSteering(status);
+    await this.onEnding(status);
     if (!this.opened) await this.open();
     await this.killJobs();
     this.session.setStatus(status, reason);
@@ -370,7 +383,7 @@ export class GoalRun {
 
   /** The input of the next run after continue-as-new. */
   continueAsNewInput(): GoalWorkflowInput {
-    return { goal: this.state.goal, state: this.session.savedState() };
+    return continueAsNewPayload(this.session.savedState());
   }
 }
 

@@ -21,6 +21,13 @@ export type PatchStage = 'patched' | 'deprecated' | 'removed';
 export const PATCH = {
   /** Compaction keeps every steering message verbatim (within a budget), not only the latest three. */
   keepEverySteering: 'keep-every-steering-message',
+  /**
+   * Every message goes through one queue the main loop drains (handlers validate and enqueue, never
+   * await an activity); a pause stops a running model call; changes made during a compaction are
+   * merged, not overwritten; a time limit that fired stays fired when /limits re-arms it; handlers
+   * finish before the run ends.
+   */
+  commandQueue: 'command-queue',
 } as const;
 
 /** A patch id. */
@@ -56,6 +63,12 @@ export const PATCHES: readonly PatchRecord[] = [
     addedIn: '0.1.0',
     stage: 'patched',
     what: 'compaction keeps every steering message verbatim (a quarter of the usable input at most)',
+  },
+  {
+    id: PATCH.commandQueue,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what: 'one command queue for every message, drained by the main loop; pause stops a running model call',
   },
 ];
 
