@@ -74,7 +74,13 @@ describe('encrypted payloads', () => {
   it('keep the objective and tool arguments out of the history, and the codec server opens them', async () => {
     const plain = goalTestEnv('plain-payloads');
     const encrypted = goalTestEnv('encrypted-payloads', { GOALRUN_PAYLOAD_KEYS: KEYS });
-    for (const t of [plain, encrypted]) children.push(spawnCli(['worker'], t.env));
+    for (const t of [plain, encrypted]) {
+      const worker = spawnCli(['worker'], t.env);
+      children.push(worker);
+      // Started one after the other, before any goal: on a busy machine, two workers loading at once
+      // next to a starting CLI can make its probe of the server time out.
+      await waitFor('the worker to poll', () => worker.output().includes('polling task queue'), 60_000);
+    }
 
     const control = await runGoal(plain.env, plain.workspace, plain.home);
     const controlTexts = textsOf(await rawHistory(plain.temporalAddress, control.workflowId));
