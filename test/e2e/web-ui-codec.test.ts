@@ -72,6 +72,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Web UI with goalru
     env.TEMPORAL_ADDRESS = server.address;
     const worker = spawnCli(['worker'], env);
     children.push(worker);
+    await waitFor('the worker to poll', () => worker.output().includes('polling task queue'), 60_000);
     const started = await runCli(
       ['start', OBJECTIVE, '--workspace', workspace, '--model', scriptedModel(home, turns), '--json'],
       env,
