@@ -12,7 +12,9 @@ import { ConfigError } from '../core/errors';
 import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
+import { goalrunDataConverter } from '../worker/data-converter';
 import { installWorkerLogging } from '../worker/logging';
+import { loadPayloadKeys, type PayloadKey } from '../worker/payload-keys';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
 import type { GoalWorker } from '../worker/worker';
@@ -48,6 +50,7 @@ export class CliContext {
     hostedSessionId?: string;
   };
   private queueFromFlag = false;
+  private keys?: PayloadKey[];
 
   constructor(settings: Settings = loadSettings()) {
     this.settings = settings;
@@ -107,7 +110,11 @@ export class CliContext {
     if (this.client) return readerOf(this.client);
     const baseUrl = this.httpBaseUrl();
     if (baseUrl && (await isHttpApiReachable(baseUrl, TEMPORAL_PROBE_TIMEOUT_MS))) {
-      return new HttpTemporalReader({ baseUrl, namespace: this.settings.namespace });
+      return new HttpTemporalReader({
+        baseUrl,
+        namespace: this.settings.namespace,
+        payloadKeys: this.payloadKeys(),
+      });
     }
     const client = await this.temporalIfRunning();
     return client ? readerOf(client) : null;
@@ -134,8 +141,22 @@ export class CliContext {
   private async connect(): Promise<Client> {
     const { Client, Connection } = clientModule();
     this.connection = await Connection.connect({ address: this.settings.temporalAddress });
-    this.client = new Client({ connection: this.connection, namespace: this.settings.namespace });
+    this.client = new Client({
+      connection: this.connection,
+      namespace: this.settings.namespace,
+      dataConverter: goalrunDataConverter(this.payloadKeys()),
+    });
     return this.client;
+  }
+
+  /**
+   * The payload encryption keys (GOALRUN_PAYLOAD_KEYS, else the config's payload_keys_file; none:
+   * payloads are sent plain). Read when first needed: a command that never talks to Temporal does
+   * not fail on a bad key.
+   */
+  payloadKeys(): PayloadKey[] {
+    this.keys ??= loadPayloadKeys(process.env, this.settings.config.payload_keys_file);
+    return this.keys;
   }
 
   /** The session store (PostgreSQL with DATABASE_URL, else the embedded PostgreSQL store shared by every goalrun process). */
@@ -216,6 +237,7 @@ export class CliContext {
       providerEnv: this.settings.providerEnv,
       secrets: this.knownSecrets(),
       hostQueue,
+      payloadKeys: this.payloadKeys(),
     });
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));

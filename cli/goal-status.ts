@@ -115,7 +115,7 @@ export function viewOfStart(sessionId: string, first: FirstEvents, status: Displ
     ...bareView({
       sessionId,
       status,
-      reason: status === WAITING_FOR_WORKER ? 'no worker has picked the goal up yet' : null,
+      reason: status === WAITING_FOR_WORKER ? waitingReason(first) : null,
       objective: goal?.objective ?? '(unknown)',
       model: goal?.model ?? '(unknown)',
       workspace: goal?.workspace ?? '(unknown)',
@@ -123,6 +123,13 @@ export function viewOfStart(sessionId: string, first: FirstEvents, status: Displ
     elapsedMs: first.startedAt ? Math.max(0, Date.now() - first.startedAt.getTime()) : 0,
     ...(first.taskQueue ? { taskQueue: first.taskQueue } : {}),
   };
+}
+
+/** Why a goal waits for a worker: none picked it up yet, or the last one failed to run its first task. */
+function waitingReason(first: FirstEvents): string {
+  return first.workflowTaskFailure
+    ? `a worker could not start it: ${first.workflowTaskFailure}`
+    : 'no worker has picked the goal up yet';
 }
 
 /** Runs a query, giving up after QUERY_TIMEOUT_MS (null): a goal without a worker never answers. */
