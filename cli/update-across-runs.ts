@@ -14,7 +14,7 @@ export const UPDATE_RUN_ATTEMPTS = 3;
 export function endedUnderIt(err: unknown): boolean {
   if (err instanceof WorkflowNotFoundError) return true;
   const text = `${err instanceof Error ? err.message : ''} ${innermostMessage(err)}`;
-  return /completed before the Update completed|workflow execution already completed|update was aborted|aborted by closing/i.test(
+  return /completed before the Update completed|workflow execution already completed|update was aborted|aborted by closing|moving on to its next run/i.test(
     text,
   );
 }

@@ -26,6 +26,9 @@ import { innermostMessage } from './failures';
 import type { ApprovalBox, GoalControl } from './goal-control';
 import type { GoalRun } from './goal-run';
 
+/** What an update is told while the run drains for continue-as-new (cli/update-across-runs.ts sends it again). */
+export const MOVING_ON_REFUSAL = 'the goal is moving on to its next run (continue-as-new); send this again';
+
 /** The failure type of a request the goal refused or could not carry out (the update fails with it). */
 export const REQUEST_REFUSED_TYPE = 'GoalRequestRefused';
 
@@ -43,6 +46,11 @@ export class CommandQueue implements GoalControl {
   private readonly clearing: { requested: boolean; waiting: string[] } = { requested: false, waiting: [] };
   /** Set once the goal has decided to end: from then on requests are refused. */
   private endingAs: GoalStatus | null = null;
+  /**
+   * Set while the run drains for continue-as-new: updates are refused then (a signal's request waits
+   * in the inbox and goes to the next run), so a steady stream of requests cannot hold the run open.
+   */
+  private movingOn = false;
   private counter = 0;
 
   constructor(private readonly run: GoalRun) {
@@ -67,10 +75,13 @@ export class CommandQueue implements GoalControl {
     return updateId ? `${prefix}:${updateId}` : `${prefix}:${++this.counter}`;
   }
 
-  /** Whether the goal refuses every request now, and why. */
-  get refusal(): string | null {
-    if (!this.endingAs) return null;
-    return `the goal is ending (${this.endingAs}); it takes no more requests. To give it a new instruction: goalrun resume ${this.run.state.goal.sessionId} --message "…"`;
+  /** Why the goal refuses a request sent this way now, or null. */
+  refusal(via: 'update' | 'signal'): string | null {
+    if (this.endingAs) {
+      return `the goal is ending (${this.endingAs}); it takes no more requests. To give it a new instruction: goalrun resume ${this.run.state.goal.sessionId} --message "…"`;
+    }
+    if (this.movingOn && via === 'update') return MOVING_ON_REFUSAL;
+    return null;
   }
 
   /** Queues a request and waits until the main loop has carried it out; a refusal fails the update. */
@@ -140,8 +151,6 @@ export class CommandQueue implements GoalControl {
       await ensureBudget(host);
       await autoCompact(host, run.state.steps + 1);
       if (this.clearing.requested) return;
-      // Something arrived during the auto-compaction: carry it out before the step, not after it.
-      if (this.inbox.hasDue('boundary') || this.notices.length > 0) continue;
       if (!run.state.paused) {
         if (run.state.status === 'paused') await resumeFromPause(run);
         return;
@@ -203,8 +212,13 @@ export class CommandQueue implements GoalControl {
     for (;;) {
       await this.runDue('boundary');
       await this.writeNotices();
-      if (this.clearing.requested) return false;
-      if (this.inbox.requests.length === 0 && allHandlersFinished()) return true;
+      if (this.clearing.requested) {
+        this.movingOn = false;
+        return false;
+      }
+      // Every update is answered; what signals queued since waits in the inbox, which the next run gets.
+      if (allHandlersFinished()) return true;
+      this.movingOn = true;
       await condition(
         () =>
           allHandlersFinished() ||
@@ -279,9 +293,12 @@ export class CommandQueue implements GoalControl {
     }
   }
 
-  /** Carries out the requests due in this phase, oldest first. */
+  /**
+   * Carries out the requests due in this phase that were queued when it began, oldest first: what
+   * arrives meanwhile waits for the next look, so a stream of requests cannot keep the goal from its step.
+   */
   private async runDue(phase: InboxPhase): Promise<void> {
-    for (;;) {
+    for (let left = this.inbox.requests.length; left > 0; left--) {
       // After a /clear nothing more runs here: what is left is answered as this session ends.
       if (this.clearing.requested || this.endingAs) return;
       const request = this.inbox.takeNext(phase);

@@ -46,13 +46,13 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
           throw new InboxRequestError('a steering request needs an id and a text');
         }
         if (queue.repeatedSteering(request.id)) return;
-        checkRequest(run, queue, steeringRequest(request));
+        checkRequest(run, queue, steeringRequest(request), 'update');
       },
     },
   );
 
   setHandler(steerSignal, (request) =>
-    queue.receiveSignal(request, (queued) => checkRequest(run, queue, queued)),
+    queue.receiveSignal(request, (queued) => checkRequest(run, queue, queued, 'signal')),
   );
 
   setHandler(
@@ -61,7 +61,7 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
       queue.submit({ kind: 'compact', id: updateId(queue, 'compact'), topic: topic ?? '', from: 'compact' }),
     {
       validator: (topic) =>
-        checkRequest(run, queue, { kind: 'compact', id: '', topic: topic ?? '', from: '' }),
+        checkRequest(run, queue, { kind: 'compact', id: '', topic: topic ?? '', from: '' }, 'update'),
     },
   );
 
@@ -77,7 +77,7 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
     {
       validator: (on) => {
         if (typeof on !== 'boolean') throw new InboxRequestError('auto-compact takes true or false');
-        checkRequest(run, queue, { kind: 'auto-compact', id: '', on, from: '' });
+        checkRequest(run, queue, { kind: 'auto-compact', id: '', on, from: '' }, 'update');
       },
     },
   );
@@ -91,7 +91,7 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
         if (reply?.decision !== 'approve' && reply?.decision !== 'deny') {
           throw new InboxRequestError('the decision must be "approve" or "deny"');
         }
-        checkRequest(run, queue, { kind: 'approval', id: '', reply });
+        checkRequest(run, queue, { kind: 'approval', id: '', reply }, 'update');
       },
     },
   );
@@ -105,14 +105,14 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
         queue: request.queue,
         from: request.from,
       }),
-    { validator: (request) => checkRequest(run, queue, hostRequest(request, '')) },
+    { validator: (request) => checkRequest(run, queue, hostRequest(request, ''), 'update') },
   );
 
   // A process on its way out: never refused (there is nobody to tell), at worst a no-op.
   setHandler(hostSignal, (request: HostRequest) => {
     try {
       const queued = hostRequest(request, queue.newId('host'));
-      checkRequest(run, queue, queued);
+      checkRequest(run, queue, queued, 'signal');
       queue.inbox.add(queued);
     } catch {
       // The goal is ending, or its queue is full: the host's calls fall back to the shared queue by themselves.
@@ -147,8 +147,13 @@ function updateId(queue: CommandQueue, prefix: string): string {
 }
 
 /** The checks a request must pass before it is queued; throws InboxRequestError saying why not. */
-function checkRequest(run: GoalRun, queue: CommandQueue, request: InboxRequest): void {
-  const refusal = queue.refusal;
+function checkRequest(
+  run: GoalRun,
+  queue: CommandQueue,
+  request: InboxRequest,
+  via: 'update' | 'signal',
+): void {
+  const refusal = queue.refusal(via);
   if (refusal) throw new InboxRequestError(refusal);
   const { session } = run;
   try {
