@@ -4,6 +4,7 @@
  * Everything here is deterministic, so it runs inside workflow code and in unit tests alike.
  */
 import type { CompactionState } from './compaction/state';
+import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
 import { breakdownTotal, type UsageBreakdown } from './cost';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
@@ -90,6 +91,11 @@ export interface GoalDefinition {
   providerUnreachableMinutes?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
+  /**
+   * Where the tool host finds this goal's MCP servers and hooks besides its own config: references
+   * (a file path on the tool host, a trust flag), never a value from them.
+   */
+  extensions?: ExtensionSources;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -165,6 +171,11 @@ export interface GoalState {
   runningTool: string | null;
   /** Said once about the model (e.g. that it has no model card), shown by `status`. */
   modelNote: string | null;
+  /**
+   * What the tool host gathered for this execution (counts only; the rest is in the store), absent
+   * for goals started before it did.
+   */
+  workspaceContext?: WorkspaceContextCounts;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

@@ -24,6 +24,8 @@ import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
 import type { GoalWorkflowInput } from './goal-workflow';
 import { PATCH, type WorkflowFeatures } from './patches';
+import { gatherWorkspaceContext, openSessionContext } from './workspace-context';
+import { afterCheckpoint } from './goal-hooks';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
 
@@ -106,7 +108,9 @@ export class GoalRun {
       log.info('continued as new', { steps: this.state.steps, iteration: this.state.iteration });
     } else if (this.input.resume) {
       await this.resume();
+      await gatherWorkspaceContext(this);
     } else {
+      await gatherWorkspaceContext(this);
       await this.open();
     }
     this.timeLimit.arm(this.session.remainingMs());
@@ -120,6 +124,7 @@ export class GoalRun {
       goal: this.input.goal,
       workflowId: this.workflowId,
       state,
+      workspaceContext: openSessionContext(this),
     });
     // Committed with the first message: the first step's write then carries only what changed since,
     // not the whole state (with the objective) a second time.
@@ -230,6 +235,7 @@ export class GoalRun {
     const state = this.stateWrite(full);
     await storeActivities.saveState({ sessionId: this.state.goal.sessionId, state, event });
     this.stateWritten(state);
+    if (full) await afterCheckpoint(this, event?.kind);
   }
 
   /** Answers every tool call of the interrupted step, so no call is left without its result. */

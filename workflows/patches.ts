@@ -21,6 +21,13 @@ export type PatchStage = 'patched' | 'deprecated' | 'removed';
 export const PATCH = {
   /** Compaction keeps every steering message verbatim (within a budget), not only the latest three. */
   keepEverySteering: 'keep-every-steering-message',
+  /**
+   * The tool host gathers each execution's workspace context (environment snapshot, project
+   * instructions, MCP tools, hooks) in an activity on the goal's tool queue before the first step.
+   */
+  workspaceContext: 'tool-host-workspace-context',
+  /** The stop hooks run when the model calls finish, notify hooks on status changes, MCP servers stop at the end. */
+  goalHooks: 'stop-and-notify-hooks',
 } as const;
 
 /** A patch id. */
@@ -56,6 +63,22 @@ export const PATCHES: readonly PatchRecord[] = [
     addedIn: '0.1.0',
     stage: 'patched',
     what: 'compaction keeps every steering message verbatim (a quarter of the usable input at most)',
+  },
+  {
+    id: PATCH.workspaceContext,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'a gatherWorkspaceContext activity on the tool queue at the start and after a resume: the environment ' +
+      'snapshot is taken there (not by openSession), and the project instructions and MCP tools reach the model',
+  },
+  {
+    id: PATCH.goalHooks,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'runStopHooks when the model calls finish, runNotifyHooks when the status changes, and the MCP servers ' +
+      'stopped (killSessionJobs on the tool queue) when the goal ends; only for goals that have such hooks or servers',
   },
 ];
 

@@ -86,6 +86,9 @@ export interface WorkspaceContextSummary {
   notices: string[];
 }
 
+/** The part of the summary the workflow keeps in its state. */
+export type WorkspaceContextCounts = Omit<WorkspaceContextSummary, 'notices'>;
+
 /** The summary of a stored row. */
 export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {
   return {
