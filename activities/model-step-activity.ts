@@ -29,6 +29,8 @@ import type { RequestUsage } from '../core/usage';
 import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
+import { latestContext } from './extensions/extension-activities';
+import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
 import { systemPrompt } from './prompt';
 import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
@@ -39,8 +41,6 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
-import { latestContext } from './extensions/extension-activities';
-import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
 import { findTool, toolSpecsFor } from './tool-catalog';
 import { routingOf } from './tools/routing';
 import type { ModelStepInput, ModelStepResult } from './types';

@@ -8,6 +8,7 @@ import { contextEntries } from '../core/context-plan';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { InitData } from '../core/event-log';
+import { environmentLines, type WorkspaceContextData } from '../core/extensions/workspace-context';
 import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
@@ -16,7 +17,6 @@ import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY
 import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
-import { environmentLines, type WorkspaceContextData } from '../core/extensions/workspace-context';
 import { recordContextNotices } from './extensions/extension-activities';
 import { firstMessageText, firstMessageWithEnvironment } from './prompt';
 import { checkProviderConfig, normalizeModelSpec } from './providers/spec';
@@ -49,7 +49,8 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
       });
       const existing = await store.getMessageByKey(goal.sessionId, FIRST_MESSAGE_KEY);
       const context = input.workspaceContext ? await workspaceContextOf(store, goal.sessionId) : undefined;
-      const message = existing?.message ?? userText(await firstMessage(goal, input.workspaceContext, context));
+      const message =
+        existing?.message ?? userText(await firstMessage(goal, input.workspaceContext, context));
       const { seq } =
         existing ??
         (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
@@ -159,11 +160,15 @@ async function firstMessage(
   data: WorkspaceContextData | undefined,
 ): Promise<string> {
   if (!workspaceContext) return firstMessageText(goal, new Date());
-  if (!data) return firstMessageWithEnvironment(goal, 'Environment: unknown (the tool host took no snapshot)');
+  if (!data)
+    return firstMessageWithEnvironment(goal, 'Environment: unknown (the tool host took no snapshot)');
   return firstMessageWithEnvironment(goal, environmentLines(data.environment));
 }
 
-async function workspaceContextOf(store: SessionStore, sessionId: string): Promise<WorkspaceContextData | undefined> {
+async function workspaceContextOf(
+  store: SessionStore,
+  sessionId: string,
+): Promise<WorkspaceContextData | undefined> {
   return (await store.latestWorkspaceContext(sessionId))?.data as WorkspaceContextData | undefined;
 }
 

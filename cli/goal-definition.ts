@@ -2,12 +2,14 @@
  * Turns `run`/`start`/`resume` options into a goal definition. Kept apart from goal-options.ts,
  * which `--help` loads, because checking a model loads the provider specs and the script schema.
  */
+import { readMcpConfigFile } from '../activities/extensions/extension-config';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
+  extensionSourcesFromOptions,
   type GoalOptions,
   limitsFromFlags,
   positiveIntFlag,
@@ -37,6 +39,12 @@ export function goalFromOptions(
   const baseUrl = options.baseUrl ?? settings.config.base_url;
   checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
   const sandbox = sandboxFromOptions(options, settings);
+  const extensions = extensionSourcesFromOptions(
+    options,
+    settings,
+    toolTaskQueue !== undefined,
+    readMcpConfigFile,
+  );
   // Keys are checked only where the model calls happen: a remote worker has its own environment.
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
     checkProviderConfig(model, settings.providerEnv, baseUrl);
@@ -63,5 +71,6 @@ export function goalFromOptions(
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
+    ...(extensions ? { extensions } : {}),
   };
 }

@@ -4,8 +4,8 @@
  * Everything here is deterministic, so it runs inside workflow code and in unit tests alike.
  */
 import type { CompactionState } from './compaction/state';
-import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
 import { breakdownTotal, type UsageBreakdown } from './cost';
+import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {

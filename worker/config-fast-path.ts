@@ -35,6 +35,8 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   backup_model: nonEmptyString,
   provider_unreachable_minutes: positiveInt,
   tools_queue: nonEmptyString,
+  trust_project_mcp: boolean,
+  instructions_max_kib: positiveInt,
 };
 
 /** The config, when the fast path can accept it as it is; null when the schema must decide. */

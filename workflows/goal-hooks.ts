@@ -5,7 +5,12 @@
  * runs only for patched runs whose tool host reported such hooks or servers, so goals without them
  * emit no extra command. A notify that fails is a note: it never stops the goal.
  */
-import { ActivityCancellationType, ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { GoalActivities } from '../activities/workflow-activities';
 import { breakdownTotal } from '../core/cost';
 import { EVENT_KINDS } from '../core/event-kinds';
@@ -95,7 +100,9 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
       await closeActivities(goal.toolTaskQueue).killSessionJobs({ sessionId: goal.sessionId });
     } catch (err) {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
-      run.session.note(`the MCP servers could not be stopped (they stop when idle): ${innermostMessage(err)}`);
+      run.session.note(
+        `the MCP servers could not be stopped (they stop when idle): ${innermostMessage(err)}`,
+      );
     }
   }
 }
@@ -109,7 +116,8 @@ export async function withStopHooks(
   call: WorkflowToolCall,
   outcome: WorkflowToolOutcome,
 ): Promise<WorkflowToolOutcome> {
-  if (!outcome.finished || !hooksOn(run) || (run.state.workspaceContext?.stopHooks ?? 0) === 0) return outcome;
+  if (!outcome.finished || !hooksOn(run) || (run.state.workspaceContext?.stopHooks ?? 0) === 0)
+    return outcome;
   const { goal } = run.state;
   let veto: string | null;
   try {

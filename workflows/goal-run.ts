@@ -22,12 +22,12 @@ import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
 import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
+import { afterCheckpoint } from './goal-hooks';
 import type { GoalWorkflowInput } from './goal-workflow';
 import { PATCH, type WorkflowFeatures } from './patches';
-import { gatherWorkspaceContext, openSessionContext } from './workspace-context';
-import { afterCheckpoint } from './goal-hooks';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
+import { gatherWorkspaceContext, openSessionContext } from './workspace-context';
 
 /** An event written with a message or a state save. */
 type StoreEvent = { kind: string; data: unknown; key?: string };

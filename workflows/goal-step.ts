@@ -31,8 +31,8 @@ import { jobActivities, modelActivities, toolActivities } from './activities-pro
 import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
-import type { GoalRun } from './goal-run';
 import { withStopHooks } from './goal-hooks';
+import type { GoalRun } from './goal-run';
 
 /** How a step ended the goal, if it did. */
 export type StepEnd = { status: GoalStatus; reason: string | null } | null;

@@ -23,13 +23,15 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   const { goal } = run.state;
   let summary: WorkspaceContextSummary;
   try {
-    summary = await toolActivities('gather the workspace context', goal.toolTaskQueue).gatherWorkspaceContext({
-      sessionId: goal.sessionId,
-      execution: run.execution,
-      workspace: goal.workspace,
-      sandbox: goal.sandbox,
-      sources: goal.extensions,
-    });
+    summary = await toolActivities('gather the workspace context', goal.toolTaskQueue).gatherWorkspaceContext(
+      {
+        sessionId: goal.sessionId,
+        execution: run.execution,
+        workspace: goal.workspace,
+        sandbox: goal.sandbox,
+        sources: goal.extensions,
+      },
+    );
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
@@ -39,7 +41,9 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   run.state = { ...run.state, workspaceContext: counts };
   const parts = [
     plural(counts.instructionFiles, 'instruction file'),
-    ...(counts.servers > 0 ? [`${plural(counts.servers, 'MCP server')} (${plural(counts.tools, 'tool')})`] : []),
+    ...(counts.servers > 0
+      ? [`${plural(counts.servers, 'MCP server')} (${plural(counts.tools, 'tool')})`]
+      : []),
   ];
   run.session.note(`workspace context: ${parts.join(', ')}`);
   for (const text of notices) run.session.note(text);

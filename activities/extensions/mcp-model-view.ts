@@ -3,10 +3,7 @@
  * tools, in the order the tool host listed them, so every step's tool list is the same) and the
  * routing of a call its server's approval policy holds for a human.
  */
-import {
-  mcpCallNeedsApproval,
-  type WorkspaceContextData,
-} from '../../core/extensions/workspace-context';
+import { mcpCallNeedsApproval, type WorkspaceContextData } from '../../core/extensions/workspace-context';
 import type { ToolCallPart } from '../../core/messages';
 import type { ToolSpec } from '../providers/types';
 import type { ToolCallRouting } from '../tools/routing';
@@ -24,13 +21,17 @@ export function mcpToolSpecs(context: WorkspaceContextData | null): ToolSpec[] {
 }
 
 /** The routing of an MCP call that waits for `goalrun approve`, or undefined. */
-export function mcpRouting(call: ToolCallPart, context: WorkspaceContextData | null): ToolCallRouting | undefined {
+export function mcpRouting(
+  call: ToolCallPart,
+  context: WorkspaceContextData | null,
+): ToolCallRouting | undefined {
   const tool = context?.mcp.tools.find((entry) => entry.name === call.toolName);
   if (!tool) return undefined;
   const server = context?.mcp.servers.find((entry) => entry.name === tool.server);
   if (!server || !mcpCallNeedsApproval(server.approval, tool.readOnly)) return undefined;
   const args = JSON.stringify(call.input ?? {});
-  const shown = args.length > APPROVAL_ARGS_MAX_CHARS ? `${args.slice(0, APPROVAL_ARGS_MAX_CHARS - 1)}…` : args;
+  const shown =
+    args.length > APPROVAL_ARGS_MAX_CHARS ? `${args.slice(0, APPROVAL_ARGS_MAX_CHARS - 1)}…` : args;
   return {
     escalation: {
       command: `${tool.server}: ${tool.tool} ${shown}`,

@@ -66,7 +66,9 @@ export function notifyStatus(input: {
   approval?: { command: string; justification: string } | null;
 }): NotifyStatus {
   const objective =
-    input.objective.length > OBJECTIVE_MAX_CHARS ? `${input.objective.slice(0, OBJECTIVE_MAX_CHARS - 1)}…` : input.objective;
+    input.objective.length > OBJECTIVE_MAX_CHARS
+      ? `${input.objective.slice(0, OBJECTIVE_MAX_CHARS - 1)}…`
+      : input.objective;
   return {
     session_id: input.sessionId,
     workflow_id: input.workflowId,
