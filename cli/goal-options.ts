@@ -37,6 +37,15 @@ export interface GoalOptions {
   json?: boolean;
 }
 
+/** The help of --mcp-config. */
+const MCP_CONFIG_HELP = [
+  'MCP servers for the goal, in the Claude Code / Cursor format',
+  '{"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}};',
+  'e.g. --mcp-config ~/.cursor/mcp.json. stdio servers run in the sandbox;',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help names the ${VAR} syntax of MCP config files
+  '${VAR} in env, args, url and headers comes from the tool host (see docs/extending.md)',
+].join(' ');
+
 /** The commander options for a goal, in one place so `run`, `start` and `resume` agree. */
 export function goalOptionList(): Option[] {
   return [
@@ -60,11 +69,7 @@ export function goalOptionList(): Option[] {
       '--tools-queue <name>',
       'run the tools on this tool host (`goalrun worker --role tools` prints its queue); default: the workers of this store',
     ),
-    new Option(
-      '--mcp-config <file>',
-      'MCP servers for the goal, in the Claude Code / Cursor format {"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}}; ' +
-        'e.g. --mcp-config ~/.cursor/mcp.json. stdio servers run in the sandbox; ${VAR} values come from the tool host (see docs/extending.md)',
-    ),
+    new Option('--mcp-config <file>', MCP_CONFIG_HELP),
     new Option(
       '--trust-project-mcp',
       "use the workspace's own .mcp.json and .goalrun/hooks.json (off by default: a cloned repository must not start processes; config trust_project_mcp)",

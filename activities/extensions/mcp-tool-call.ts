@@ -13,6 +13,9 @@ import type { ConfiguredServer } from './extension-config';
 import type { McpRunContext } from './mcp-connection';
 import type { McpHub } from './mcp-hub';
 
+/** How often a running MCP call heartbeats (cancellation reaches an activity only through its heartbeats). */
+const MCP_HEARTBEAT_INTERVAL_MS = 1_000;
+
 /** What an MCP call needs besides the tool context. */
 export interface McpCallDeps {
   hub: McpHub;
@@ -73,11 +76,24 @@ export async function runMcpToolCall(
   }
   const { connection } = connected;
   const started = Date.now();
+  let lastProgress: { progress: number; total?: number } | undefined;
+  const beat = () => {
+    try {
+      context.heartbeat({ elapsedMs: Date.now() - started, ...(lastProgress ? { mcpProgress: lastProgress } : {}) });
+    } catch {
+      // A failed heartbeat must not fail the call; Temporal notices missing heartbeats by itself.
+    }
+  };
+  // The worker is alive while it waits; a server's progress notifications are heartbeats too.
+  const heartbeat = setInterval(beat, MCP_HEARTBEAT_INTERVAL_MS);
   let result: CallToolResult;
   try {
     result = await connection.callTool(entry.tool, args, {
       signal: context.signal,
-      onProgress: (progress) => context.heartbeat({ mcpProgress: progress, elapsedMs: Date.now() - started }),
+      onProgress: (progress) => {
+        lastProgress = progress;
+        beat();
+      },
     });
   } catch (err) {
     if (context.signal.aborted) throw new CancelledFailure(`${toolName} cancelled`);
@@ -87,6 +103,8 @@ export async function runMcpToolCall(
       ? `the MCP server stopped during the call (${connection.describeExit()})`
       : (err as Error).message;
     return { ...fail(`${toolName} failed: ${why}`), secrets: connection.secrets };
+  } finally {
+    clearInterval(heartbeat);
   }
   const text = await resultText(result, context, toolName);
   return {
