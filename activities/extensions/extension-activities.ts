@@ -17,6 +17,7 @@ import {
   type WorkspaceContextSummary,
 } from '../../core/extensions/workspace-context';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../core/sandbox-settings';
+import { storeKeys } from '../../core/store-keys';
 import type { SessionStore } from '../../store/types';
 import type { SandboxHost } from '../sandbox/host';
 import { createRedactor } from '../sandbox/redact';
@@ -160,7 +161,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
           input.sessionId,
           'hook',
           hookRunEvent('stop', run),
-          `hook:stop:${input.toolCallId}:${run.index}`,
+          storeKeys.hookEvent('stop', input.toolCallId, run.index),
         );
       }
       return { veto: verdict.veto ? redactFor(deps)(verdict.veto.reason) : null, failures: verdict.failures };
@@ -191,7 +192,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
               input.sessionId,
               'hook',
               hookRunEvent('notify', { ...run, index }, { status: input.status.status }),
-              `hook:notify:${input.key}:${index}`,
+              storeKeys.hookEvent('notify', input.key, index),
             )
             .catch(() => undefined);
         }
@@ -377,6 +378,11 @@ export async function recordContextNotices(
   data: WorkspaceContextData,
 ): Promise<void> {
   for (const [index, text] of data.notices.entries()) {
-    await store.appendEvent(sessionId, 'notice', { text }, `context-notice:${data.execution}:${index}`);
+    await store.appendEvent(
+      sessionId,
+      'notice',
+      { text },
+      storeKeys.contextNoticeEvent(data.execution, index),
+    );
   }
 }

@@ -8,6 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledFailure } from '@temporalio/common';
 import type { WorkspaceContextData } from '../../core/extensions/workspace-context';
+import { storeKeys } from '../../core/store-keys';
 import type { ToolContext, ToolOutcome } from '../tools/types';
 import type { ConfiguredServer } from './extension-config';
 import type { McpRunContext } from './mcp-connection';
@@ -79,7 +80,10 @@ export async function runMcpToolCall(
   let lastProgress: { progress: number; total?: number } | undefined;
   const beat = () => {
     try {
-      context.heartbeat({ elapsedMs: Date.now() - started, ...(lastProgress ? { mcpProgress: lastProgress } : {}) });
+      context.heartbeat({
+        elapsedMs: Date.now() - started,
+        ...(lastProgress ? { mcpProgress: lastProgress } : {}),
+      });
     } catch {
       // A failed heartbeat must not fail the call; Temporal notices missing heartbeats by itself.
     }
@@ -158,7 +162,7 @@ async function spoolStub(
   const bytes = Math.floor((base64.length * 3) / 4);
   const { spoolId } = await context.store.writeSpool(
     context.sessionId,
-    `${context.toolCallId}:part:${index}`,
+    storeKeys.spoolPart(context.toolCallId, index),
     toolName,
     base64,
   );

@@ -8,6 +8,7 @@ import { isMcpToolName } from '../../core/extensions/mcp-names';
 import { nestedInstructionsText } from '../../core/extensions/project-instructions';
 import type { WorkspaceContextData } from '../../core/extensions/workspace-context';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { storeKeys } from '../../core/store-keys';
 import { TOOL } from '../../core/tool-names';
 import type { SandboxHost } from '../sandbox/host';
 import type { ToolContext, ToolOutcome } from '../tools/types';
@@ -30,7 +31,7 @@ const HOOK_OUTPUT_MAX_CHARS = 64 * 1024;
 
 /** The key of the event that marks a nested instruction file as shown to the model. */
 export function nestedInstructionsKey(label: string): string {
-  return `nested-instructions:${label}`;
+  return storeKeys.nestedInstructionsEvent(label);
 }
 
 /** What the extensions did to a call. */
@@ -91,7 +92,7 @@ export async function runWithExtensions(
         context.sessionId,
         'hook',
         hookRunEvent(event, run, { tool: toolName, toolCallId: context.toolCallId }),
-        `hook:${event}:${context.toolCallId}:${run.index}`,
+        storeKeys.hookEvent(event, context.toolCallId, run.index),
       );
     }
   };
