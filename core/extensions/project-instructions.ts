@@ -86,7 +86,8 @@ export function capInstructions(
     } else {
       omitted.push(source.label);
     }
-    left -= shownBytes;
+    // What follows a cut file is left out, even if it would fit the bytes the cut left over.
+    left = 0;
   }
   const problems = [
     ...(cut.length > 0 ? [`cut ${cut.join(', ')}`] : []),
