@@ -57,18 +57,19 @@ describe('the cap on project instructions', () => {
       [
         { label: '$GOALRUN_HOME/AGENTS.md', text: 'a'.repeat(600) },
         { label: 'AGENTS.md', text: `${'b'.repeat(300)}\n${'c'.repeat(300)}` },
-        { label: 'sub/AGENTS.md', text: 'd'.repeat(10) },
+        { label: 'sub/AGENTS.md', text: 'ddd'.repeat(3) },
       ],
       1000,
     );
     expect(capped.files).toEqual([
       { label: '$GOALRUN_HOME/AGENTS.md', bytes: 600, shownBytes: 600 },
       { label: 'AGENTS.md', bytes: 601, shownBytes: 301 },
-      { label: 'sub/AGENTS.md', bytes: 10, shownBytes: 0 },
+      { label: 'sub/AGENTS.md', bytes: 9, shownBytes: 0 },
     ]);
     expect(capped.notice).toMatch(/cut AGENTS\.md \(301 of 601 bytes shown\); left out sub\/AGENTS\.md/);
     expect(capped.text.indexOf('$GOALRUN_HOME/AGENTS.md')).toBeLessThan(capped.text.indexOf('## AGENTS.md'));
-    expect(capped.text).not.toContain('c');
+    expect(capped.text).not.toContain('ccc');
+    expect(capped.text).not.toContain('ddd');
   });
 
   it('has no text and no notice without files, and never splits a character', () => {
