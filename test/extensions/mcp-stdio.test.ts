@@ -56,6 +56,7 @@ describe('an MCP server over stdio in the sandbox', () => {
       { toolCalls: [{ name: 'mcp__everything__echo', args: { message: 'hello through goalrun' } }] },
       { toolCalls: [{ name: 'mcp__everything__get-sum', args: { a: 19, b: 23 } }] },
       { toolCalls: [{ name: 'mcp__everything__get-env', args: {} }] },
+      { toolCalls: [{ name: 'mcp__everything__get-tiny-image', args: {} }] },
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'used the MCP server' } }] },
     );
     const result = await runCli(
@@ -79,7 +80,7 @@ describe('an MCP server over stdio in the sandbox', () => {
     const status = JSON.parse(result.stdout);
     expect(status.status).toBe('completed');
     const requests = model.requests.slice(before);
-    expect(requests).toHaveLength(4);
+    expect(requests).toHaveLength(5);
 
     // The tools reach the model with their schemas, the same list in every request.
     const tools = requests[0].body.tools ?? [];
@@ -114,6 +115,12 @@ describe('an MCP server over stdio in the sandbox', () => {
       expect(env).toContain('"HOME": "/tmp/home"');
       // The model saw the answers.
       expect(JSON.stringify(requests[2].body.messages)).toContain('The sum of 19 and 23 is 42.');
+      // An image is a stub naming its spool copy, which holds the image's base64 whole.
+      const image = results[3].text;
+      const stub = /\[image image\/png, (\d+) bytes: not shown; its base64 is in spool:(\d+)/.exec(image);
+      expect(stub, image).not.toBeNull();
+      const page = await store.readSpool(status.sessionId, Number(stub?.[2]), 0, 1_000_000);
+      expect(Buffer.from(page?.content ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
     } finally {
       await store.close();
     }
