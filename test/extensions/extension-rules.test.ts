@@ -81,7 +81,7 @@ describe('the cap on project instructions', () => {
   });
 });
 
-describe('${VAR} expansion', () => {
+describe('VAR expansion in MCP configs', () => {
   const env = { TOKEN_FOR_SERVER: 'abc', EMPTY: '' };
   it('takes values from the environment, defaults when unset, and names what is missing', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax under test

@@ -120,7 +120,11 @@ describe('an MCP server over stdio in the sandbox', () => {
       const stub = /\[image image\/png, (\d+) bytes: not shown; its base64 is in spool:(\d+)/.exec(image);
       expect(stub, image).not.toBeNull();
       const page = await store.readSpool(status.sessionId, Number(stub?.[2]), 0, 1_000_000);
-      expect(Buffer.from(page?.content ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(
+        Buffer.from(page?.content ?? '', 'base64')
+          .subarray(1, 4)
+          .toString('latin1'),
+      ).toBe('PNG');
     } finally {
       await store.close();
     }
