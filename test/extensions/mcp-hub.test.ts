@@ -49,7 +49,8 @@ describe('a stdio MCP server that dies', () => {
       { signal, onProgress: noProgress },
     );
     expect(echoed.content).toEqual([{ type: 'text', text: 'echo: back' }]);
-    const newPid = (await again.connection.callTool('instance', {}, { signal, onProgress: noProgress })).content;
+    const newPid = (await again.connection.callTool('instance', {}, { signal, onProgress: noProgress }))
+      .content;
     expect(newPid).not.toEqual(pid);
     // The next call of a running server needs no restart.
     expect((await hub.connect(server, run)).restarted).toBeUndefined();
