@@ -30,7 +30,7 @@ const CLOSE_SERVERS_TIMEOUT = '2m';
 /** Longest reason of a stop hook's veto kept in the result the model sees. */
 const VETO_MAX_CHARS = 4_000;
 
-/** The status last told to the notify hooks, per run (a checkpoint that keeps the status tells nobody). */
+/** The status of the last checkpoint, per run: a checkpoint that keeps the status tells nobody. */
 const notified = new WeakMap<GoalRun, string>();
 
 function notifyActivities(taskQueue: string | undefined) {
@@ -68,8 +68,10 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
   if (!hooksOn(run)) return;
   const counts = run.state.workspaceContext;
   const { goal, status } = run.state;
-  if ((counts?.notifyHooks ?? 0) > 0 && NOTIFY_STATUSES.includes(status) && notified.get(run) !== status) {
-    notified.set(run, status);
+  const changed = notified.get(run) !== status;
+  // Every status is remembered, so a goal paused a second time (after running again) is told again.
+  notified.set(run, status);
+  if (changed && (counts?.notifyHooks ?? 0) > 0 && NOTIFY_STATUSES.includes(status)) {
     const payload = notifyStatus({
       sessionId: goal.sessionId,
       workflowId: run.workflowId,
