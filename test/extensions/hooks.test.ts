@@ -102,6 +102,14 @@ describe('hooks', () => {
       const final = JSON.parse(watched.stdout);
       expect(final).toMatchObject({ status: 'completed', steps: 4, finishSummary: 'tests ran' });
 
+      // The veto is a notice in the event stream too.
+      const stream = await runCli(
+        ['watch', sessionId, '--from-start', '--output-format', 'stream-json'],
+        t.env,
+      );
+      expect(stream.stdout).toContain(
+        'pre_tool hook said no to bash: rm -rf is not allowed in this repository',
+      );
       // pre_tool: the command never ran, and the model read why.
       expect(fs.existsSync(path.join(t.workspace, 'victim', 'keep.txt'))).toBe(true);
       const requests = model.requests.slice(before);
