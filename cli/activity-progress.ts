@@ -6,6 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { decodeRawPayload, rawFailureMessage } from './payload-decode';
 
 /** Newest events read to find a pending call's scheduled event. */
 const RECENT_EVENTS_PAGE = 50;
@@ -49,12 +50,17 @@ export class ActivityProgressReader {
     const known = this.scheduled.get(id);
     const type = activity.activityType?.name ?? 'activity';
     const attempt = activity.attempt ?? 1;
+    const failure = attempt > 1 ? activity.lastFailure : null;
     return {
       activityId: id,
       label: known?.summary ?? ACTIVITY_NAMES[type] ?? type,
       since: known?.at ?? timestampDate(activity.scheduledTime),
       attempt,
-      lastFailure: attempt > 1 ? (activity.lastFailure?.message ?? null) : null,
+      lastFailure: failure
+        ? await rawFailureMessage(this.client.options.loadedDataConverter, failure).catch(
+            (err: Error) => err.message,
+          )
+        : null,
     };
   }
 
@@ -75,7 +81,7 @@ export class ActivityProgressReader {
       const payload = event.userMetadata?.summary;
       let summary: string | null = null;
       if (payload) {
-        const value = this.client.options.loadedDataConverter.payloadConverter.fromPayload<unknown>(payload);
+        const value = await decodeRawPayload(this.client.options.loadedDataConverter, payload);
         summary = typeof value === 'string' && value.trim() !== '' ? value : null;
       }
       return { summary, at: timestampDate(event.eventTime) };

@@ -5,16 +5,20 @@
  * hosted in the CLI process for `run`, `resume`, `demo`.
  */
 
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/errors';
 import { plural } from '../core/text';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
+import { goalrunDataConverter } from '../worker/data-converter';
 import { installWorkerLogging } from '../worker/logging';
+import { loadPayloadKeys, type PayloadKey } from '../worker/payload-keys';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
 import type { GoalWorker } from '../worker/worker';
+import { HOST_SIGNAL_NAME, workflowIdOf } from '../workflows/names';
 import { recordedHttpPort } from './dev-server-record';
 import { notice } from './output';
 import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
@@ -39,8 +43,14 @@ export class CliContext {
   private reader?: Promise<TemporalReader | null>;
   private store?: Promise<SessionStore>;
   private queue?: Promise<string>;
-  private worker?: { worker: GoalWorker; running: Promise<void> };
+  private worker?: {
+    worker: GoalWorker;
+    running: Promise<void>;
+    hostQueue?: string;
+    hostedSessionId?: string;
+  };
   private queueFromFlag = false;
+  private keys?: PayloadKey[];
 
   constructor(settings: Settings = loadSettings()) {
     this.settings = settings;
@@ -100,7 +110,11 @@ export class CliContext {
     if (this.client) return readerOf(this.client);
     const baseUrl = this.httpBaseUrl();
     if (baseUrl && (await isHttpApiReachable(baseUrl, TEMPORAL_PROBE_TIMEOUT_MS))) {
-      return new HttpTemporalReader({ baseUrl, namespace: this.settings.namespace });
+      return new HttpTemporalReader({
+        baseUrl,
+        namespace: this.settings.namespace,
+        payloadKeys: this.payloadKeys(),
+      });
     }
     const client = await this.temporalIfRunning();
     return client ? readerOf(client) : null;
@@ -127,8 +141,22 @@ export class CliContext {
   private async connect(): Promise<Client> {
     const { Client, Connection } = clientModule();
     this.connection = await Connection.connect({ address: this.settings.temporalAddress });
-    this.client = new Client({ connection: this.connection, namespace: this.settings.namespace });
+    this.client = new Client({
+      connection: this.connection,
+      namespace: this.settings.namespace,
+      dataConverter: goalrunDataConverter(this.payloadKeys()),
+    });
     return this.client;
+  }
+
+  /**
+   * The payload encryption keys (GOALRUN_PAYLOAD_KEYS, else the config's payload_keys_file; none:
+   * payloads are sent plain). Read when first needed: a command that never talks to Temporal does
+   * not fail on a bad key.
+   */
+  payloadKeys(): PayloadKey[] {
+    this.keys ??= loadPayloadKeys(process.env, this.settings.config.payload_keys_file);
+    return this.keys;
   }
 
   /** The session store (PostgreSQL with DATABASE_URL, else the embedded PostgreSQL store shared by every goalrun process). */
@@ -171,9 +199,27 @@ export class CliContext {
     return this.worker !== undefined;
   }
 
-  /** Starts a worker inside this process; its logs go to a file so the terminal shows the goal. */
-  async hostWorker(): Promise<void> {
+  /**
+   * The queue of this process's own goal when it hosts a worker (goal.hostQueue): that goal's calls
+   * come here, and this process takes no other goal's calls.
+   */
+  get hostQueue(): string | undefined {
+    return this.worker?.hostQueue;
+  }
+
+  /** The goal this process hosts: on the way out it gives it back to the store's workers at once. */
+  hostsGoal(sessionId: string): void {
+    if (this.worker) this.worker.hostedSessionId = sessionId;
+  }
+
+  /**
+   * Starts a worker inside this process; its logs go to a file so the terminal shows the goal. By
+   * default it runs only the goal this process starts or resumes (`exclusive`); a goal of a build from
+   * before 0.2.0, which cannot be given a host, needs a worker that takes any call of the store.
+   */
+  async hostWorker(options: { exclusive?: boolean } = {}): Promise<void> {
     if (this.worker) return;
+    const exclusive = options.exclusive !== false;
     // The CLI handles Ctrl-C itself (stop following, then shut the worker down gracefully).
     installWorkerLogging(
       { file: path.join(this.settings.home, 'logs', 'worker.log') },
@@ -181,17 +227,30 @@ export class CliContext {
     );
     await this.temporal();
     const { connectWorker, createGoalWorker } = workerModule();
+    const taskQueue = await this.taskQueue();
+    const hostQueue = exclusive ? `${taskQueue}@run-${process.pid}-${randomUUID().slice(0, 8)}` : undefined;
     const worker = await createGoalWorker({
       connection: await connectWorker(this.settings.temporalAddress),
       namespace: this.settings.namespace,
-      taskQueue: await this.taskQueue(),
+      taskQueue,
       store: await this.sessionStore(),
       providerEnv: this.settings.providerEnv,
       secrets: this.knownSecrets(),
+      hostQueue,
+      payloadKeys: this.payloadKeys(),
     });
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));
-    this.worker = { worker, running };
+    this.worker = { worker, running, hostQueue };
+  }
+
+  /** Stops a hosted worker at once (to start another kind); nothing may be running on it yet. */
+  async dropWorker(): Promise<void> {
+    if (!this.worker) return;
+    const { worker, running } = this.worker;
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+    this.worker = undefined;
   }
 
   /**
@@ -201,7 +260,8 @@ export class CliContext {
    */
   async close(): Promise<void> {
     if (this.worker) {
-      const { worker, running } = this.worker;
+      const { worker, running, hostedSessionId } = this.worker;
+      if (hostedSessionId) await this.giveBack(hostedSessionId);
       if (worker.getState() === 'RUNNING') {
         const inFlight = worker.getStatus().numInFlightActivities;
         if (inFlight > 0) {
@@ -217,5 +277,17 @@ export class CliContext {
     }
     await this.connection?.close().catch(() => undefined);
     if (this.store) await (await this.store.catch(() => null))?.close().catch(() => undefined);
+  }
+
+  /** Gives a hosted goal's steps back to the store's workers (a signal: nothing to wait for). */
+  private async giveBack(sessionId: string): Promise<void> {
+    try {
+      const client = await this.temporal();
+      await client.workflow
+        .getHandle(workflowIdOf(sessionId))
+        .signal(HOST_SIGNAL_NAME, { queue: null, from: 'goalrun run (stopping)' });
+    } catch {
+      // The goal has ended, or Temporal is gone: its calls fall back to the shared queue by themselves.
+    }
   }
 }

@@ -2,10 +2,12 @@
  * Turns `run`/`start`/`resume` options into a goal definition. Kept apart from goal-options.ts,
  * which `--help` loads, because checking a model loads the provider specs and the script schema.
  */
+
 import { readMcpConfigFile } from '../activities/extensions/extension-config';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
+import { MAX_OBJECTIVE_CHARS } from '../core/limits';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
@@ -30,6 +32,11 @@ export function goalFromOptions(
 ): GoalDefinition {
   if (objective.trim() === '') {
     throw new ConfigError('the objective is empty; say what the goal should achieve');
+  }
+  if (objective.trim().length > MAX_OBJECTIVE_CHARS) {
+    throw new ConfigError(
+      `the objective has ${objective.trim().length} characters; at most ${MAX_OBJECTIVE_CHARS} are accepted. Put the long brief in a file in the workspace and name it in the objective`,
+    );
   }
   // Flags first: a typo in a number is the cheapest thing to report.
   const limits = { ...settings.defaultLimits, ...limitsFromFlags(options) };

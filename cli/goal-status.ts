@@ -109,12 +109,13 @@ export function viewOfRow(row: SessionRow): StatusView {
 
 /** The view of a goal known only to Temporal, from the input it was started with. */
 export function viewOfStart(sessionId: string, first: FirstEvents, status: DisplayStatus): StatusView {
-  const goal = first.input?.goal;
+  // A run continued as new carries its goal in its state (core/state-bounds.ts).
+  const goal = first.input?.state?.goal ?? first.input?.goal;
   return {
     ...bareView({
       sessionId,
       status,
-      reason: status === WAITING_FOR_WORKER ? 'no worker has picked the goal up yet' : null,
+      reason: status === WAITING_FOR_WORKER ? waitingReason(first) : null,
       objective: goal?.objective ?? '(unknown)',
       model: goal?.model ?? '(unknown)',
       workspace: goal?.workspace ?? '(unknown)',
@@ -122,6 +123,13 @@ export function viewOfStart(sessionId: string, first: FirstEvents, status: Displ
     elapsedMs: first.startedAt ? Math.max(0, Date.now() - first.startedAt.getTime()) : 0,
     ...(first.taskQueue ? { taskQueue: first.taskQueue } : {}),
   };
+}
+
+/** Why a goal waits for a worker: none picked it up yet, or the last one failed to run its first task. */
+function waitingReason(first: FirstEvents): string {
+  return first.workflowTaskFailure
+    ? `a worker could not start it: ${first.workflowTaskFailure}`
+    : 'no worker has picked the goal up yet';
 }
 
 /** Runs a query, giving up after QUERY_TIMEOUT_MS (null): a goal without a worker never answers. */

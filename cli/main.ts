@@ -22,6 +22,7 @@ Environment:
   GOALRUN_MODEL        default model (else config "model", else ${DEFAULT_MODEL})
   GOALRUN_HOME         data directory (default ~/.goalrun); holds config.json, the embedded store, logs
   OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY   provider settings, read by the process running the worker
+  GOALRUN_PAYLOAD_KEYS encrypt Temporal payloads: id1:base64key,id2:base64key (first seals, all open; docs/security.md)
 
 Exit codes of run, watch and resume:
   0 completed · 1 failed or blocked · 2 usage or configuration error · 3 cancelled · 4 limit reached
@@ -60,6 +61,8 @@ const tasksCommands = (): typeof import('./commands/tasks-command') => require('
 const serviceCommands = (): typeof import('./commands/service-commands') =>
   require('./commands/service-commands');
 const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
+const codecServerCommands = (): typeof import('./commands/codec-server-command') =>
+  require('./commands/codec-server-command');
 
 /** Wraps a command action: settings and resources per invocation, errors as one clear line. */
 function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) => Promise<number>) {
@@ -277,6 +280,29 @@ function buildProgram(): Command {
       "serve Prometheus metrics (goalrun's counters and the Temporal SDK's) on http://host:port/metrics (host default 127.0.0.1)",
     )
     .action(action((context, options) => serviceCommands().workerCommand(context, options)));
+
+  program
+    .command('codec-server')
+    .description(
+      "serve Temporal's codec endpoints (POST /encode, /decode) with the payload keys, so the Web UI shows encrypted payloads decrypted",
+    )
+    .option('--port <port>', 'port to listen on (default 8888)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option(
+      '--cors-origin <origin...>',
+      'Web UI origins allowed to call it (default http://localhost:8233, http://127.0.0.1:8233, http://localhost:8080; * for any)',
+    )
+    .option('--token <token>', 'require "Authorization: Bearer <token>" (or set GOALRUN_CODEC_TOKEN)')
+    .addHelpText(
+      'after',
+      `
+Needs the payload keys (GOALRUN_PAYLOAD_KEYS or the config's payload_keys_file); see docs/security.md.
+
+Example:
+  GOALRUN_PAYLOAD_KEYS=k1:$(openssl rand -base64 32) goalrun codec-server --port 8888
+  temporal server start-dev --ui-codec-endpoint http://127.0.0.1:8888`,
+    )
+    .action(action((context, options) => codecServerCommands().codecServerCommand(context, options)));
 
   program
     .command('doctor')

@@ -30,8 +30,11 @@ export async function startGoal(
 ): Promise<StartedGoal> {
   const client = await context.temporal();
   const workflowId = workflowIdOf(goal.sessionId);
+  // A process that hosts a worker runs this goal's steps itself, and no other goal's.
+  const hostQueue = context.hostQueue;
+  if (hostQueue) context.hostsGoal(goal.sessionId);
   const input: GoalWorkflowInput = {
-    goal,
+    goal: hostQueue ? { ...goal, hostQueue } : goal,
     resume: options.resume,
     limitsOverride: options.limitsOverride,
     ...(options.resumeMessage ? { resumeMessage: options.resumeMessage } : {}),

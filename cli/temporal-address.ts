@@ -27,6 +27,11 @@ const UI_PORT_OFFSET = 1000;
 const HTTP_PORT_OFFSET = 10;
 const MAX_PORT = 65_535;
 const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+/**
+ * Once a port answers, the time its gRPC handshake may take: a busy machine (a CI box running tests
+ * beside a dev server) can take seconds, and "nothing answers" is then a wrong and confusing verdict.
+ */
+const GRPC_PROBE_TIMEOUT_MS = 15_000;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 
 /**
@@ -206,7 +211,7 @@ export async function isTemporalReachable(
   const { host, port } = parseTemporalAddress(address);
   // A plain TCP connect fails fast on a closed port; gRPC alone would retry until its deadline.
   if (!(await tcpProbe(host, port, timeoutMs))) return false;
-  const remaining = Math.max(timeoutMs - (Date.now() - started), 1);
+  const remaining = Math.max(timeoutMs - (Date.now() - started), GRPC_PROBE_TIMEOUT_MS);
   // Required here: the gRPC client is what the light commands avoid loading (issue 10).
   const { Connection } = require('@temporalio/client') as typeof import('@temporalio/client');
   const connection = Connection.lazy({ address: formatAddress(host, port), connectTimeout: remaining });

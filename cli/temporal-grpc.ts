@@ -5,7 +5,9 @@
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { PayloadCodecError } from '../worker/payload-codec';
 import type { QueryName } from '../workflows/names';
+import { decodeRawPayload, rawFailureMessage } from './payload-decode';
 import type {
   HistoryStart,
   ListedWorkflow,
@@ -34,14 +36,19 @@ export class GrpcTemporalReader implements TemporalReader {
   async describe(workflowId: string): Promise<WorkflowSummary | null> {
     try {
       const description = await this.client.workflow.getHandle(workflowId).describe();
+      const converter = this.client.options.loadedDataConverter;
       return {
         status: description.status.name,
         taskQueue: description.taskQueue,
-        pendingActivities: (description.raw.pendingActivities ?? []).map((activity) => ({
-          activityType: activity.activityType?.name ?? 'activity',
-          attempt: activity.attempt ?? 0,
-          lastFailure: activity.lastFailure ? (activity.lastFailure.message ?? '') : null,
-        })),
+        pendingActivities: await Promise.all(
+          (description.raw.pendingActivities ?? []).map(async (activity) => ({
+            activityType: activity.activityType?.name ?? 'activity',
+            attempt: activity.attempt ?? 0,
+            lastFailure: activity.lastFailure
+              ? await rawFailureMessage(converter, activity.lastFailure).catch((err: Error) => err.message)
+              : null,
+          })),
+        ),
       };
     } catch (err) {
       if (isWorkflowNotFound(err)) return null;
@@ -68,14 +75,27 @@ export class GrpcTemporalReader implements TemporalReader {
     const payload = attributes?.input?.payloads?.[0];
     if (payload) {
       try {
-        input = this.client.options.loadedDataConverter.payloadConverter.fromPayload<unknown>(payload);
-      } catch {
+        input = await decodeRawPayload(this.client.options.loadedDataConverter, payload);
+      } catch (err) {
+        // A payload this process has no key for says so; anything else unreadable is simply unknown.
+        if (err instanceof PayloadCodecError) throw err;
         input = null;
       }
     }
     const seconds = Number(started?.eventTime?.seconds ?? 0);
+    let workflowTaskFailure: string | null = null;
+    for (const event of events) {
+      if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) workflowTaskFailure = null;
+      const failure = event.workflowTaskFailedEventAttributes?.failure;
+      if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED && failure) {
+        workflowTaskFailure = await rawFailureMessage(this.client.options.loadedDataConverter, failure).catch(
+          (err: Error) => err.message,
+        );
+      }
+    }
     return {
       eventCount: events.length,
+      workflowTaskFailure,
       workflowTaskCompleted: events.some(
         (event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
       ),

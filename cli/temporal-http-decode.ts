@@ -6,8 +6,13 @@
  *
  * Payloads: the CLI asks for them in full (`?noPayloadShorthand`), because the shorthand re-encodes
  * JSON through Go maps and turns empty lists into null (`"dependencies": []` arrives as `null`).
- * The shorthand is still understood, for a server that ignores the parameter.
+ * The shorthand is still understood, for a server that ignores the parameter. Encrypted payloads
+ * (docs/security.md) are decrypted with the process's payload keys; without the key a payload is an
+ * error that names it.
  */
+import { decryptPayload, ENCRYPTED_ENCODING, PayloadCodecError } from '../worker/payload-codec';
+import type { PayloadKey } from '../worker/payload-keys';
+import type { PlainPayload } from '../worker/payload-proto';
 import type { HistoryStart, ListedWorkflow, PendingActivity, WorkflowSummary } from './temporal-reader';
 
 /** gRPC status code NOT_FOUND, as the gateway reports it in an error body's `code`. */
@@ -17,6 +22,7 @@ const JSON_ENCODING = 'json/plain';
 const NULL_ENCODING = 'binary/null';
 const STARTED_EVENT = 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED';
 const TASK_COMPLETED_EVENT = 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED';
+const TASK_FAILED_EVENT = 'EVENT_TYPE_WORKFLOW_TASK_FAILED';
 const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
 
 /** A failed or unexpected answer of the HTTP API: the HTTP status and gRPC code when there was one. */
@@ -84,10 +90,6 @@ export function statusNameOf(value: unknown): string {
   return name === 'CANCELED' ? 'CANCELLED' : name;
 }
 
-function fromBase64(value: unknown, what: string): string {
-  return Buffer.from(stringAt(value, what), 'base64').toString('utf8');
-}
-
 /** Whether a JSON value is a payload in full form, by the rule Temporal's own decoder applies to shorthand. */
 function isFullPayload(value: unknown): value is Json {
   if (!isObject(value) || !isObject(value.metadata) || typeof value.metadata.encoding !== 'string')
@@ -96,26 +98,60 @@ function isFullPayload(value: unknown): value is Json {
   return keys.length === 2 ? typeof value.data === 'string' : keys.length === 1;
 }
 
-/** One payload in full form: `{metadata: {encoding: base64}, data: base64}`. Only JSON and null are goalrun's. */
-export function decodePayload(payload: unknown): unknown {
+/** A payload's metadata and data as bytes, from its full JSON form. */
+function payloadBytes(payload: unknown): PlainPayload {
   const { metadata, data } = objectAt(payload, 'a payload');
-  const encoding = fromBase64(objectAt(metadata, 'payload metadata').encoding, 'payload encoding');
+  const entries = Object.entries(objectAt(metadata, 'payload metadata')).map(
+    ([key, value]) => [key, Buffer.from(stringAt(value, `payload metadata ${key}`), 'base64')] as const,
+  );
+  return {
+    metadata: Object.fromEntries(entries),
+    data: data === undefined ? Buffer.alloc(0) : Buffer.from(stringAt(data, 'payload data'), 'base64'),
+  };
+}
+
+/** The value of a payload in bytes. Only JSON and null are goalrun's. */
+function payloadValue(payload: PlainPayload, keys: readonly PayloadKey[]): unknown {
+  const encoding = Buffer.from(payload.metadata?.encoding ?? []).toString('utf8');
+  // Throws PayloadCodecError, which names the key, when it cannot be opened.
+  if (encoding === ENCRYPTED_ENCODING) return payloadValue(decryptPayload(payload, keys), keys);
   if (encoding === NULL_ENCODING) return null;
   if (encoding !== JSON_ENCODING)
     throw new TemporalHttpError(`cannot decode a payload encoded as ${encoding}`);
-  const text = data === undefined ? '' : fromBase64(data, 'payload data');
   try {
-    return JSON.parse(text);
+    return JSON.parse(Buffer.from(payload.data ?? []).toString('utf8'));
   } catch {
     throw new TemporalHttpError('a json/plain payload holds no valid JSON');
   }
 }
 
+/**
+ * One payload in full form: `{metadata: {encoding: base64, …}, data: base64}`, decrypted with `keys`
+ * when it is encrypted.
+ */
+export function decodePayload(payload: unknown, keys: readonly PayloadKey[] = []): unknown {
+  return payloadValue(payloadBytes(payload), keys);
+}
+
 /** A `Payloads` message: `{payloads: [...]}` in full form, a list of values in shorthand, or nothing. */
-export function decodePayloads(value: unknown): unknown[] {
+export function decodePayloads(value: unknown, keys: readonly PayloadKey[] = []): unknown[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.map((item) => (isFullPayload(item) ? decodePayload(item) : item));
-  return listAt(objectAt(value, 'payloads').payloads, 'payloads').map(decodePayload);
+  if (Array.isArray(value))
+    return value.map((item) => (isFullPayload(item) ? decodePayload(item, keys) : item));
+  return listAt(objectAt(value, 'payloads').payloads, 'payloads').map((item) => decodePayload(item, keys));
+}
+
+/** A failure's message; with encrypting workers it is in the failure's encoded attributes. */
+function failureMessageOf(failure: Json, keys: readonly PayloadKey[]): string {
+  if (failure.encodedAttributes) {
+    try {
+      const attributes = decodePayload(failure.encodedAttributes, keys) as { message?: unknown } | null;
+      if (typeof attributes?.message === 'string') return attributes.message;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  return optionalString(failure.message) ?? '';
 }
 
 /** The body of a failed call: `{code, message}` from the gateway, or whatever text came back. */
@@ -137,7 +173,7 @@ export function errorFromResponse(httpStatus: number, text: string): TemporalHtt
 }
 
 /** DescribeWorkflowExecutionResponse → WorkflowSummary. */
-export function decodeDescribe(json: unknown): WorkflowSummary {
+export function decodeDescribe(json: unknown, keys: readonly PayloadKey[] = []): WorkflowSummary {
   const info = objectAt(objectAt(json, 'the description').workflowExecutionInfo, 'workflowExecutionInfo');
   const pending = listAt(objectAt(json, 'the description').pendingActivities, 'pendingActivities');
   return {
@@ -150,14 +186,14 @@ export function decodeDescribe(json: unknown): WorkflowSummary {
         activityType:
           optionalString(optionalObject(activity.activityType, 'activityType').name) ?? 'activity',
         attempt: typeof activity.attempt === 'number' ? activity.attempt : 0,
-        lastFailure: activity.lastFailure ? (optionalString(failure.message) ?? '') : null,
+        lastFailure: activity.lastFailure ? failureMessageOf(failure, keys) : null,
       };
     }),
   };
 }
 
 /** The first page of GetWorkflowExecutionHistoryResponse → HistoryStart. */
-export function decodeHistoryStart(json: unknown): HistoryStart {
+export function decodeHistoryStart(json: unknown, keys: readonly PayloadKey[] = []): HistoryStart {
   const history = optionalObject(objectAt(json, 'the history page').history, 'history');
   const events = listAt(history.events, 'history events').map((event, index) =>
     objectAt(event, `history event ${index}`),
@@ -169,14 +205,27 @@ export function decodeHistoryStart(json: unknown): HistoryStart {
   );
   let input: unknown = null;
   try {
-    input = decodePayloads(attributes.input)[0] ?? null;
-  } catch {
+    input = decodePayloads(attributes.input, keys)[0] ?? null;
+  } catch (err) {
+    // A payload this process has no key for says so; anything else unreadable is simply unknown.
+    if (err instanceof PayloadCodecError) throw err;
     input = null;
   }
   const startedMs = timestampMs(started?.eventTime);
+  let workflowTaskFailure: string | null = null;
+  for (const event of events) {
+    if (event.eventType === TASK_COMPLETED_EVENT) workflowTaskFailure = null;
+    if (event.eventType !== TASK_FAILED_EVENT) continue;
+    const failed = optionalObject(
+      event.workflowTaskFailedEventAttributes,
+      'workflowTaskFailedEventAttributes',
+    );
+    workflowTaskFailure = failureMessageOf(optionalObject(failed.failure, 'failure'), keys);
+  }
   return {
     eventCount: events.length,
     workflowTaskCompleted: events.some((event) => event.eventType === TASK_COMPLETED_EVENT),
+    workflowTaskFailure,
     // To the second, as the gRPC path reads it.
     startedAt: startedMs === null ? null : new Date(Math.floor(startedMs / 1000) * 1000),
     taskQueue: optionalString(optionalObject(attributes.taskQueue, 'taskQueue').name),
@@ -185,13 +234,13 @@ export function decodeHistoryStart(json: unknown): HistoryStart {
 }
 
 /** QueryWorkflowResponse → the query's answer (its first payload), as the SDK's handle.query() returns it. */
-export function decodeQueryResult(json: unknown): unknown {
+export function decodeQueryResult(json: unknown, keys: readonly PayloadKey[] = []): unknown {
   const response = objectAt(json, 'the query response');
   if (response.queryRejected) throw new TemporalHttpError('the query was rejected');
   if (response.queryResult === undefined || response.queryResult === null) {
     throw new TemporalHttpError('unexpected answer from Temporal: the query response has no result');
   }
-  return decodePayloads(response.queryResult)[0];
+  return decodePayloads(response.queryResult, keys)[0];
 }
 
 /** A page of ListWorkflowExecutionsResponse. */

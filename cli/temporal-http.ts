@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { PayloadKey } from '../worker/payload-keys';
 import type { QueryName } from '../workflows/names';
 import {
   decodeDescribe,
@@ -45,6 +46,8 @@ export interface HttpReaderOptions {
   baseUrl: string;
   namespace: string;
   requestTimeoutMs?: number;
+  /** Keys to decrypt encrypted payloads with (docs/security.md); none: such payloads are errors. */
+  payloadKeys?: readonly PayloadKey[];
 }
 
 // One connection for all the calls of a command; idle sockets do not keep the process alive.
@@ -115,9 +118,16 @@ export class HttpTemporalReader implements TemporalReader {
     this.namespacePath = `/api/v1/namespaces/${encodeURIComponent(options.namespace)}`;
   }
 
+  private get keys(): readonly PayloadKey[] {
+    return this.options.payloadKeys ?? [];
+  }
+
   async describe(workflowId: string): Promise<WorkflowSummary | null> {
     try {
-      return decodeDescribe(await this.call('GET', `/workflows/${encodeURIComponent(workflowId)}`));
+      return decodeDescribe(
+        await this.call('GET', `/workflows/${encodeURIComponent(workflowId)}`),
+        this.keys,
+      );
     } catch (err) {
       if (err instanceof TemporalHttpError && err.notFound) return null;
       throw err;
@@ -126,12 +136,12 @@ export class HttpTemporalReader implements TemporalReader {
 
   async query<Result>(workflowId: string, query: QueryName<Result>): Promise<Result> {
     const path = `/workflows/${encodeURIComponent(workflowId)}/query/${encodeURIComponent(query.name)}`;
-    return decodeQueryResult(await this.call('POST', path, {}, { query: {} })) as Result;
+    return decodeQueryResult(await this.call('POST', path, {}, { query: {} }), this.keys) as Result;
   }
 
   async historyStart(workflowId: string, pageSize: number): Promise<HistoryStart> {
     const path = `/workflows/${encodeURIComponent(workflowId)}/history`;
-    return decodeHistoryStart(await this.call('GET', path, { maximumPageSize: String(pageSize) }));
+    return decodeHistoryStart(await this.call('GET', path, { maximumPageSize: String(pageSize) }), this.keys);
   }
 
   async listWorkflows(query: string, limit: number): Promise<ListedWorkflow[]> {

@@ -34,6 +34,11 @@ export interface HistoryStart {
   taskQueue: string | null;
   /** The run's first argument, decoded; null when absent or not decodable. */
   input: unknown;
+  /**
+   * Why the last workflow task on the page failed, when none completed after it (e.g. a worker that
+   * cannot decrypt the goal's input); null otherwise.
+   */
+  workflowTaskFailure: string | null;
 }
 
 /** A workflow as a list of executions shows it. */

@@ -71,6 +71,8 @@ export interface FirstEvents {
   /** When the run started. */
   startedAt: Date | null;
   taskQueue: string | null;
+  /** Why a worker failed the run's last workflow task, when none completed since (see HistoryStart). */
+  workflowTaskFailure: string | null;
 }
 
 /** Reads the first page of the current run's history. Throws when the workflow does not exist. */
@@ -84,6 +86,7 @@ export async function firstEvents(source: TemporalSource, workflowId: string): P
     input: (start.input as GoalWorkflowInput | null) ?? null,
     startedAt: start.startedAt,
     taskQueue: start.taskQueue,
+    workflowTaskFailure: start.workflowTaskFailure,
   };
 }
 

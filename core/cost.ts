@@ -3,6 +3,7 @@
  * output, cache read/write, per model; spec F-USAGE: summarizer usage folded into the operation that
  * triggered it). Pure: cards come in as data.
  */
+import { MAX_MODELS_IN_BREAKDOWN } from './limits';
 import { isGenericCard, type ModelCard } from './model-card';
 import type { RequestUsage, UsageTotals } from './usage';
 
@@ -100,8 +101,16 @@ export function addToBreakdown(
     summarizer: kind.summarizer ? request : ZERO_COST,
     unpricedRequests: isGenericCard(kind.card) ? 1 : 0,
   };
-  return { ...breakdown, [model]: addModelUsage(breakdown[model] ?? ZERO_MODEL_USAGE, added) };
+  // A goal switched between many models counts the later ones together: the breakdown lives in state.
+  const key =
+    model in breakdown || Object.keys(breakdown).length < MAX_MODELS_IN_BREAKDOWN - 1
+      ? model
+      : OTHER_MODELS_KEY;
+  return { ...breakdown, [key]: addModelUsage(breakdown[key] ?? ZERO_MODEL_USAGE, added) };
 }
+
+/** The breakdown row of the models beyond MAX_MODELS_IN_BREAKDOWN. */
+export const OTHER_MODELS_KEY = '(other models)';
 
 /** Folds one breakdown into another (an operation's into the session's), returning a new one. */
 export function mergeBreakdowns(into: UsageBreakdown, from: UsageBreakdown): UsageBreakdown {

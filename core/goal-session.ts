@@ -17,6 +17,7 @@ import {
 } from './goal';
 import { checkStopRules, type StopDecision } from './goal-rules';
 import { addJob, type JobRecord, type JobStatus, markJobs, nextJobId } from './jobs-registry';
+import { JOB_COMMAND_MAX_CHARS, REASON_MAX_CHARS } from './limits';
 import { plural } from './text';
 
 /** The longest steering message accepted, in characters (a pasted log belongs in a file). */
@@ -94,7 +95,10 @@ export class GoalSession {
 
   /** Sets the status (and its reason). */
   setStatus(status: GoalStatus, reason: string | null = null): void {
-    this.state = { ...this.state, status, reason };
+    // A failure's reason can be a provider's whole error page: the state keeps its start.
+    const kept =
+      reason && reason.length > REASON_MAX_CHARS ? `${reason.slice(0, REASON_MAX_CHARS - 1)}…` : reason;
+    this.state = { ...this.state, status, reason: kept };
   }
 
   /** Whether the goal has ended. */
@@ -173,7 +177,7 @@ export class GoalSession {
     if (this.state.paused) return 'the goal is already paused';
     this.state = { ...this.state, paused: true };
     this.note('pause requested');
-    return 'pausing: the current step finishes, then the goal waits until /unpause (its time limit stops meanwhile)';
+    return 'pausing: a running model call is stopped (its step runs again on unpause) and a running tool finishes; then the goal waits until unpause (its time limit stops meanwhile)';
   }
 
   /** `/unpause`. */
@@ -257,9 +261,13 @@ export class GoalSession {
 
   /** Records a started job. */
   jobStarted(job: Omit<JobRecord, 'status' | 'startedAtMs'>): void {
+    const command =
+      job.command.length > JOB_COMMAND_MAX_CHARS
+        ? `${job.command.slice(0, JOB_COMMAND_MAX_CHARS - 1)}…`
+        : job.command;
     this.state = {
       ...this.state,
-      jobs: addJob(this.state.jobs, { ...job, status: 'running', startedAtMs: this.now() }),
+      jobs: addJob(this.state.jobs, { ...job, command, status: 'running', startedAtMs: this.now() }),
     };
   }
 

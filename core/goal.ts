@@ -6,6 +6,7 @@
 import type { CompactionState } from './compaction/state';
 import { breakdownTotal, type UsageBreakdown } from './cost';
 import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
+import type { InboxRequest } from './goal-inbox';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
 import {
@@ -13,6 +14,7 @@ import {
   DEFAULT_MAX_MINUTES,
   DEFAULT_MAX_STEPS,
   DEFAULT_NO_PROGRESS_LIMIT,
+  RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
 import type { SandboxSettings } from './sandbox-settings';
@@ -91,6 +93,12 @@ export interface GoalDefinition {
   providerUnreachableMinutes?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
+  /**
+   * The queue of the `run` or `resume` process that hosts this goal in the foreground: its model calls
+   * and tools go there, so that process runs this goal's steps and no other goal's. When the process is
+   * gone (a call waits there unclaimed), the goal falls back to the store's shared workers.
+   */
+  hostQueue?: string;
   /**
    * Where the tool host finds this goal's MCP servers and hooks besides its own config: references
    * (a file path on the tool host, a trust flag), never a value from them.
@@ -171,6 +179,10 @@ export interface GoalState {
   runningTool: string | null;
   /** Said once about the model (e.g. that it has no model card), shown by `status`. */
   modelNote: string | null;
+  /** Requests waiting for the main loop (core/goal-inbox.ts); replaces pendingSteering from 0.2.0 on. */
+  inbox: InboxRequest[];
+  /** Requests that came by signal while the inbox was full, not yet reported. */
+  droppedRequests: number;
   /**
    * What the tool host gathered for this execution (counts only; the rest is in the store), absent
    * for goals started before it did.
@@ -181,7 +193,15 @@ export interface GoalState {
 /** The fields added to GoalState after its first release, with their values for older states. */
 const LATER_FIELDS: Pick<
   GoalState,
-  'paused' | 'pendingSteering' | 'steeringIds' | 'approval' | 'jobs' | 'runningTool' | 'modelNote'
+  | 'paused'
+  | 'pendingSteering'
+  | 'steeringIds'
+  | 'approval'
+  | 'jobs'
+  | 'runningTool'
+  | 'modelNote'
+  | 'inbox'
+  | 'droppedRequests'
 > = {
   paused: false,
   pendingSteering: [],
@@ -190,6 +210,8 @@ const LATER_FIELDS: Pick<
   jobs: [],
   runningTool: null,
   modelNote: null,
+  inbox: [],
+  droppedRequests: 0,
 };
 
 /** A state saved by an older goalrun, with the fields it lacks at their initial values. */
@@ -227,7 +249,9 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
 /** Adds a line to the recent-activity log, keeping only the newest few. */
 export function noteAction(state: GoalState, text: string): GoalState {
   const actions = state.actions + 1;
-  const recent = [...state.recent, { n: actions, text }].slice(-RECENT_ACTIONS_KEPT);
+  const line =
+    text.length > RECENT_ACTION_MAX_CHARS ? `${text.slice(0, RECENT_ACTION_MAX_CHARS - 1)}…` : text;
+  const recent = [...state.recent, { n: actions, text: line }].slice(-RECENT_ACTIONS_KEPT);
   return { ...state, actions, recent };
 }
 

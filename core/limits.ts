@@ -37,6 +37,18 @@ export const PROGRESS_SAVE_INTERVAL_MS = 2_000;
 export const WORKFLOW_TOOL_ARGS_MAX_BYTES = 64 * 1024;
 /** How many recent actions the workflow keeps for `watch` and the Web UI. */
 export const RECENT_ACTIONS_KEPT = 20;
+/** Longest recent-action line kept in the goal's state (a provider's error can run for pages). */
+export const RECENT_ACTION_MAX_CHARS = 200;
+/** Longest objective a goal takes; a longer brief belongs in a file in the workspace that the objective names. */
+export const MAX_OBJECTIVE_CHARS = 12_000;
+/** Longest finish summary kept in the goal's state; the whole call stays in the transcript. */
+export const FINISH_SUMMARY_MAX_CHARS = 8_000;
+/** Models the usage breakdown counts apart; more are counted together under OTHER_MODELS_KEY. */
+export const MAX_MODELS_IN_BREAKDOWN = 16;
+/** Longest status reason kept in the goal's state. */
+export const REASON_MAX_CHARS = 1_000;
+/** Longest job command kept in the jobs registry. */
+export const JOB_COMMAND_MAX_CHARS = 120;
 
 /** A model step whose worker stops heartbeating for this long is retried elsewhere. */
 export const MODEL_HEARTBEAT_TIMEOUT_MS = 15_000;

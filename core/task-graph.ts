@@ -15,6 +15,7 @@
  *   started or completed task depends on it.
  * Cancelled tasks count as finished (see isFinished).
  */
+import { jsonBytes } from './compaction/state-size';
 import { type ParsedTodoWrite, TODO_WRITE_ERROR_PREFIX, type TodoWriteArgs } from './task-graph-args';
 import { dependencyOrder, findCycle, incompleteDependencies, indexById, taskView } from './task-graph-order';
 import { renderTaskList, summarizeTaskList } from './task-graph-render';
@@ -39,7 +40,12 @@ export {
 export * from './task-graph-types';
 
 /** Most tasks the list may hold; the graph is carried in durable workflow state. */
-export const MAX_TASKS = 500;
+export const MAX_TASKS = 300;
+/**
+ * JSON bytes the whole list may take: it lives in the goal's control state, which continue-as-new
+ * carries (see core/state-bounds.ts for the budget of that state).
+ */
+export const MAX_TASK_GRAPH_BYTES = 32 * 1024;
 
 /** Last line of every rejection. */
 export const NOTHING_CHANGED = 'Nothing was changed.';
@@ -127,6 +133,12 @@ function gatingErrors(tasks: Task[], touched: Set<string>): string[] {
 function graphErrors(tasks: Task[], touched: Set<string>): string[] {
   if (tasks.length > MAX_TASKS) {
     return [`the list would hold ${tasks.length} tasks; at most ${MAX_TASKS} are allowed`];
+  }
+  const bytes = jsonBytes(tasks);
+  if (bytes > MAX_TASK_GRAPH_BYTES) {
+    return [
+      `the list would take ${bytes} bytes; at most ${MAX_TASK_GRAPH_BYTES} are kept in the goal's state (shorten the task texts, or drop finished tasks with clear_completed)`,
+    ];
   }
   const selfReferences = tasks
     .filter((task) => task.dependencies.includes(task.id))

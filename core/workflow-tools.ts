@@ -4,9 +4,11 @@
  * arguments arrive validated by the model step (workflow-tool-args.ts); only types come from the
  * modules with zod schemas, which workflow code loads solely for calls recorded before that.
  */
+
 import type { ParsedFinish } from './finish';
 import type { GoalState, GoalStatus } from './goal';
 import { recordToolOutcome } from './goal-rules';
+import { FINISH_SUMMARY_MAX_CHARS } from './limits';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
 import type { ParsedTodoWrite } from './task-graph-args';
 import { isTodoWriteCall, PLAN_ONLY_NUDGE } from './todo-write-tool';
@@ -70,7 +72,9 @@ function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutco
     });
     return { state: next, ok: false, text: parsed.error };
   }
-  const { status, summary } = parsed.args;
+  const { status } = parsed.args;
+  // The whole call stays in the transcript; the state keeps what status and the stream show.
+  const summary = clipText(parsed.args.summary, FINISH_SUMMARY_MAX_CHARS);
   const next = recordToolOutcome(state, {
     toolName: TOOL.finish,
     summary: `${TOOL.finish}: ${status}`,
@@ -108,4 +112,8 @@ export function planOnlyNudge(
   const planOnly = calls.length > 0 && calls.every((call) => isTodoWriteCall(call.toolName) && call.ok);
   if (!planOnly || state.planNudged) return { state, nudge: null };
   return { state: { ...state, planNudged: true }, nudge: PLAN_ONLY_NUDGE };
+}
+
+function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

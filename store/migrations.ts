@@ -108,6 +108,22 @@ ALTER TABLE sessions ADD COLUMN name text;
   },
   {
     id: 4,
+    name: 'row estimates for the session being written',
+    // Issue 20, §4 (test/store/store-scale-plans.test.ts). The session a goal is writing is newer than
+    // the table statistics. Where the store holds at most ~100 sessions, ANALYZE keeps every one of
+    // them as a most-common value, so the planner estimates one row for any other session id: a
+    // lookup by (session_id, key) then ties between the unique index and (session_id, seq|id), and
+    // the tie can go to the latter, which reads the whole session and filters on the key (161 pages
+    // instead of 3 for an event of a 1,000-event session). With one most-common value kept, an
+    // unknown session is estimated at its share of the table, and the unique index wins.
+    sql: `
+ALTER TABLE messages ALTER COLUMN session_id SET STATISTICS 1;
+ALTER TABLE events ALTER COLUMN session_id SET STATISTICS 1;
+ANALYZE messages, events;
+`,
+  },
+  {
+    id: 5,
     name: 'workspace contexts',
     // What the tool host gathered for one execution of a session (environment snapshot, project
     // instructions, MCP tools): written before the session row exists (the snapshot goes into the

@@ -1,31 +1,40 @@
 /**
  * Bundles the workflow code once at build time, so a worker starts in a second instead of
  * re-running webpack on every start. Run as `node dist/worker/bundle.js` (npm run build does).
+ * Two bundles of the same workflows: one with the SDK's failure converter, and one for workers that
+ * encrypt payloads, whose workflows put failure messages into (encrypted) payloads.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { encryptedFailureConverterPath } from './data-converter';
 
 /** Where the prebuilt bundle lives: beside the compiled folders in dist/. */
 export const BUNDLE_FILE = 'workflow-bundle.js';
+/** The bundle of workers that encrypt payloads (see encrypted-failure-converter.ts). */
+export const ENCRYPTED_BUNDLE_FILE = 'workflow-bundle-encrypted.js';
 
-/** The prebuilt bundle's path, if one was built. */
-export function findWorkflowBundle(): string | undefined {
-  const candidates = [
-    path.resolve(__dirname, '..', BUNDLE_FILE),
-    path.resolve(__dirname, '..', 'dist', BUNDLE_FILE),
-  ];
+/** The prebuilt bundle's path (of the encrypting workers' bundle with `encrypted`), if one was built. */
+export function findWorkflowBundle(encrypted = false): string | undefined {
+  const file = encrypted ? ENCRYPTED_BUNDLE_FILE : BUNDLE_FILE;
+  const candidates = [path.resolve(__dirname, '..', file), path.resolve(__dirname, '..', 'dist', file)];
   return candidates.find((candidate) => fs.existsSync(candidate));
 }
 
-async function main(): Promise<void> {
+async function writeBundle(file: string, failureConverterPath?: string): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
+    failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });
-  const target = path.resolve(__dirname, '..', BUNDLE_FILE);
+  const target = path.resolve(__dirname, '..', file);
   fs.writeFileSync(target, code);
   console.log(`workflow bundle written to ${path.relative(process.cwd(), target)} (${code.length} bytes)`);
+}
+
+async function main(): Promise<void> {
+  await writeBundle(BUNDLE_FILE);
+  await writeBundle(ENCRYPTED_BUNDLE_FILE, encryptedFailureConverterPath());
 }
 
 if (require.main === module) {

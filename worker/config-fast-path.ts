@@ -4,6 +4,7 @@
  * them). Anything else (base_url, sandbox, an unknown key, a bad value) returns null, and the zod
  * schema (config-schema.ts) decides and words the error. Saves the light commands loading zod.
  */
+import path from 'node:path';
 import type { GoalrunConfig } from './config-schema';
 
 type Check = (value: unknown) => boolean;
@@ -35,6 +36,7 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   backup_model: nonEmptyString,
   provider_unreachable_minutes: positiveInt,
   tools_queue: nonEmptyString,
+  payload_keys_file: (value) => typeof value === 'string' && path.isAbsolute(value),
   trust_project_mcp: boolean,
   instructions_max_kib: positiveInt,
 };

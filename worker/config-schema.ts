@@ -56,6 +56,11 @@ function buildConfigSchema(z: typeof Zod) {
       sandbox: sandboxSchema.optional(),
       /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
       tools_queue: z.string().min(1).optional(),
+      /** A file of payload encryption keys (docs/security.md); GOALRUN_PAYLOAD_KEYS wins over it. */
+      payload_keys_file: z
+        .string()
+        .refine((file) => path.isAbsolute(file), 'must be an absolute path')
+        .optional(),
       /** MCP servers, in the `mcpServers` format of Claude Code and Cursor, plus a per-server `approval`. */
       mcp_servers: mcpServersSchema(z, true).optional(),
       /** Hooks: pre_tool, post_tool, stop, notify. */

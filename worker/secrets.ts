@@ -3,6 +3,7 @@
  * transcripts and failure messages are scrubbed of them before anything is stored, sent or printed.
  */
 import { embeddedStorePassword } from '../store/open';
+import { loadPayloadKeys } from './payload-keys';
 import type { Settings } from './settings';
 
 /** Values shorter than this are not treated as secrets: redacting them would mangle ordinary text. */
@@ -17,6 +18,7 @@ export function knownSecrets(settings: Settings): string[] {
     // The config file's database URL is a secret even when DATABASE_URL overrides it: a tool can read the file.
     passwordOf(settings.config.database_url),
     settings.databaseUrl ? null : embeddedStorePassword(settings.home),
+    ...payloadKeySecrets(settings),
   ];
   return [...new Set(values.filter((value): value is string => !!value && value.length >= MIN_SECRET_CHARS))];
 }
@@ -30,5 +32,17 @@ export function passwordOf(databaseUrl: string | undefined): string | null {
   } catch {
     // A key=value connection string: find password=… in it.
     return /(?:^|\s)password=(\S+)/.exec(databaseUrl)?.[1] ?? null;
+  }
+}
+
+/** The payload encryption keys, as written in GOALRUN_PAYLOAD_KEYS or the keys file (base64). */
+function payloadKeySecrets(settings: Settings): string[] {
+  try {
+    return loadPayloadKeys(process.env, settings.config.payload_keys_file).map((key) =>
+      key.key.toString('base64'),
+    );
+  } catch {
+    // A bad key setting is reported where the keys are used; the whole variable is redacted anyway.
+    return [];
   }
 }

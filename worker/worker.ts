@@ -13,8 +13,12 @@ import type { ProviderEnv } from '../activities/providers/types';
 import { createSessionActivities } from '../activities/session-activities';
 import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
+import { ConfigError } from '../core/errors';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
+import { goalrunDataConverter } from './data-converter';
+import type { PayloadCodecError } from './payload-codec';
+import type { PayloadKey } from './payload-keys';
 import type { WorkerRole } from './roles';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
@@ -53,10 +57,21 @@ export interface GoalWorkerOptions {
   toolsQueue?: string;
   /** A `tools` worker's workspace root (a real path): it runs tools only for workspaces inside it. */
   workspaceRoot?: string;
+  /**
+   * The queue of a foreground `run`/`resume` (role all): its goal's model calls and tools come there
+   * (goal.hostQueue), and on the shared queue this process runs workflow tasks only, never another
+   * goal's model calls or tools.
+   */
+  hostQueue?: string;
+  /** Payload keys (worker/payload-keys.ts): the first encrypts, all decrypt; none: payloads stay plain. */
+  payloadKeys?: PayloadKey[];
 }
 
 /** The workers of one process, run and stopped together. */
 export class GoalWorker {
+  /** Set when a payload could not be decrypted: the workers stop, and run() rejects with it. */
+  private decryptError?: PayloadCodecError;
+
   constructor(
     private readonly workers: Worker[],
     /** The queue where operations on this process's background jobs are sent. */
@@ -66,6 +81,18 @@ export class GoalWorker {
   /** Runs every worker until shutdown; kills running tools and jobs first on the way down. */
   async run(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.run()));
+    if (this.decryptError) throw stoppedOnDecryptError(this.decryptError);
+  }
+
+  /**
+   * A payload this worker cannot decrypt: every task of that goal would fail here the same way, over
+   * and over, so the worker stops and says why; the goal waits for a worker that has the key.
+   */
+  stopOnDecryptError(error: PayloadCodecError): void {
+    if (this.decryptError) return;
+    this.decryptError = error;
+    // Not from inside the codec call that failed: its task first completes as failed.
+    setImmediate(() => this.shutdown({ killTools: true }));
   }
 
   /**
@@ -101,9 +128,13 @@ export class GoalWorker {
 export async function createGoalWorker(options: GoalWorkerOptions): Promise<GoalWorker> {
   const role = options.role ?? 'all';
   const { store } = options;
+  const payloadKeys = options.payloadKeys ?? [];
+  // The GoalWorker exists only after its workers: the codec reaches it through this.
+  let goalWorker: GoalWorker | undefined;
   const common: Partial<WorkerOptions> = {
     connection: options.connection,
     namespace: options.namespace,
+    dataConverter: goalrunDataConverter(payloadKeys, (error) => goalWorker?.stopOnDecryptError(error)),
     ...WORKER_TUNING,
     // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts).
     interceptors: { activity: [activityMetricsInterceptor] },
@@ -122,7 +153,14 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     : undefined;
   const workers: Worker[] = [];
   if (role !== 'tools') {
-    const bundlePath = findWorkflowBundle();
+    const bundlePath = findWorkflowBundle(payloadKeys.length > 0);
+    const activities = {
+      ...createSessionActivities(store, options.providerEnv),
+      ...createModelStepActivity({ store, env: options.providerEnv }),
+      ...createCompactionActivities({ store, env: options.providerEnv }),
+      // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
+      ...(tools ?? {}),
+    };
     workers.push(
       await Worker.create({
         ...common,
@@ -130,15 +168,14 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
         ...(bundlePath
           ? { workflowBundle: { codePath: bundlePath } }
           : { workflowsPath: require.resolve('../workflows') }),
-        activities: {
-          ...createSessionActivities(store, options.providerEnv),
-          ...createModelStepActivity({ store, env: options.providerEnv }),
-          ...createCompactionActivities({ store, env: options.providerEnv }),
-          // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
-          ...(tools ?? {}),
-        },
+        activities,
+        // A foreground process takes no other goal's calls from the shared queue (local ones still run).
+        ...(options.hostQueue ? { enableNonLocalActivities: false } : {}),
       }),
     );
+    if (options.hostQueue) {
+      workers.push(await Worker.create({ ...common, taskQueue: options.hostQueue, activities }));
+    }
   }
   if (role === 'tools') {
     if (!options.toolsQueue) throw new Error('a tools worker needs the tools queue it serves');
@@ -149,7 +186,15 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     // Job reads and kills must reach the process that holds the job, whichever worker started it.
     workers.push(await Worker.create({ ...common, taskQueue: processQueue, activities: { ...tools } }));
   }
-  return new GoalWorker(workers, processQueue);
+  goalWorker = new GoalWorker(workers, processQueue);
+  return goalWorker;
+}
+
+/** What a worker that met a payload it cannot decrypt stops with: one line, exit code 2. */
+function stoppedOnDecryptError(error: PayloadCodecError): ConfigError {
+  return new ConfigError(
+    `worker stopped: ${error.message}. Give this worker the key, or run the goal on a worker that has it; the goal waits meanwhile.`,
+  );
 }
 
 /** Connects a worker to Temporal. */

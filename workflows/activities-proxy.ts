@@ -12,6 +12,7 @@ import {
   TOOL_STEP_MAX_ATTEMPTS,
   TOOL_STEP_TIMEOUT_MS,
 } from '../core/limits';
+import type { Placement } from './host-placement';
 
 /** Every activity a goal workflow calls. */
 type AllActivities = GoalActivities & ReturnType<typeof createCompactionActivities> & JobHostActivities;
@@ -38,8 +39,13 @@ export const storeActivities = proxyLocalActivities<AllActivities>({
 });
 
 /** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
-export function modelActivities(summary: string, maximumAttempts = MODEL_STEP_MAX_ATTEMPTS) {
+export function modelActivities(
+  summary: string,
+  maximumAttempts = MODEL_STEP_MAX_ATTEMPTS,
+  placement: Placement = {},
+) {
   return proxyActivities<AllActivities>({
+    ...placed(placement),
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
     heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
     retry: {
@@ -56,8 +62,9 @@ export function modelActivities(summary: string, maximumAttempts = MODEL_STEP_MA
 }
 
 /** Tool calls: on the workspace's task queue; cancellation waits until the process group is gone. */
-export function toolActivities(summary: string, taskQueue: string | undefined) {
+export function toolActivities(summary: string, taskQueue: string | undefined, placement: Placement = {}) {
   return proxyActivities<AllActivities>({
+    ...placed(placement),
     startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
     heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
     retry: {
@@ -67,7 +74,7 @@ export function toolActivities(summary: string, taskQueue: string | undefined) {
       maximumAttempts: TOOL_STEP_MAX_ATTEMPTS,
     },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    taskQueue,
+    taskQueue: taskQueue ?? placement.taskQueue,
     summary,
   });
 }
@@ -92,10 +99,23 @@ export function jobActivities(summary: string, processQueue: string) {
  * The summarizer: one attempt, because each failure counts against the auto-compact failure
  * budget, which decides when to try again (spec S-BUDGET).
  */
-export const summarizerActivities = proxyActivities<AllActivities>({
-  startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
-  heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
-  retry: { maximumAttempts: 1 },
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  summary: 'summarize (compaction)',
-});
+export function summarizerActivities(placement: Placement = {}) {
+  return proxyActivities<AllActivities>({
+    ...placed(placement),
+    startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
+    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary: 'summarize (compaction)',
+  });
+}
+
+/** The queue options of a call placed on a goal's host (host-placement.ts); none otherwise. */
+function placed(placement: Placement): { taskQueue?: string; scheduleToStartTimeout?: number } {
+  return {
+    ...(placement.taskQueue ? { taskQueue: placement.taskQueue } : {}),
+    ...(placement.scheduleToStartTimeoutMs
+      ? { scheduleToStartTimeout: placement.scheduleToStartTimeoutMs }
+      : {}),
+  };
+}

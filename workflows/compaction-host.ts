@@ -8,14 +8,25 @@ import { addToBreakdown } from '../core/cost';
 import { type GoalState, noteAction } from '../core/goal';
 import { lastSeqOf } from '../core/ledger';
 import { type StoredMessage, userText } from '../core/messages';
+import { mergeChanges } from '../core/state-merge';
 import type { RequestUsage } from '../core/usage';
+import type { Placement } from './host-placement';
 
 /** The workflow state the compaction works on, and how it writes to the transcript. */
 export interface CompactionHost {
   /** Summaries keep only the latest three steering messages (a run started before every one was kept). */
   readonly latestSteeringOnly: boolean;
+  /**
+   * Whether what a compaction writes after its summarizer call is merged onto the state as it is then
+   * (false for runs started before the command queue, which overwrote it).
+   */
+  readonly mergesConcurrentChanges: boolean;
   get(): GoalState;
   set(state: GoalState): void;
+  /** Awaits an activity while commands that need no step boundary keep being carried out. */
+  serve<T>(work: Promise<T>): Promise<T>;
+  /** Places a call on the goal's foreground host, if it has one (host-placement.ts). */
+  onHost<T>(call: (placement: Placement) => Promise<T>): Promise<T>;
   /**
    * Stores the n-th notice of the session (the host makes its key: storeKeys.notice); with `done`, the
    * notice reports a compaction (the event stream shows it as one).
@@ -115,6 +126,27 @@ export function withSummarizerUsage(
       inputTokens: state.usage.inputTokens + usage.inputTokens,
       outputTokens: state.usage.outputTokens + usage.outputTokens,
       requests: state.usage.requests + 1,
+    },
+  };
+}
+
+/**
+ * The host as seen after an await: every write applies only what the compaction changed since
+ * `start` (its compaction state when it began), so a command carried out meanwhile (a /auto-compact,
+ * a /model that reset the budget) keeps its effect.
+ */
+export function mergingHost(host: CompactionHost, start: GoalState): CompactionHost {
+  if (!host.mergesConcurrentChanges) return host;
+  const base = compactionOf(start);
+  return {
+    ...host,
+    latestSteeringOnly: host.latestSteeringOnly,
+    mergesConcurrentChanges: true,
+    get: () => host.get(),
+    set: (next) => {
+      const current = host.get();
+      const ours = compactionOf(next);
+      host.set({ ...next, compaction: mergeChanges(base, ours, compactionOf(current)) });
     },
   };
 }

@@ -26,6 +26,7 @@ import {
   compactionKind,
   compactionOf,
   currentPressure,
+  mergingHost,
   notify,
   setCompaction,
   withSummarizerUsage,
@@ -56,9 +57,12 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     thresholdPct: compaction.autoCompact.thresholdPct,
   });
   if (resolved.warning) log.warn(resolved.warning);
+  const current = host.get();
+  // Only the budget and the card are ensureBudget's: the rest is written as it is now.
+  const base = host.mergesConcurrentChanges ? compactionOf(current) : compaction;
   let next: GoalState = {
-    ...host.get(),
-    compaction: { ...compaction, budget: resolved.budget, card: resolved.card },
+    ...current,
+    compaction: { ...base, budget: resolved.budget, card: resolved.card },
   };
   // Said once, in `status` and at start, not in every recent-actions list and kept-progress summary.
   if (resolved.warning) next = { ...next, modelNote: resolved.warning };
@@ -129,27 +133,31 @@ export async function compact(
     maxInputTokens: summaryRequest.maxInputTokens,
   };
   let result: SummarizeResult;
+  // Commands carried out while the summarizer runs keep their effect (mergingHost).
+  const after = mergingHost(host, start);
   try {
-    result = await summarizerActivities.summarize(summarizeInput);
+    result = await host.serve(
+      host.onHost((placement) => summarizerActivities(placement).summarize(summarizeInput)),
+    );
   } catch (err) {
     if (isCancellation(err)) throw err;
-    if (!request.recovery) return summarizerFailed(host, pruned, innermostMessage(err), before);
+    if (!request.recovery) return summarizerFailed(after, pruned, innermostMessage(err), before);
     // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
     result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
   }
   const outcome = summaryOutcome(planned, result, stepNumber);
-  if (outcome.kind === 'dropped-previous') return summarizerFailed(host, pruned, outcome.reason, before);
+  if (outcome.kind === 'dropped-previous') return summarizerFailed(after, pruned, outcome.reason, before);
   if (outcome.kind === 'discarded') {
-    setCompaction(host, outcome.compaction, outcome.pressure);
-    await notify(host, outcome.note);
+    setCompaction(after, outcome.compaction, outcome.pressure);
+    await notify(after, outcome.note);
     return { stage: 'discarded', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
   }
-  host.set({
-    ...withSummarizerUsage(host.get(), summarizeInput.model, result.usage, compaction.card),
+  after.set({
+    ...withSummarizerUsage(after.get(), summarizeInput.model, result.usage, compaction.card),
     ledger: outcome.ledger,
   });
-  setCompaction(host, outcome.compaction, outcome.pressure);
-  await notify(host, outcome.note, {
+  setCompaction(after, outcome.compaction, outcome.pressure);
+  await notify(after, outcome.note, {
     beforeTokens: before,
     afterTokens: outcome.pressure,
     kind: compactionKind(request),

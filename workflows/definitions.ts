@@ -9,7 +9,7 @@ import type { GoalSnapshot, SteeringRequest } from '../core/goal';
 import type { JobRecord } from '../core/jobs-registry';
 import type { TaskView } from '../core/task-graph-types';
 import type { CompactionResult } from './compaction';
-import { JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from './names';
+import { HOST_SIGNAL_NAME, JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from './names';
 
 export { sessionIdOf, WORKFLOW_ID_PREFIX, workflowIdOf } from './names';
 
@@ -54,6 +54,19 @@ export const steerUpdate = defineUpdate<SteerResult, [SteeringRequest]>('steer')
 
 /** The same as the steer update for a goal no worker runs now: durable at once, delivered later. */
 export const steerSignal = defineSignal<[SteeringRequest]>('steerQueued');
+
+/** Who hosts a goal's steps: a foreground `run`/`resume` process's queue, or null to give them back. */
+export interface HostRequest {
+  queue: string | null;
+  /** Who asks, e.g. `alice@build-box`. */
+  from: string;
+}
+
+/** A foreground process takes a running goal's steps (`resume` attaching to it); returns what happens. */
+export const hostUpdate = defineUpdate<string, [HostRequest]>('host');
+
+/** The same without waiting: a foreground process that stops gives the goal's steps back. */
+export const hostSignal = defineSignal<[HostRequest]>(HOST_SIGNAL_NAME);
 
 /** A human's answer to an escalation out of the sandbox. */
 export interface ApprovalAnswer {

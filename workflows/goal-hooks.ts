@@ -21,7 +21,9 @@ import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-too
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
 import type { GoalRun } from './goal-run';
+import type { Placement } from './host-placement';
 import { PATCH } from './patches';
+import { onToolHost } from './workspace-context';
 
 /** A notify activity gets this long in all, retries included: the goal waits for it, briefly. */
 const NOTIFY_TIMEOUT = '3m';
@@ -33,24 +35,26 @@ const VETO_MAX_CHARS = 4_000;
 /** The status of the last checkpoint, per run: a checkpoint that keeps the status tells nobody. */
 const notified = new WeakMap<GoalRun, string>();
 
-function notifyActivities(taskQueue: string | undefined) {
+function notifyActivities(taskQueue: string | undefined, placement: Placement) {
   return proxyActivities<GoalActivities>({
+    ...placedOn(placement),
     scheduleToCloseTimeout: NOTIFY_TIMEOUT,
     startToCloseTimeout: NOTIFY_TIMEOUT,
     retry: { maximumAttempts: 2 },
     cancellationType: ActivityCancellationType.TRY_CANCEL,
-    taskQueue,
+    taskQueue: taskQueue ?? placement.taskQueue,
     summary: 'notify hooks',
   });
 }
 
-function closeActivities(taskQueue: string | undefined) {
+function closeActivities(taskQueue: string | undefined, placement: Placement) {
   return proxyActivities<GoalActivities>({
+    ...placedOn(placement),
     scheduleToCloseTimeout: CLOSE_SERVERS_TIMEOUT,
     startToCloseTimeout: CLOSE_SERVERS_TIMEOUT,
     retry: { maximumAttempts: 2 },
     cancellationType: ActivityCancellationType.TRY_CANCEL,
-    taskQueue,
+    taskQueue: taskQueue ?? placement.taskQueue,
     summary: 'stop the MCP servers',
   });
 }
@@ -84,13 +88,16 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
       approval: run.state.approval,
     });
     try {
-      const result = await notifyActivities(goal.toolTaskQueue).runNotifyHooks({
+      const input = {
         sessionId: goal.sessionId,
         workspace: goal.workspace,
         sandbox: goal.sandbox,
         key: `${run.execution}:${run.state.actions}:${status}`,
         status: { ...payload },
-      });
+      };
+      const result = await onToolHost(run, (placement) =>
+        notifyActivities(goal.toolTaskQueue, placement).runNotifyHooks(input),
+      );
       for (const line of result.failures) run.session.note(line);
     } catch (err) {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
@@ -99,7 +106,9 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
   }
   if (eventKind === EVENT_KINDS.goalEnded && (counts?.servers ?? 0) > 0) {
     try {
-      await closeActivities(goal.toolTaskQueue).killSessionJobs({ sessionId: goal.sessionId });
+      await onToolHost(run, (placement) =>
+        closeActivities(goal.toolTaskQueue, placement).killSessionJobs({ sessionId: goal.sessionId }),
+      );
     } catch (err) {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
       run.session.note(
@@ -123,14 +132,17 @@ export async function withStopHooks(
   const { goal } = run.state;
   let veto: string | null;
   try {
-    const result = await toolActivities('stop hooks', goal.toolTaskQueue).runStopHooks({
+    const input = {
       sessionId: goal.sessionId,
       workspace: goal.workspace,
       sandbox: goal.sandbox,
       toolCallId: call.toolCallId,
       status: outcome.finished.status,
       summary: outcome.state.finishSummary ?? '',
-    });
+    };
+    const result = await onToolHost(run, (placement) =>
+      toolActivities('stop hooks', goal.toolTaskQueue, placement).runStopHooks(input),
+    );
     for (const line of result.failures) run.session.note(line);
     veto = result.veto;
   } catch (err) {
@@ -151,4 +163,11 @@ export async function withStopHooks(
     ok: false,
     text: `[a stop hook kept the goal going; it is not finished] ${reason}`,
   };
+}
+
+/** The task queue and start deadline of a placement, as activity options. */
+function placedOn(placement: Placement): { scheduleToStartTimeout?: number } {
+  return placement.scheduleToStartTimeoutMs
+    ? { scheduleToStartTimeout: placement.scheduleToStartTimeoutMs }
+    : {};
 }

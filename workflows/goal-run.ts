@@ -3,7 +3,7 @@
  * it writes to the session store, how it delivers steering and how it ends. The state and its pure
  * rules live in core/goal-session.ts; this class adds the activities around them.
  */
-import { log, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
 import { breakdownTotal } from '../core/cost';
@@ -17,6 +17,7 @@ import type { LedgerEntry } from '../core/ledger';
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
+import { continueAsNewPayload } from '../core/state-bounds';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
@@ -24,6 +25,7 @@ import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
 import { afterCheckpoint } from './goal-hooks';
 import type { GoalWorkflowInput } from './goal-workflow';
+import { onGoalHost } from './host-placement';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
@@ -51,6 +53,13 @@ export class GoalRun {
   private opened: boolean;
   /** The patched behaviours this run takes (false for the changes made after the build that started it). */
   readonly features: WorkflowFeatures = featuresOfThisRun();
+  /**
+   * Awaits a long activity while the message path keeps carrying out requests (the command queue sets
+   * it; before the command queue, handlers acted on their own and this only awaits).
+   */
+  serveWork: <T>(work: Promise<T>) => Promise<T> = (work) => work;
+  /** Called first when the goal ends; the command queue answers what waits. */
+  onEnding: (status: GoalStatus) => Promise<void> = async (status) => this.dropUndeliveredSteering(status);
 
   constructor(private readonly input: GoalWorkflowInput) {
     const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
@@ -60,6 +69,7 @@ export class GoalRun {
       state: this.state,
       snapshot: this.session.snapshot(this.workflowId),
     }));
+    this.timeLimit.cutStaysCut = this.features[PATCH.commandQueue];
   }
 
   get state(): GoalState {
@@ -79,6 +89,9 @@ export class GoalRun {
   compactionHost(): CompactionHost {
     return {
       latestSteeringOnly: !this.features[PATCH.keepEverySteering],
+      mergesConcurrentChanges: this.features[PATCH.commandQueue],
+      serve: (work) => this.serveWork(work),
+      onHost: (call) => onGoalHost(this, call),
       get: () => this.state,
       set: (next) => {
         this.state = next;
@@ -146,7 +159,12 @@ export class GoalRun {
     this.session.keptProgress = prepared.keptProgress;
     this.state = {
       ...saved,
-      goal: { ...saved.goal, limits: { ...saved.goal.limits, ...this.input.limitsOverride } },
+      goal: {
+        ...saved.goal,
+        limits: { ...saved.goal.limits, ...this.input.limitsOverride },
+        // The process that resumes it hosts it now (or nobody does): never the one that ran it before.
+        hostQueue: this.input.goal.hostQueue,
+      },
       executions: prepared.execution,
       status: 'running',
       reason: null,
@@ -291,6 +309,25 @@ export class GoalRun {
     for (const request of [...this.session.pendingSteering]) await this.deliverSteering(request);
   }
 
+  // --- The foreground host (host-placement.ts) -------------------------------------------------
+
+  /** A foreground process takes the goal's steps (its queue), or gives them back (null). */
+  setHost(queue: string | null, from: string): string {
+    this.state = { ...this.state, goal: { ...this.state.goal, hostQueue: queue ?? undefined } };
+    const text = queue
+      ? `steps now run in the foreground process of ${from} (queue ${queue})`
+      : `the foreground process of ${from} gave the goal back: its steps run on the store's workers`;
+    this.session.note(text);
+    return text;
+  }
+
+  /** The host stopped taking calls: the goal goes on on the store's workers. */
+  releaseHost(host: string, why: string): void {
+    if (this.state.goal.hostQueue !== host) return;
+    this.state = { ...this.state, goal: { ...this.state.goal, hostQueue: undefined } };
+    this.session.note(`${why}; its steps go on on the store's workers`);
+  }
+
   // --- Jobs ----------------------------------------------------------------------------------
 
   /** Kills every running background job (the goal ended or waits at a limit); unreachable hosts make them lost. */
@@ -302,6 +339,8 @@ export class GoalRun {
         });
         this.session.jobsEnded(ids, 'killed');
       } catch (err) {
+        // A cancelled goal is not an unreachable tool host: the cancellation goes on (command queue on).
+        if (isCancellation(err) && this.features[PATCH.commandQueue]) throw err;
         log.warn('could not reach the tool host of background jobs', { processQueue, error: String(err) });
         this.session.jobsEnded(ids, 'lost');
       }
@@ -312,7 +351,7 @@ export class GoalRun {
 
   /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
   async finish(status: GoalStatus, reason: string | null): Promise<void> {
-    this.dropUndeliveredSteering(status);
+    await this.onEnding(status);
     if (!this.opened) await this.open();
     await this.killJobs();
     this.session.setStatus(status, reason);
@@ -376,7 +415,7 @@ export class GoalRun {
 
   /** The input of the next run after continue-as-new. */
   continueAsNewInput(): GoalWorkflowInput {
-    return { goal: this.state.goal, state: this.session.savedState() };
+    return continueAsNewPayload(this.session.savedState());
   }
 }
 

@@ -3,7 +3,7 @@
  * finish) change the state here; workspace tools run as activities on the tool host; background
  * jobs are routed to the process that holds them; an escalation out of the sandbox waits for a human.
  */
-import { ActivityFailure, condition, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ModelStepResult, RunToolResult, ToolCallRef } from '../activities/types';
 import { addToBreakdown } from '../core/cost';
 import { FailureType } from '../core/errors';
@@ -14,6 +14,7 @@ import { checkStopRules, endIteration, recordToolOutcome } from '../core/goal-ru
 import { appendLedger, lastSeqOf } from '../core/ledger';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, MODEL_STEP_MAX_ATTEMPTS } from '../core/limits';
 import { userText } from '../core/messages';
+import type { ModelCard } from '../core/model-card';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
@@ -31,23 +32,41 @@ import { jobActivities, modelActivities, toolActivities } from './activities-pro
 import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
+import type { StepControl } from './goal-control';
 import { withStopHooks } from './goal-hooks';
 import type { GoalRun } from './goal-run';
+import { onGoalHost, type Placement } from './host-placement';
+import { PATCH } from './patches';
 
 /** How a step ended the goal, if it did. */
 export type StepEnd = { status: GoalStatus; reason: string | null } | null;
 
-/** Waits for a human's answer to an escalation; set by the approval update. */
-export interface ApprovalBox {
-  answer: ApprovalAnswer | null;
+/** A model call stopped because the goal paused: the step is not taken and runs again on unpause. */
+class ModelCallInterrupted extends Error {
+  constructor() {
+    super('the model call was stopped: the goal paused');
+    this.name = 'ModelCallInterrupted';
+  }
 }
 
 /** Runs one step. Returns how the goal ended when a `finish` call ended it. */
-export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<StepEnd> {
+export async function runStep(run: GoalRun, control: StepControl): Promise<StepEnd> {
   const stepNumber = run.state.steps + 1;
   run.state = { ...run.state, steps: stepNumber };
-  const step = await callModel(run, stepNumber);
-  recordModelStep(run, step, stepNumber);
+  // What the call is priced and counted as: a /model served while it runs applies from the next step.
+  const { model } = run.state.goal;
+  const card = run.state.compaction?.card ?? null;
+  let step: ModelStepResult;
+  try {
+    step = await callModel(run, control, stepNumber);
+  } catch (err) {
+    if (!(err instanceof ModelCallInterrupted)) throw err;
+    // Nothing of the step is in the ledger yet: it simply has not happened.
+    run.state = { ...run.state, steps: stepNumber - 1 };
+    run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
+    return null;
+  }
+  recordModelStep(run, step, stepNumber, model, card);
 
   if (step.toolCalls.length === 0) {
     if (step.textPreview) run.session.note(`step ${stepNumber} · said: ${step.textPreview}`);
@@ -80,22 +99,23 @@ export async function runStep(run: GoalRun, approvals: ApprovalBox): Promise<Ste
       if (outcome.finished) finished = outcome.finished;
       continue;
     }
-    await runWorkspaceTool(run, call, stepNumber, approvals);
+    await runWorkspaceTool(run, call, stepNumber, control);
   }
   return finished;
 }
 
-/** The model call, with one forced compaction and one retry when the request overflows the window. */
-async function callModel(run: GoalRun, stepNumber: number): Promise<ModelStepResult> {
+/**
+ * The model call, with one forced compaction and one retry when the request overflows the window.
+ * A /pause while it runs stops it (goals of the command queue): the call is cancelled, and the step
+ * runs again on unpause, so a paused goal makes no model call at all.
+ */
+async function callModel(run: GoalRun, control: StepControl, stepNumber: number): Promise<ModelStepResult> {
   const attempt = async () => {
     const { goal } = run.state;
     // The state saved with the answer accounts for the messages before it, so it does not count this
     // step yet: a resume counts the answers stored after it (see prepareResume).
     const state = run.stateWrite(false, { steps: stepNumber - 1 });
-    const result = await modelActivities(
-      `model step ${stepNumber} · ${goal.model}`,
-      modelAttempts(goal),
-    ).modelStep({
+    const input = {
       sessionId: goal.sessionId,
       stepNumber,
       execution: run.execution,
@@ -106,7 +126,31 @@ async function callModel(run: GoalRun, stepNumber: number): Promise<ModelStepRes
       tools: GOAL_TOOL_NAMES,
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
-    });
+    };
+    const proxy = (placement: Placement) =>
+      modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);
+    let result: ModelStepResult;
+    if (run.features[PATCH.commandQueue]) {
+      const call = new CancellationScope();
+      let paused = false;
+      try {
+        result = await control.serve(
+          call.run(() => onGoalHost(run, (placement) => proxy(placement).modelStep(input))),
+          {
+            when: () => run.state.paused,
+            act: () => {
+              paused = true;
+              call.cancel();
+            },
+          },
+        );
+      } catch (err) {
+        if (paused && isCancellation(err)) throw new ModelCallInterrupted();
+        throw err;
+      }
+    } else {
+      result = await proxy({}).modelStep(input);
+    }
     run.stateWritten(state);
     return result;
   };
@@ -130,9 +174,14 @@ function modelAttempts(goal: { providerUnreachableMinutes?: number }): number {
   return Math.max(MODEL_STEP_MAX_ATTEMPTS, 7 + Math.ceil(minutes) + 1);
 }
 
-/** Adds the model step's answer, usage and pressure figures to the state. */
-function recordModelStep(run: GoalRun, step: ModelStepResult, stepNumber: number): void {
-  const { goal } = run.state;
+/** Adds the model step's answer, usage and pressure figures to the state (priced as the model it called). */
+function recordModelStep(
+  run: GoalRun,
+  step: ModelStepResult,
+  stepNumber: number,
+  model: string,
+  calledCard: ModelCard | null,
+): void {
   const coveredSeq = lastSeqOf(run.state.ledger);
   run.state = {
     ...run.state,
@@ -141,11 +190,11 @@ function recordModelStep(run: GoalRun, step: ModelStepResult, stepNumber: number
   };
   const compaction = run.state.compaction;
   if (compaction) {
-    const card = compaction.card;
+    const card = calledCard ?? compaction.card;
     run.state = {
       ...run.state,
       breakdown: card
-        ? addToBreakdown(run.state.breakdown ?? {}, goal.model, step.usage, { summarizer: false, card })
+        ? addToBreakdown(run.state.breakdown ?? {}, model, step.usage, { summarizer: false, card })
         : run.state.breakdown,
       compaction: {
         ...compaction,
@@ -167,7 +216,7 @@ async function runWorkspaceTool(
   run: GoalRun,
   call: ToolCallRef,
   stepNumber: number,
-  approvals: ApprovalBox,
+  control: StepControl,
 ): Promise<void> {
   const { goal } = run.state;
   const routing = call.routing;
@@ -177,7 +226,7 @@ async function runWorkspaceTool(
   }
   let escalationApproved = false;
   if (routing?.escalation) {
-    const decision = await askApproval(run, call, routing.escalation, approvals);
+    const decision = await askApproval(run, call, routing.escalation, control);
     if (!decision.approved) {
       await answer(run, call, decision.text, false);
       record(run, call, false, false);
@@ -206,9 +255,13 @@ async function runWorkspaceTool(
   run.state = { ...run.state, runningTool: call.summary };
   let result: RunToolResult;
   try {
-    result = job
-      ? await jobActivities(call.summary, job.processQueue).runTool(input)
-      : await toolActivities(call.summary, goal.toolTaskQueue).runTool(input);
+    result = await control.serve(
+      job
+        ? jobActivities(call.summary, job.processQueue).runTool(input)
+        : goal.toolTaskQueue
+          ? toolActivities(call.summary, goal.toolTaskQueue).runTool(input)
+          : onGoalHost(run, (placement) => toolActivities(call.summary, undefined, placement).runTool(input)),
+    );
   } catch (err) {
     // Cancellation (the goal, or its time limit) is not the tool's failure.
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
@@ -262,8 +315,9 @@ async function askApproval(
   run: GoalRun,
   call: ToolCallRef,
   escalation: { command: string; justification: string; mcpServer?: string },
-  approvals: ApprovalBox,
+  control: StepControl,
 ): Promise<{ approved: boolean; text: string }> {
+  const { approvals } = control;
   const sandbox = run.state.goal.sandbox ?? DEFAULT_SANDBOX;
   // An MCP server's own approval policy holds its calls for a human whatever sandbox.approval says.
   if (sandbox.approval === 'never' && !escalation.mcpServer) {
@@ -294,7 +348,10 @@ async function askApproval(
     },
     key: storeKeys.approvalRequestedEvent(call.toolCallId),
   });
-  const answered = await condition(() => approvals.answer !== null, sandbox.approvalTimeoutMinutes * 60_000);
+  const answered = await control.waitInStep(
+    () => approvals.answer !== null,
+    sandbox.approvalTimeoutMinutes * 60_000,
+  );
   const reply: ApprovalAnswer =
     answered && approvals.answer
       ? approvals.answer

@@ -16,13 +16,15 @@ import {
 } from '@temporalio/workflow';
 import type { GoalDefinition, GoalLimits, GoalSnapshot, GoalState } from '../core/goal';
 import { taskView } from '../core/task-graph';
-import { clearSession, drainForContinueAsNew, stepBoundary, waitAtLimit } from './boundary';
-import { setupCompactionControl } from './compaction-control';
+import { CommandQueue } from './command-queue';
 import { GOAL_FAILED_TYPE, jobsQuery, stateQuery, tasksQuery } from './definitions';
 import { goalFailureReason } from './failures';
+import type { GoalControl } from './goal-control';
 import { GoalRun } from './goal-run';
-import { type ApprovalBox, runStep } from './goal-step';
-import { type LoopRequests, setupSteering } from './steering';
+import { runStep } from './goal-step';
+import { setupHandlers } from './handlers';
+import { legacyControl } from './legacy/legacy-control';
+import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
 
 /** Input of the goal workflow. */
@@ -41,10 +43,7 @@ export interface GoalWorkflowInput {
 /** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const run = new GoalRun(input);
-  const approvals: ApprovalBox = { answer: null };
-  const loop: LoopRequests = { clear: { requested: false, newSessionId: null }, notes: [] };
-  const control = setupCompactionControl(run.compactionHost());
-  setupSteering(run, control, approvals, loop);
+  const control = messagePath(run);
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
@@ -52,14 +51,14 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   try {
     await run.start();
     for (;;) {
-      await stepBoundary(run, control, loop);
-      if (loop.clear.requested) {
-        await clearSession(run, loop);
+      await control.atStepBoundary();
+      if (control.clearRequested) {
+        await control.clear();
         break;
       }
       const stop = run.session.stopDecision();
       if (stop?.status === 'limit_reached') {
-        if (await waitAtLimit(run, stop, loop)) continue;
+        if (await control.waitAtLimit(stop)) continue;
         break;
       }
       if (stop) {
@@ -67,13 +66,13 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         break;
       }
       if (workflowInfo().continueAsNewSuggested) {
-        if (await drainForContinueAsNew(run, control, loop)) {
+        if (await control.beforeContinueAsNew()) {
           return await continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
         }
         continue;
       }
       try {
-        const ended = await run.timeLimit.runStep(() => runStep(run, approvals));
+        const ended = await run.timeLimit.runStep(() => runStep(run, control));
         run.publish();
         if (ended) {
           await run.finish(ended.status, ended.reason);
@@ -84,12 +83,16 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         await run.answerUnanswered('the goal reached its time limit');
       }
     }
+    await control.beforeRunEnds();
     return run.session.snapshot(run.workflowId);
   } catch (err) {
     // continueAsNew works by throwing; it is how this run ends, not a failure.
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() => run.cancelled());
+      await CancellationScope.nonCancellable(async () => {
+        await run.cancelled();
+        await control.beforeRunEnds();
+      });
       throw err;
     }
     // Anything but a known goal failure is a bug in this code: failing the workflow task (rather than
@@ -99,8 +102,20 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     log.error('goal failed', { reason });
     await run.answerUnanswered('the goal failed');
     await run.finish('failed', reason);
+    await control.beforeRunEnds();
     throw ApplicationFailure.create({ message: reason, type: GOAL_FAILED_TYPE, nonRetryable: true });
   }
+}
+
+/**
+ * How this run takes messages: the command queue, or, for a run started by a build before it, the
+ * handlers it was started with (so its history replays).
+ */
+function messagePath(run: GoalRun): GoalControl {
+  if (!run.features[PATCH.commandQueue]) return legacyControl(run);
+  const queue = new CommandQueue(run);
+  setupHandlers(run, queue);
+  return queue;
 }
 
 /** Failures that end a goal: an activity that gave up (provider, tool host, store) or a deliberate failure. */

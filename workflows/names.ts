@@ -24,6 +24,9 @@ export const JOBS_QUERY: QueryName<JobRecord[]> = { name: 'jobs' };
 /** The task graph in dependency order, with derived blocked_by and ready. */
 export const TASKS_QUERY: QueryName<TaskView[]> = { name: 'tasks' };
 
+/** The signal a foreground process sends on its way out to give its goal's steps back (definitions.ts: hostSignal). */
+export const HOST_SIGNAL_NAME = 'hostQueued';
+
 /** The workflow type of a goal. */
 export const GOAL_WORKFLOW_TYPE = 'goalWorkflow';
 

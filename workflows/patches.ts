@@ -22,6 +22,13 @@ export const PATCH = {
   /** Compaction keeps every steering message verbatim (within a budget), not only the latest three. */
   keepEverySteering: 'keep-every-steering-message',
   /**
+   * Every message goes through one queue the main loop drains (handlers validate and enqueue, never
+   * await an activity); a pause stops a running model call; changes made during a compaction are
+   * merged, not overwritten; a time limit that fired stays fired when /limits re-arms it; handlers
+   * finish before the run ends.
+   */
+  commandQueue: 'command-queue',
+  /**
    * The tool host gathers each execution's workspace context (environment snapshot, project
    * instructions, MCP tools, hooks) in an activity on the goal's tool queue before the first step.
    */
@@ -63,6 +70,12 @@ export const PATCHES: readonly PatchRecord[] = [
     addedIn: '0.1.0',
     stage: 'patched',
     what: 'compaction keeps every steering message verbatim (a quarter of the usable input at most)',
+  },
+  {
+    id: PATCH.commandQueue,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what: 'one command queue for every message, drained by the main loop; pause stops a running model call',
   },
   {
     id: PATCH.workspaceContext,

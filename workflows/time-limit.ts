@@ -18,6 +18,14 @@ export class TimeLimit {
   private timer: CancellationScope | null = null;
   private step: CancellationScope | null = null;
   private up = false;
+  /** The step the timer cut short, if it did: re-arming the timer (a /limits) does not undo that. */
+  private cut: CancellationScope | null = null;
+  /**
+   * Whether a step the timer cut short ends as TimeLimitReached even when /limits re-armed the timer
+   * while the step waited for its cancelled activity (goals of the command queue; before it, such a
+   * step ended the goal as "cancelled by request").
+   */
+  cutStaysCut = false;
   /** The scope timers hang from: the workflow's root, so a timer set inside a step outlives the step. */
   private readonly parent = CancellationScope.current();
 
@@ -32,6 +40,7 @@ export class TimeLimit {
       .then(() => {
         if (this.timer !== timer) return;
         this.up = true;
+        this.cut = this.step;
         this.step?.cancel();
       })
       .catch(() => undefined);
@@ -55,10 +64,12 @@ export class TimeLimit {
     try {
       return await scope.run(fn);
     } catch (err) {
-      if (this.up && isCancellation(err)) throw new TimeLimitReached();
+      const cutShort = this.cutStaysCut ? this.cut === scope : this.up;
+      if (cutShort && isCancellation(err)) throw new TimeLimitReached();
       throw err;
     } finally {
       this.step = null;
+      if (this.cut === scope) this.cut = null;
     }
   }
 }

@@ -11,6 +11,7 @@ import { plural } from '../core/text';
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
 import type { GoalRun } from './goal-run';
+import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
 
 /**
@@ -55,4 +56,13 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
  */
 export function openSessionContext(run: GoalRun): { execution: number } | undefined {
   return run.features[PATCH.workspaceContext] ? { execution: run.execution } : undefined;
+}
+
+/**
+ * Runs a tool-host call where the goal's tools run: its tool host (`--tools-queue`), else the process
+ * that hosts the goal in the foreground (while it is there), else the workflow's queue. The MCP
+ * servers a gathering starts then live in the process that runs the goal's calls.
+ */
+export function onToolHost<T>(run: GoalRun, call: (placement: Placement) => Promise<T>): Promise<T> {
+  return run.state.goal.toolTaskQueue ? call({}) : onGoalHost(run, call);
 }

@@ -1,9 +1,11 @@
 /** `run`, `start` and `resume`: commands that start a goal execution. */
 
+import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../core/errors';
 import type { GoalDefinition, GoalLimits } from '../../core/goal';
 import { newSessionId } from '../../store/session-id';
-import { workflowIdOf } from '../../workflows/definitions';
+import { hostUpdate, workflowIdOf } from '../../workflows/definitions';
+import { innermostMessage } from '../../workflows/failures';
 import type { CliContext } from '../context';
 import { type FollowOptions, followGoal } from '../follow';
 import { goalFromOptions } from '../goal-definition';
@@ -15,7 +17,7 @@ import { notice, printJson, say } from '../output';
 import { outputFormatOf } from '../output-format';
 import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
-import { steerGoal } from '../steer-client';
+import { senderName, steerGoal } from '../steer-client';
 import { webUiUrl } from '../web-ui';
 import {
   firstEvents,
@@ -95,7 +97,7 @@ export async function resumeCommand(
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
-    if (hostsWorker) await context.hostWorker();
+    if (hostsWorker) await hostRunningGoal(context, sessionId);
     const follow = await followOptions(context, sessionId, options, interrupted, 'now');
     await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), follow.json === true);
     return followGoal(context, sessionId, follow);
@@ -273,3 +275,28 @@ function announce(sessionId: string, context: CliContext, model: string, workspa
   if (ui) say(`  Web UI ${ui}`);
   say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');
 }
+
+/**
+ * `resume` of a running goal with a worker in this process: the goal's steps move here (the `host`
+ * update). A goal of a build from before 0.2.0 knows no host: this process then takes any call of the
+ * store, as every foreground process did then.
+ */
+async function hostRunningGoal(context: CliContext, sessionId: string): Promise<void> {
+  await context.hostWorker();
+  const client = await context.temporal();
+  try {
+    const update = client.workflow.getHandle(workflowIdOf(sessionId)).executeUpdate(hostUpdate, {
+      args: [{ queue: context.hostQueue ?? null, from: senderName() }],
+    });
+    update.catch(() => undefined);
+    const answered = await Promise.race([update, delay(HOST_UPDATE_WAIT_MS, null, { ref: false })]);
+    if (answered !== null) context.hostsGoal(sessionId);
+  } catch (err) {
+    if (!/no registered handler|unknown update|not found.*host/i.test(innermostMessage(err))) return;
+    await context.dropWorker();
+    await context.hostWorker({ exclusive: false });
+  }
+}
+
+/** How long `resume` waits for a running goal to take this process as its host. */
+const HOST_UPDATE_WAIT_MS = 15_000;

@@ -43,6 +43,7 @@ export async function workerCommand(
     role,
     toolsQueue,
     workspaceRoot,
+    payloadKeys: context.payloadKeys(),
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
   for (const signal of ['SIGTERM', 'SIGINT'] as const)

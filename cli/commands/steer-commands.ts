@@ -3,9 +3,12 @@
  * verb per command (`pause`, `limits`, `model`, …) that sends the same update; `approve` and `deny`
  * answer an escalation out of the sandbox.
  */
+
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { AppCommandError, isAppCommand, parseAppCommand } from '../../core/app-commands';
 import { ConfigError } from '../../core/errors';
+import { parseModelSpec } from '../../core/model-spec';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
@@ -121,6 +124,7 @@ export function approvalVerb(decision: 'approve' | 'deny') {
 }
 
 async function send(context: CliContext, ref: GoalRef, text: string, options: SteerOptions): Promise<number> {
+  checkLocally(text);
   const sessionId = await resolveSessionId(context, ref);
   const outcome = await steerGoal(context, sessionId, text);
   // A message the goal ended without delivering did not do what was asked: a failure for scripts too.
@@ -163,4 +167,19 @@ function describeResult(result: SteerResult): string {
     return `delivered before the next step (message #${result.seq})`;
   }
   return result.text;
+}
+
+/**
+ * What can be checked here is checked here, before anything is sent: a mistyped command or model is
+ * an error at once (exit 2), not a notice the goal writes later.
+ */
+function checkLocally(text: string): void {
+  if (!isAppCommand(text)) return;
+  try {
+    const command = parseAppCommand(text);
+    if (command.name === 'model') parseModelSpec(command.model);
+  } catch (err) {
+    if (err instanceof AppCommandError || err instanceof ConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

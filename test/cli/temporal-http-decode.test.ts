@@ -2,6 +2,8 @@
  * Decoding the JSON of Temporal's HTTP API (cli/temporal-http-decode.ts): the shapes below are those
  * the dev server sends (captured from `temporal server start-dev --http-port`), trimmed to what matters.
  */
+import { randomBytes } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import {
   decodeDescribe,
@@ -16,6 +18,7 @@ import {
   TemporalHttpError,
   timestampMs,
 } from '../../cli/temporal-http-decode';
+import { encryptPayload, PayloadCodecError } from '../../worker/payload-codec';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 /** A payload in full form, as `?noPayloadShorthand` sends it. */
@@ -169,6 +172,7 @@ describe('the first page of a history', () => {
       startedAt: new Date(Date.UTC(2026, 11, 1, 20, 20, 18)),
       taskQueue: 'goalrun-abc',
       input,
+      workflowTaskFailure: null,
     });
   });
 
@@ -193,7 +197,80 @@ describe('the first page of a history', () => {
       startedAt: null,
       taskQueue: null,
       input: null,
+      workflowTaskFailure: null,
     });
+  });
+
+  it('says why the last workflow task failed, until one completes', () => {
+    const failed = (message: string) => ({
+      eventType: 'EVENT_TYPE_WORKFLOW_TASK_FAILED',
+      workflowTaskFailedEventAttributes: { failure: { message } },
+    });
+    expect(
+      decodeHistoryStart({ history: { events: [started, scheduled, failed('cannot decrypt a payload')] } })
+        .workflowTaskFailure,
+    ).toBe('cannot decrypt a payload');
+    expect(
+      decodeHistoryStart({ history: { events: [started, failed('first'), completed] } }).workflowTaskFailure,
+    ).toBeNull();
+  });
+});
+
+describe('encrypted payloads', () => {
+  const keys = [{ id: 'k1', key: randomBytes(32) }];
+  /** A payload as an encrypting worker leaves it, in the HTTP API's JSON form. */
+  const sealed = (value: unknown, key = keys[0]) => {
+    const payload = encryptPayload(defaultPayloadConverter.toPayload(value), key);
+    return {
+      metadata: Object.fromEntries(
+        Object.entries(payload.metadata ?? {}).map(([name, bytes]) => [
+          name,
+          Buffer.from(bytes).toString('base64'),
+        ]),
+      ),
+      data: Buffer.from(payload.data ?? []).toString('base64'),
+    };
+  };
+
+  it('are decrypted with the payload keys: inputs, query answers, failure messages', () => {
+    const input = { goal: { objective: 'a sealed objective' } };
+    expect(decodePayload(sealed(input), keys)).toEqual(input);
+    expect(decodeQueryResult({ queryResult: { payloads: [sealed({ status: 'running' })] } }, keys)).toEqual({
+      status: 'running',
+    });
+    const describe = decodeDescribe(
+      {
+        workflowExecutionInfo: { status: 'WORKFLOW_EXECUTION_STATUS_RUNNING', taskQueue: 'q' },
+        pendingActivities: [
+          {
+            activityType: { name: 'modelStep' },
+            attempt: 2,
+            lastFailure: {
+              message: 'Encoded failure',
+              encodedAttributes: sealed({ message: 'provider answered 503', stack_trace: '' }),
+            },
+          },
+        ],
+      },
+      keys,
+    );
+    expect(describe.pendingActivities[0].lastFailure).toBe('provider answered 503');
+  });
+
+  it('without the key are an error that names it; the history start says so too', () => {
+    expect(() => decodePayload(sealed('x'))).toThrow(/key "k1": it is not among the payload keys/);
+    const history = {
+      history: {
+        events: [
+          {
+            eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+            workflowExecutionStartedEventAttributes: { input: { payloads: [sealed({ goal: {} })] } },
+          },
+        ],
+      },
+    };
+    expect(() => decodeHistoryStart(history)).toThrow(PayloadCodecError);
+    expect(decodeHistoryStart(history, keys).input).toEqual({ goal: {} });
   });
 });
 

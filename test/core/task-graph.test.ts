@@ -4,6 +4,7 @@ import {
   dependencyOrder,
   findCycle,
   MAX_TASK_CONTENT_CHARS,
+  MAX_TASK_GRAPH_BYTES,
   MAX_TASKS,
   renderTaskList,
   renderTasksMarkdown,
@@ -521,6 +522,16 @@ describe('argument validation', () => {
       `todo-write: the list would hold ${MAX_TASKS + 1} tasks; at most ${MAX_TASKS} are allowed\nNothing was changed.`,
     );
     expect(ok([], { todos: todos.slice(1) }).graph).toHaveLength(MAX_TASKS);
+  });
+
+  it('caps the bytes the whole list takes in the goal state, naming the limit', () => {
+    const long = Array.from({ length: 40 }, (_, index) => ({
+      content: `${index} ${'x'.repeat(MAX_TASK_CONTENT_CHARS - 10)}`,
+    }));
+    const error = rejected([], { todos: long });
+    expect(error).toMatch(new RegExp(`at most ${MAX_TASK_GRAPH_BYTES} are kept in the goal's state`));
+    expect(error).toMatch(/clear_completed/);
+    expect(ok([], { todos: long.slice(0, 7) }).graph).toHaveLength(7);
   });
 
   it('accepts arguments as a JSON string, and todos double-encoded as one', () => {

@@ -21,6 +21,30 @@ describe('bad input', () => {
     expect(oneLine(result.stderr)).toMatch(/invalid model "gpt:4o": unknown provider "gpt"/);
   });
 
+  it('rejects a mistyped app command or model before anything is sent', async () => {
+    // Checked before the goal is even looked up: no server answers at this address.
+    const steered = await runCli(['steer', 'some-session', '/model opnai:gpt-4o'], t.env);
+    expect(steered.code).toBe(2);
+    expect(oneLine(steered.stderr)).toMatch(/invalid model "opnai:gpt-4o": unknown provider "opnai"/);
+    const model = await runCli(['model', 'some-session', 'opnai:gpt-4o'], t.env);
+    expect(model.code).toBe(2);
+    expect(oneLine(model.stderr)).toMatch(/unknown provider "opnai"/);
+    const unknown = await runCli(['steer', 'some-session', '/paws'], t.env);
+    expect(unknown.code).toBe(2);
+    expect(oneLine(unknown.stderr)).toMatch(/unknown command "\/paws"; known commands: \/compact, \/pause/);
+  });
+
+  it('rejects a too long objective, saying where a long brief goes', async () => {
+    const result = await runCli(
+      ['run', 'x'.repeat(12_001), '--workspace', t.workspace, '--model', 'gpt:4o'],
+      t.env,
+    );
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toMatch(
+      /the objective has 12001 characters; at most 12000 .* in a file in the workspace/,
+    );
+  });
+
   it('rejects a missing API key', async () => {
     const result = await runCli(['run', 'x', '--workspace', t.workspace, '--model', 'openai:gpt-4o'], t.env);
     expect(result.code).toBe(2);

@@ -24,6 +24,9 @@ export function cliEnv(extra: Record<string, string | undefined>): NodeJS.Proces
     'ANTHROPIC_API_KEY',
     'OPENAI_BASE_URL',
     'GOALRUN_MODEL',
+    // A developer's own keys would encrypt every test goal; the encryption tests set their own.
+    'GOALRUN_PAYLOAD_KEYS',
+    'GOALRUN_CODEC_TOKEN',
     // It names the HTTP API of one server: the test's TEMPORAL_ADDRESS may be another.
     'TEMPORAL_HTTP_ADDRESS',
   ]) {

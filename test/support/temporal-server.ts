@@ -14,6 +14,8 @@ export interface TestTemporalServerOptions {
   ui?: boolean;
   /** Web UI port when `ui` is set; a free port when omitted (never the frontend port + 1000 by chance). */
   uiPort?: number;
+  /** More `temporal server start-dev` arguments, e.g. `['--ui-codec-endpoint', url]`. */
+  extraArgs?: string[];
 }
 
 /** A running throwaway Temporal dev server. */
@@ -104,7 +106,10 @@ async function startOnce(binary: string, options: TestTemporalServerOptions): Pr
     httpPort,
     dbFile: options.dbFile,
     dynamicConfig: options.dynamicConfig,
-    extraArgs: options.ui && supportsFlag(binary, UI_NEWS_FLAG) ? [UI_NEWS_FLAG] : [],
+    extraArgs: [
+      ...(options.ui && supportsFlag(binary, UI_NEWS_FLAG) ? [UI_NEWS_FLAG] : []),
+      ...(options.extraArgs ?? []),
+    ],
   });
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // The pipes must be drained or the server blocks once they fill; keep a tail for error messages.

@@ -4,11 +4,17 @@
  * loop between steps, never inside an update handler, so it cannot race a step over the same state.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { setAutoCompact } from '../core/compaction/failure-budget';
-import { FINAL_STATUSES, noteAction } from '../core/goal';
-import { autoCompact, type CompactionHost, type CompactionResult, compact, compactionOf } from './compaction';
-import { compactUpdate, policyQuery, setAutoCompactUpdate } from './definitions';
-import { policyOf, policyWithStateSize } from './policy';
+import { setAutoCompact } from '../../core/compaction/failure-budget';
+import { FINAL_STATUSES, noteAction } from '../../core/goal';
+import {
+  autoCompact,
+  type CompactionHost,
+  type CompactionResult,
+  compact,
+  compactionOf,
+} from '../compaction';
+import { compactUpdate, policyQuery, setAutoCompactUpdate } from '../definitions';
+import { policyOf, policyWithStateSize } from '../policy';
 
 /** What the main loop and the steering handler use of the compaction control. */
 export interface CompactionControl {

@@ -1,25 +1,26 @@
 /**
- * Steering a running goal (spec F-CMDS, S-CLEAR): the `steer` update and signal, the app commands
- * they carry, and the approval update. Messages for the model wait for the next step boundary, so a
+ * Steering of goals started before the command queue (patch `command-queue`; remove with it): the
+ * `steer` update and signal carry out app commands in the handler, and the approval update. Messages for the model wait for the next step boundary, so a
  * running step is never interrupted and a tool call is never separated from its result.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { type AppCommand, appCommandHelp, isAppCommand, parseAppCommand } from '../core/app-commands';
-import type { SteeringRequest } from '../core/goal';
-import { GoalRequestError } from '../core/goal-session';
-import { renderJobs } from '../core/jobs-registry';
-import { storeKeys } from '../core/store-keys';
-import { storeActivities } from './activities-proxy';
-import type { CompactionControl } from './compaction-control';
+import { type AppCommand, appCommandHelp, isAppCommand, parseAppCommand } from '../../core/app-commands';
+import type { SteeringRequest } from '../../core/goal';
+import { GoalRequestError } from '../../core/goal-session';
+import { renderJobs } from '../../core/jobs-registry';
+import { storeKeys } from '../../core/store-keys';
+import { storeActivities } from '../activities-proxy';
 import {
   type ApprovalAnswer,
   approvalUpdate,
   type SteerResult,
   steerSignal,
   steerUpdate,
-} from './definitions';
-import type { GoalRun } from './goal-run';
-import type { ApprovalBox } from './goal-step';
+} from '../definitions';
+import { innermostMessage } from '../failures';
+import type { ApprovalBox } from '../goal-control';
+import type { GoalRun } from '../goal-run';
+import type { CompactionControl } from './compaction-control';
 
 /** Longest sender name shown in the transcript. */
 const MAX_FROM_CHARS = 100;
@@ -70,7 +71,14 @@ export function setupSteering(
       return;
     }
     if (isAppCommand(request.text)) {
-      void runCommand(run, control, loop, parseAppCommand(request.text), request);
+      // Before 0.2.0 a failed command here was an unhandled rejection that failed every workflow task
+      // for good. Catching it changes no recorded command (those tasks never completed), so a goal
+      // stuck that way goes on with this build.
+      runCommand(run, control, loop, parseAppCommand(request.text), request).catch((err: unknown) => {
+        const text = `/${parseAppCommand(request.text).name} from ${clip(request.from)} failed: ${innermostMessage(err)}`;
+        run.session.note(text);
+        loop.notes.push(text);
+      });
       return;
     }
     run.session.queueSteering(request);

@@ -1,0 +1,367 @@
+/**
+ * The goal's command queue (Temporal's safe-message-handlers shape): handlers (handlers.ts) check a
+ * request and put it in the inbox; only the main loop carries requests out — between steps, in every
+ * wait (paused, at a limit, for an approval, before continue-as-new), and while a step's model call,
+ * tool or summarizer runs, for the requests that need no step boundary. No handler awaits an
+ * activity, a failed command becomes a notice, and every waiting handler is answered before the run
+ * ends.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+} from '@temporalio/workflow';
+import { isAppCommand } from '../core/app-commands';
+import type { GoalStatus, SteeringRequest } from '../core/goal';
+import { GoalInbox, type InboxPhase, type InboxRequest, steeringRequest } from '../core/goal-inbox';
+import type { StopDecision } from '../core/goal-rules';
+import { plural } from '../core/text';
+import { enterPause, LIMIT_WAIT_MS, resumeFromPause, startFreshSession, writeNotice } from './boundary';
+import { type CommandOutcome, carryOut, refusalText } from './commands';
+import { autoCompact, ensureBudget } from './compaction';
+import type { SteerResult } from './definitions';
+import { innermostMessage } from './failures';
+import type { ApprovalBox, GoalControl } from './goal-control';
+import type { GoalRun } from './goal-run';
+
+/** The failure type of a request the goal refused or could not carry out (the update fails with it). */
+export const REQUEST_REFUSED_TYPE = 'GoalRequestRefused';
+
+/** What a waiting handler gets back. */
+type Answer = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** The command queue of one run. */
+export class CommandQueue implements GoalControl {
+  readonly approvals: ApprovalBox = { answer: null };
+  readonly inbox: GoalInbox;
+  private readonly answers = new Map<string, Answer>();
+  /** Transcript notices of commands carried out during a step, written at the next boundary. */
+  private readonly notices: string[] = [];
+  /** A /clear: the ids of the requests waiting for the fresh session's id. */
+  private readonly clearing: { requested: boolean; waiting: string[] } = { requested: false, waiting: [] };
+  /** Set once the goal has decided to end: from then on requests are refused. */
+  private endingAs: GoalStatus | null = null;
+  private counter = 0;
+
+  constructor(private readonly run: GoalRun) {
+    this.inbox = new GoalInbox(
+      () => run.state.inbox ?? [],
+      (inbox) => {
+        run.state = { ...run.state, inbox };
+      },
+    );
+    run.serveWork = (work) => this.serve(work);
+    run.onEnding = async (status) => this.goalEnding(status);
+    // A run continued from a goal of an older build may carry steering it queued the old way.
+    for (const request of run.session.dropPendingSteering()) {
+      this.inbox.add({ kind: 'steer', ...request });
+    }
+  }
+
+  // --- What handlers use ----------------------------------------------------------------------
+
+  /** An id for a request whose sender gave none (the update's own id when there is one). */
+  newId(prefix: string, updateId?: string): string {
+    return updateId ? `${prefix}:${updateId}` : `${prefix}:${++this.counter}`;
+  }
+
+  /** Whether the goal refuses every request now, and why. */
+  get refusal(): string | null {
+    if (!this.endingAs) return null;
+    return `the goal is ending (${this.endingAs}); it takes no more requests. To give it a new instruction: goalrun resume ${this.run.state.goal.sessionId} --message "…"`;
+  }
+
+  /** Queues a request and waits until the main loop has carried it out; a refusal fails the update. */
+  async submit<T>(request: InboxRequest): Promise<T> {
+    if (!this.inbox.has(request.id) && !this.answers.has(request.id)) this.inbox.add(request);
+    return this.answerOf<T>(request.id);
+  }
+
+  /** Waits for the answer to a request already queued (a message sent twice, by update and signal). */
+  async answerOf<T>(id: string): Promise<T> {
+    await condition(() => this.answers.has(id));
+    const answer = this.answers.get(id)!;
+    if (!answer.ok) {
+      throw ApplicationFailure.create({
+        message: answer.message,
+        type: REQUEST_REFUSED_TYPE,
+        nonRetryable: true,
+      });
+    }
+    return answer.value as T;
+  }
+
+  /** A steering id seen before: its earlier answer, or null for a new one. */
+  repeatedSteering(id: string): Promise<SteerResult> | SteerResult | null {
+    if (this.inbox.has(id) || this.answers.has(id)) return this.answerOf<SteerResult>(id);
+    if (!this.run.state.steeringIds.includes(id)) return null;
+    return { kind: 'message', seq: this.run.deliveredSteering.get(id) ?? -1, duplicate: true };
+  }
+
+  /**
+   * A steering request that came by signal: durable the moment it was sent, so it cannot be refused
+   * to its sender; one that fails its checks becomes a notice instead.
+   */
+  receiveSignal(request: SteeringRequest, check: (request: InboxRequest) => void): void {
+    const from = typeof request?.from === 'string' ? request.from : 'unknown';
+    const text = typeof request?.text === 'string' ? request.text : '';
+    const id = typeof request?.id === 'string' ? request.id : this.newId('signal');
+    if (this.inbox.has(id) || this.run.state.steeringIds.includes(id)) return;
+    let why: string;
+    try {
+      const queued = steeringRequest({ id, text, from });
+      check(queued);
+      this.inbox.add(queued);
+      return;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    const what = isAppCommand(text) ? text.trim().split(/\s+/)[0] : 'steering';
+    this.run.session.note(`${what} from ${from} ignored: ${why}`);
+    if (!this.inbox.addRefused({ id, text, from }, why)) {
+      this.run.state = { ...this.run.state, droppedRequests: (this.run.state.droppedRequests ?? 0) + 1 };
+    }
+  }
+
+  // --- The loop's side: GoalControl -----------------------------------------------------------
+
+  get clearRequested(): boolean {
+    return this.clearing.requested;
+  }
+
+  async atStepBoundary(): Promise<void> {
+    const { run } = this;
+    const host = run.compactionHost();
+    for (;;) {
+      await this.runDue('boundary');
+      await this.writeNotices();
+      await ensureBudget(host);
+      await autoCompact(host, run.state.steps + 1);
+      if (this.clearing.requested) return;
+      // Something arrived during the auto-compaction: carry it out before the step, not after it.
+      if (this.inbox.hasDue('boundary') || this.notices.length > 0) continue;
+      if (!run.state.paused) {
+        if (run.state.status === 'paused') await resumeFromPause(run);
+        return;
+      }
+      if (run.state.status !== 'paused') await enterPause(run);
+      await condition(
+        () =>
+          !run.state.paused ||
+          this.inbox.hasDue('boundary') ||
+          this.notices.length > 0 ||
+          this.clearing.requested,
+      );
+    }
+  }
+
+  async clear(): Promise<void> {
+    const sessionId = await startFreshSession(this.run);
+    const text = `cleared; the goal goes on in session ${sessionId}`;
+    await this.run.finish('cleared', text);
+    for (const id of this.clearing.waiting.splice(0)) {
+      this.answer(id, {
+        ok: true,
+        value: { kind: 'command', command: 'clear', text, newSessionId: sessionId },
+      });
+    }
+  }
+
+  async waitAtLimit(stop: StopDecision): Promise<boolean> {
+    const { run } = this;
+    run.session.setStatus('limit_reached', stop.reason);
+    run.session.note(
+      `limit reached: ${stop.reason}; waiting for goalrun limits ${run.state.goal.sessionId} (or /limits)`,
+    );
+    run.session.stopClock();
+    run.timeLimit.disarm();
+    await run.killJobs();
+    run.publish();
+    await run.saveState(true, { kind: 'limit-reached', data: { reason: stop.reason, limit: stop.limit } });
+    const raised = await this.waitUntil(
+      () => this.clearing.requested || run.session.stopDecision()?.status !== 'limit_reached',
+      'boundary',
+      LIMIT_WAIT_MS,
+    );
+    if (!raised) {
+      await run.finish('limit_reached', stop.reason);
+      return false;
+    }
+    if (this.clearing.requested) return true;
+    run.session.setStatus('running');
+    run.session.note('limits raised; going on');
+    run.session.startClock();
+    run.timeLimit.arm(run.session.remainingMs());
+    run.publish();
+    await run.saveState(true, { kind: 'limits-raised', data: { limits: run.state.goal.limits } });
+    return true;
+  }
+
+  async beforeContinueAsNew(): Promise<boolean> {
+    for (;;) {
+      await this.runDue('boundary');
+      await this.writeNotices();
+      if (this.clearing.requested) return false;
+      if (this.inbox.requests.length === 0 && allHandlersFinished()) return true;
+      await condition(
+        () =>
+          allHandlersFinished() ||
+          this.inbox.hasDue('boundary') ||
+          this.notices.length > 0 ||
+          this.clearing.requested,
+      );
+    }
+  }
+
+  async beforeRunEnds(): Promise<void> {
+    this.goalEnding(this.endingAs ?? this.run.state.status);
+    await condition(allHandlersFinished);
+  }
+
+  async serve<T>(work: Promise<T>, interrupt?: { when: () => boolean; act: () => void }): Promise<T> {
+    let settled = false;
+    // Observed here, so a failure of `work` is never an unhandled rejection: the caller gets it below.
+    work.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    let interrupted = false;
+    const interruptNow = () => !interrupted && (interrupt?.when() ?? false);
+    for (;;) {
+      // Not cancellable: a cancelled step cancels `work`, and its cancellation is what ends the wait.
+      await CancellationScope.nonCancellable(() =>
+        condition(() => settled || this.inbox.hasDue('step') || interruptNow()),
+      );
+      if (settled) return work;
+      if (interruptNow()) {
+        interrupted = true;
+        interrupt!.act();
+        continue;
+      }
+      await CancellationScope.nonCancellable(() => this.runDue('step'));
+    }
+  }
+
+  async waitInStep(ready: () => boolean, timeoutMs: number): Promise<boolean> {
+    return this.waitUntil(ready, 'step', timeoutMs);
+  }
+
+  // --- Carrying requests out ------------------------------------------------------------------
+
+  /** Waits until `ready` or the timeout, carrying out what is due meanwhile; false on timeout. */
+  private async waitUntil(ready: () => boolean, phase: InboxPhase, timeoutMs?: number): Promise<boolean> {
+    const deadline = timeoutMs === undefined ? null : Date.now() + timeoutMs;
+    for (;;) {
+      if (ready()) return true;
+      if (this.inbox.hasDue(phase)) {
+        if (phase === 'step') await CancellationScope.nonCancellable(() => this.runDue(phase));
+        else await this.runDue(phase);
+        continue;
+      }
+      if (phase === 'boundary' && this.notices.length > 0) {
+        await this.writeNotices();
+        continue;
+      }
+      const wake = () =>
+        ready() || this.inbox.hasDue(phase) || (phase === 'boundary' && this.notices.length > 0);
+      if (deadline === null) {
+        await condition(wake);
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await condition(wake, left))) return ready();
+    }
+  }
+
+  /** Carries out the requests due in this phase, oldest first. */
+  private async runDue(phase: InboxPhase): Promise<void> {
+    for (;;) {
+      // After a /clear nothing more runs here: what is left is answered as this session ends.
+      if (this.clearing.requested || this.endingAs) return;
+      const request = this.inbox.takeNext(phase);
+      if (!request) return;
+      await this.carryOutOne(request);
+    }
+  }
+
+  private async carryOutOne(request: InboxRequest): Promise<void> {
+    let outcome: CommandOutcome;
+    try {
+      outcome = await carryOut(this.run, this, request);
+    } catch (err) {
+      const message = innermostMessage(err);
+      this.answer(request.id, { ok: false, message });
+      if (isCancellation(err)) throw err;
+      const text = `${describe(request)} failed: ${message}`;
+      this.run.session.note(text);
+      this.notices.push(text);
+      return;
+    }
+    if (outcome.kind === 'answer') this.answer(request.id, { ok: true, value: outcome.value });
+    else if (outcome.kind === 'refused') this.answer(request.id, { ok: false, message: outcome.message });
+    else if (outcome.kind === 'clear') {
+      this.clearing.requested = true;
+      this.clearing.waiting.push(request.id);
+    }
+    if (outcome.notice) this.notices.push(outcome.notice);
+  }
+
+  /** Notices of commands carried out during a step, and of requests dropped on a full queue. */
+  private async writeNotices(): Promise<void> {
+    const dropped = this.run.state.droppedRequests ?? 0;
+    if (dropped > 0) {
+      this.run.state = { ...this.run.state, droppedRequests: 0 };
+      this.notices.push(
+        `${plural(dropped, 'request')} sent while the goal's queue was full ${dropped === 1 ? 'was' : 'were'} dropped`,
+      );
+    }
+    while (this.notices.length > 0) await writeNotice(this.run, this.notices.shift()!);
+  }
+
+  /** The goal ends: requests are refused from now on, and each one still queued is answered. */
+  private goalEnding(status: GoalStatus): void {
+    this.endingAs ??= status;
+    for (const request of this.inbox.takeAll()) {
+      if (request.kind === 'refused') continue;
+      if (request.kind === 'steer') {
+        this.run.session.note(`steering from ${request.from} not delivered: the goal ended (${status})`);
+        this.answer(request.id, {
+          ok: true,
+          value: {
+            kind: 'message',
+            seq: -1,
+            undelivered: `the goal ended (${status}) before its next step; to give it this instruction: goalrun resume ${this.run.state.goal.sessionId} --message "…"`,
+          } satisfies SteerResult,
+        });
+        continue;
+      }
+      this.answer(request.id, { ok: false, message: refusalText(request, status) });
+    }
+  }
+
+  private answer(id: string, answer: Answer): void {
+    if (!this.answers.has(id)) this.answers.set(id, answer);
+  }
+}
+
+/** How a request is named in a notice. */
+function describe(request: InboxRequest): string {
+  switch (request.kind) {
+    case 'command':
+      return `/${request.command.name} from ${request.from}`;
+    case 'compact':
+      return 'the compaction';
+    case 'auto-compact':
+      return `auto-compact ${request.on ? 'on' : 'off'}`;
+    case 'approval':
+      return `the ${request.reply.decision === 'approve' ? 'approval' : 'denial'} from ${request.reply.from}`;
+    default:
+      return `the request from ${'from' in request ? request.from : 'unknown'}`;
+  }
+}
