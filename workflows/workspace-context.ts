@@ -24,14 +24,17 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   const { goal } = run.state;
   let summary: WorkspaceContextSummary;
   try {
-    summary = await toolActivities('gather the workspace context', goal.toolTaskQueue).gatherWorkspaceContext(
-      {
-        sessionId: goal.sessionId,
-        execution: run.execution,
-        workspace: goal.workspace,
-        sandbox: goal.sandbox,
-        sources: goal.extensions,
-      },
+    const input = {
+      sessionId: goal.sessionId,
+      execution: run.execution,
+      workspace: goal.workspace,
+      sandbox: goal.sandbox,
+      sources: goal.extensions,
+    };
+    summary = await onToolHost(run, (placement) =>
+      toolActivities('gather the workspace context', goal.toolTaskQueue, placement).gatherWorkspaceContext(
+        input,
+      ),
     );
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
