@@ -6,6 +6,8 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
+import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
+import type { WorkspaceContextData } from '../core/extensions/workspace-context';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
@@ -27,6 +29,8 @@ import type { RequestUsage } from '../core/usage';
 import { workflowToolArgsFor } from '../core/workflow-tool-args';
 import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
+import { latestContext } from './extensions/extension-activities';
+import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
 import { systemPrompt } from './prompt';
 import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
@@ -75,14 +79,15 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const execution = input.execution ?? 1;
       const assistantKey = storeKeys.assistant(execution, input.stepNumber);
       // Independent reads go together: each store round trip is on every step's path.
-      const [stored, session] = await Promise.all([
+      const [stored, session, workspaceContext] = await Promise.all([
         store.getMessageByKey(input.sessionId, assistantKey),
         store.getSession(input.sessionId),
+        latestContext(store, input.sessionId),
       ]);
       if (stored) {
         // A retry after the answer was stored: the state write of this step may not have landed.
         if (input.state) await store.writeGoalState(input.sessionId, input.state);
-        return modelStepResult(stored, stored.meta ?? {});
+        return modelStepResult(stored, stored.meta ?? {}, workspaceContext);
       }
 
       if (!session) {
@@ -106,12 +111,15 @@ export function createModelStepActivity(deps: ActivityDeps) {
       // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
       const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
+      // The project instructions and MCP tools the tool host gathered for this execution: read from
+      // one stored row, so the request's prefix is byte-identical from step to step (prompt caching).
       const system = systemPrompt({
         objective: session.objective,
         workspace: session.projectDir,
         tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+        instructions: workspaceContext?.instructions.text || null,
       });
-      const tools = toolSpecsFor(input.tools);
+      const tools = [...toolSpecsFor(input.tools), ...mcpToolSpecs(workspaceContext)];
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
@@ -176,7 +184,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
               toolCalls: toolCalls.map((call) => ({
                 id: call.toolCallId,
                 name: call.toolName,
-                summary: summaryOf(call),
+                summary: summaryOf(call, workspaceContext),
                 arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
               })),
             },
@@ -190,7 +198,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
           message,
           meta,
         };
-        const result = modelStepResult(entry, entry.meta ?? meta);
+        const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext);
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),
@@ -295,8 +303,15 @@ const STEP_TEXT_MAX_BYTES = 16 * 1024;
 /** Longest one-line summary of a tool call. */
 const SUMMARY_MAX_CHARS = 120;
 
-/** One line for a tool call, e.g. `bash: npm test`; unknown tools are named as such. */
-function summaryOf(call: ToolCallPart): string {
+/** One line for a tool call, e.g. `bash: npm test` or `mcp github: create_issue`; unknown tools are named as such. */
+function summaryOf(call: ToolCallPart, workspaceContext: WorkspaceContextData | null): string {
+  if (isMcpToolName(call.toolName)) {
+    const entry = workspaceContext?.mcp.tools.find((tool) => tool.name === call.toolName);
+    return clipChars(
+      `${mcpCallSummary(call.toolName, entry?.tool)}${entry ? '' : ' (unknown tool)'}`,
+      SUMMARY_MAX_CHARS,
+    );
+  }
   const tool = findTool(call.toolName);
   const parsed = tool?.parse(call.input);
   const known = tool || WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
@@ -309,13 +324,17 @@ function summaryOf(call: ToolCallPart): string {
 /** Usage of a step stored before usage was kept with its message. */
 const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
-function modelStepResult(entry: TranscriptEntry, meta: MessageMeta): ModelStepResult {
+function modelStepResult(
+  entry: TranscriptEntry,
+  meta: MessageMeta,
+  workspaceContext: WorkspaceContextData | null,
+): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const summary = summaryOf(call);
+    const summary = summaryOf(call, workspaceContext);
     // Workflow tools get their arguments validated here, at the boundary, and carried to the
     // workflow parsed; any other tool's arguments stay in the store.
     const args = workflowToolArgsFor(call.toolName, call.input);
-    const routing = routingOf(call.toolName, call.input);
+    const routing = routingOf(call.toolName, call.input) ?? mcpRouting(call, workspaceContext);
     return {
       toolCallId: call.toolCallId,
       toolName: call.toolName,

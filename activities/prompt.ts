@@ -9,7 +9,13 @@ const execFileAsync = promisify(execFile);
 const GIT_STATUS_MAX_LINES = 40;
 
 /** The system prompt of every model step of a goal. */
-export function systemPrompt(goal: { objective: string; workspace: string; tasks?: string | null }): string {
+export function systemPrompt(goal: {
+  objective: string;
+  workspace: string;
+  tasks?: string | null;
+  /** The project instructions in effect (AGENTS.md), capped; goals started before them have none. */
+  instructions?: string | null;
+}): string {
   const sections = [
     'You are goalrun, an autonomous software agent working on a goal without a human watching.',
     `Your workspace is ${goal.workspace}. Tools run there; relative paths are resolved against it.`,
@@ -24,6 +30,9 @@ export function systemPrompt(goal: { objective: string; workspace: string; tasks
       '- If you cannot make progress without help (missing access, contradictory requirements), call `finish` with status "blocked" and say exactly what is missing.',
     ].join('\n'),
   ];
+  // Before the task list: the instructions are fixed for an execution, the task list changes, and a
+  // provider's prompt cache keeps the longest unchanged prefix.
+  if (goal.instructions) sections.push(goal.instructions);
   if (goal.tasks) sections.push(`Your current task list (todo-write):\n${goal.tasks}`);
   return sections.join('\n\n');
 }
@@ -44,6 +53,14 @@ export async function firstMessageText(
       `- git: ${git}`,
     ].join('\n'),
   ].join('\n\n');
+}
+
+/**
+ * The first message of a goal whose tool host took the environment snapshot (inside the sandbox,
+ * where the workspace is): the model worker only writes it down.
+ */
+export function firstMessageWithEnvironment(goal: { objective: string }, environment: string): string {
+  return [`Objective: ${goal.objective}`, environment].join('\n\n');
 }
 
 /** A short `git status` of the workspace, or why there is none. */

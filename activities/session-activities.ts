@@ -8,6 +8,7 @@ import { contextEntries } from '../core/context-plan';
 import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { InitData } from '../core/event-log';
+import { environmentLines, type WorkspaceContextData } from '../core/extensions/workspace-context';
 import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
@@ -16,7 +17,8 @@ import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY
 import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import type { SessionStore } from '../store/types';
-import { firstMessageText } from './prompt';
+import { recordContextNotices } from './extensions/extension-activities';
+import { firstMessageText, firstMessageWithEnvironment } from './prompt';
 import { checkProviderConfig, normalizeModelSpec } from './providers/spec';
 import type { ProviderEnv } from './providers/types';
 import type {
@@ -46,7 +48,9 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
         workflowId: input.workflowId,
       });
       const existing = await store.getMessageByKey(goal.sessionId, FIRST_MESSAGE_KEY);
-      const message = existing?.message ?? userText(await firstMessageText(goal, new Date()));
+      const context = input.workspaceContext ? await workspaceContextOf(store, goal.sessionId) : undefined;
+      const message =
+        existing?.message ?? userText(await firstMessage(goal, input.workspaceContext, context));
       const { seq } =
         existing ??
         (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
@@ -57,6 +61,8 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
             key: SESSION_OPENED_EVENT_KEY,
           },
         }));
+      // After the first message and its session-opened event, so a stream still starts with init.
+      if (context) await recordContextNotices(store, goal.sessionId, context);
       return { first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message) };
     },
 
@@ -142,6 +148,28 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
       await store.appendEvent(input.sessionId, input.kind, input.data, input.key);
     },
   };
+}
+
+/**
+ * The first message's text: with a workspace context, from the snapshot the tool host took; without
+ * one (goals started before it), by running `git status` here, as those goals always did.
+ */
+async function firstMessage(
+  goal: GoalDefinition,
+  workspaceContext: OpenSessionInput['workspaceContext'],
+  data: WorkspaceContextData | undefined,
+): Promise<string> {
+  if (!workspaceContext) return firstMessageText(goal, new Date());
+  if (!data)
+    return firstMessageWithEnvironment(goal, 'Environment: unknown (the tool host took no snapshot)');
+  return firstMessageWithEnvironment(goal, environmentLines(data.environment));
+}
+
+async function workspaceContextOf(
+  store: SessionStore,
+  sessionId: string,
+): Promise<WorkspaceContextData | undefined> {
+  return (await store.latestWorkspaceContext(sessionId))?.data as WorkspaceContextData | undefined;
 }
 
 /** What the init event of a stream says about a goal. */

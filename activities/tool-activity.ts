@@ -17,6 +17,10 @@ import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import type { SessionStore, ToolResultFacts } from '../store/types';
+import { createExtensionActivities, latestContext } from './extensions/extension-activities';
+import { type McpHub, processMcpHub } from './extensions/mcp-hub';
+import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
+import { defaultSandboxHost } from './sandbox/host';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
 import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
@@ -58,6 +62,10 @@ export interface ToolActivityDeps {
    * are refused. Absent: any workspace (a worker with role all runs the goals of its own store).
    */
   workspaceRoot?: string;
+  /** The MCP servers of this process; absent: the process-wide hub (processMcpHub()). */
+  mcpHub?: McpHub;
+  /** The tool host's environment (the source of MCP `${VAR}` values); absent: process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The first line of a result whose earlier attempt died before its result was saved. */
@@ -84,19 +92,34 @@ export function createToolActivity(deps: ToolActivityDeps) {
     return redactor(text);
   };
   const processQueue = () => deps.processQueue ?? 'local';
+  const hub = () => deps.mcpHub ?? processMcpHub();
+  const host = () => deps.jobs?.host ?? defaultSandboxHost();
+  const env = deps.env ?? process.env;
 
   return {
+    ...createExtensionActivities({
+      store,
+      get hub() {
+        return hub();
+      },
+      host,
+      env,
+      workspaceRoot: deps.workspaceRoot,
+      secrets: deps.secrets,
+    }),
+
     /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
     async runTool(input: ToolRunInput): Promise<ToolRunResult> {
       const resultKey = storeKeys.toolResult(input.toolCallId);
       const eventKey = storeKeys.toolEvent(input.toolCallId);
       // Both reads at once: a store round trip is on every tool call's path.
-      const [stored, assistant] = await Promise.all([
+      const [stored, assistant, workspaceContext] = await Promise.all([
         store.getMessageByKey(input.sessionId, resultKey),
         store.getMessageByKey(
           input.sessionId,
           input.assistantKey ?? storeKeys.assistant(1, input.stepNumber),
         ),
+        latestContext(store, input.sessionId),
       ]);
       if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
       // Checked after the stored result: a finished call still answers during shutdown.
@@ -117,22 +140,32 @@ export function createToolActivity(deps: ToolActivityDeps) {
       const refusal = deps.workspaceRoot
         ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
         : null;
-      const outcome: ToolOutcome = refusal
+      const toolContext: ToolContext = {
+        workspace: input.workspace,
+        sessionId: input.sessionId,
+        toolCallId: input.toolCallId,
+        signal: context.cancellationSignal,
+        heartbeat: (details) => context.heartbeat(details),
+        store,
+        sandbox: input.sandbox ?? DEFAULT_SANDBOX,
+        escalated: input.escalationApproved ?? false,
+        jobId: input.jobId,
+        jobs: jobs(),
+      };
+      // Hooks, MCP tools and nested AGENTS.md, for goals whose execution gathered a workspace context.
+      const outcome: ToolOutcome & { secrets?: readonly string[]; instructionsShown?: string[] } = refusal
         ? { ok: false, output: refusal, changedWorkspace: false }
-        : await executeTool(call.toolName, call.input, {
-            workspace: input.workspace,
-            sessionId: input.sessionId,
-            toolCallId: input.toolCallId,
-            signal: context.cancellationSignal,
-            heartbeat: (details) => context.heartbeat(details),
-            store,
-            sandbox: input.sandbox ?? DEFAULT_SANDBOX,
-            escalated: input.escalationApproved ?? false,
-            jobId: input.jobId,
-            jobs: jobs(),
-          });
+        : await runWithExtensions(
+            call.toolName,
+            call.input,
+            workspaceContext,
+            toolContext,
+            { hub: hub(), host: host(), env },
+            () => executeTool(call.toolName, call.input, toolContext),
+          );
       // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
       let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
+      if (outcome.secrets?.length) output = createRedactor(outcome.secrets)(output);
       if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;
       const bytes = Buffer.byteLength(output, 'utf8');
       const spooled = estimateTokens(output) > SPOOL_MIN_TOKENS;
@@ -170,6 +203,15 @@ export function createToolActivity(deps: ToolActivityDeps) {
       if (!recorded.created) {
         return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
       }
+      // Marked once the result that shows them is stored: a call cut short shows them again next time.
+      for (const label of outcome.instructionsShown ?? []) {
+        await store.appendEvent(
+          input.sessionId,
+          'instructions',
+          { label, toolCallId: input.toolCallId },
+          nestedInstructionsKey(label),
+        );
+      }
       const { facts } = recorded;
       log.info(`${call.toolName} of ${input.sessionId} ${facts.ok ? 'ok' : 'failed'}`, {
         step: input.stepNumber,
@@ -195,6 +237,8 @@ export function createToolActivity(deps: ToolActivityDeps) {
 
     /** Kills every job and running command of a session on this host (the goal ended). */
     async killSessionJobs(input: { sessionId: string }): Promise<{ killed: string[] }> {
+      // The goal's MCP servers go first: killing the session removes the private /tmp they run in.
+      await hub().closeSession(input.sessionId);
       return { killed: await jobs().killSession(input.sessionId) };
     },
 

@@ -19,6 +19,11 @@ export interface OpenSessionInput {
   workflowId: string;
   /** The initial state, saved as the session's first checkpoint. */
   state?: StateWrite;
+  /**
+   * Set when the tool host gathered this execution's workspace context first: the first message
+   * takes its environment snapshot from there, and nothing here touches the workspace.
+   */
+  workspaceContext?: { execution: number };
 }
 
 /** Result of `openSession`: the first message (objective plus environment snapshot). */

@@ -3,6 +3,7 @@
  * which `--help` loads, because checking a model loads the provider specs and the script schema.
  */
 
+import { readMcpConfigFile } from '../activities/extensions/extension-config';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
@@ -10,6 +11,7 @@ import { MAX_OBJECTIVE_CHARS } from '../core/limits';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
+  extensionSourcesFromOptions,
   type GoalOptions,
   limitsFromFlags,
   positiveIntFlag,
@@ -44,6 +46,12 @@ export function goalFromOptions(
   const baseUrl = options.baseUrl ?? settings.config.base_url;
   checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
   const sandbox = sandboxFromOptions(options, settings);
+  const extensions = extensionSourcesFromOptions(
+    options,
+    settings,
+    toolTaskQueue !== undefined,
+    readMcpConfigFile,
+  );
   // Keys are checked only where the model calls happen: a remote worker has its own environment.
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
     checkProviderConfig(model, settings.providerEnv, baseUrl);
@@ -70,5 +78,6 @@ export function goalFromOptions(
     summarizerModel: settings.config.summarizer_model
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
+    ...(extensions ? { extensions } : {}),
   };
 }

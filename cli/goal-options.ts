@@ -31,9 +31,20 @@ export interface GoalOptions {
   network?: boolean;
   approval?: string;
   toolsQueue?: string;
+  mcpConfig?: string;
+  trustProjectMcp?: boolean;
   worker?: boolean;
   json?: boolean;
 }
+
+/** The help of --mcp-config. */
+const MCP_CONFIG_HELP = [
+  'MCP servers for the goal, in the Claude Code / Cursor format',
+  '{"mcpServers": {"NAME": {"command","args","env"} | {"type":"http","url","headers"}}};',
+  'e.g. --mcp-config ~/.cursor/mcp.json. stdio servers run in the sandbox;',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help names the ${VAR} syntax of MCP config files
+  '${VAR} in env, args, url and headers comes from the tool host (see docs/extending.md)',
+].join(' ');
 
 /** The commander options for a goal, in one place so `run`, `start` and `resume` agree. */
 export function goalOptionList(): Option[] {
@@ -58,8 +69,37 @@ export function goalOptionList(): Option[] {
       '--tools-queue <name>',
       'run the tools on this tool host (`goalrun worker --role tools` prints its queue); default: the workers of this store',
     ),
+    new Option('--mcp-config <file>', MCP_CONFIG_HELP),
+    new Option(
+      '--trust-project-mcp',
+      "use the workspace's own .mcp.json and .goalrun/hooks.json (off by default: a cloned repository must not start processes; config trust_project_mcp)",
+    ),
     ...limitOptionList(),
   ];
+}
+
+/**
+ * Where the tool host finds the goal's MCP servers and hooks besides its own config: the
+ * `--mcp-config` file (validated here, so a broken file stops `run` at once) and the trust flag.
+ * Undefined when the goal names neither.
+ */
+export function extensionSourcesFromOptions(
+  options: GoalOptions,
+  settings: Settings,
+  onToolHost: boolean,
+  readMcpConfigFile: (file: string) => unknown,
+): { mcpConfigFile?: string; trustProject?: boolean } | undefined {
+  const trustProject = options.trustProjectMcp ?? settings.config.trust_project_mcp ?? false;
+  let mcpConfigFile: string | undefined;
+  if (options.mcpConfig !== undefined) {
+    mcpConfigFile = path.resolve(options.mcpConfig);
+    // A file only the tool host has (--tools-queue) is checked there; here it must be given absolute.
+    if (fs.existsSync(mcpConfigFile) || !(onToolHost && path.isAbsolute(options.mcpConfig))) {
+      readMcpConfigFile(mcpConfigFile);
+    }
+  }
+  if (!mcpConfigFile && !trustProject) return undefined;
+  return { ...(mcpConfigFile ? { mcpConfigFile } : {}), ...(trustProject ? { trustProject } : {}) };
 }
 
 /** The goal's sandbox: flags over the config's sandbox section over the defaults. */

@@ -307,7 +307,8 @@ Example:
   program
     .command('doctor')
     .description(
-      'check what goals need here: bubblewrap (and that it can sandbox), ripgrep, temporal, the database, provider keys',
+      'check what goals need here: bubblewrap (and that it can sandbox), ripgrep, temporal, the database, provider keys, ' +
+        'the project instructions, hooks and MCP servers (each started, its tools listed)',
     )
     .addOption(
       new Option(
@@ -315,6 +316,13 @@ Example:
         'the sandbox mode goals will use (with off, bubblewrap is optional)',
       ).choices([...SANDBOX_MODES]),
     )
+    .option(
+      '-w, --workspace <dir>',
+      'the workspace whose AGENTS.md and project MCP servers to check (default: the current directory)',
+    )
+    .option('--mcp-config <file>', 'also start the MCP servers of this file and list their tools')
+    .option('--trust-project-mcp', "also check the workspace's .mcp.json and .goalrun/hooks.json")
+    .option('--network', 'start stdio MCP servers with the network, as goals with --network do')
     .option('--json', 'print the checks as JSON')
     .action(
       action(async (context, options) =>

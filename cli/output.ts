@@ -34,6 +34,8 @@ export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
   retrying?: { activity: string; attempt: number; lastFailure: string } | null;
   modelNote?: string | null;
   taskQueue?: string;
+  /** More labelled lines after the queue (the workspace context: rules, MCP servers, hooks). */
+  extraLines?: string[];
 };
 
 /** The multi-line human view of a goal's status. */
@@ -63,6 +65,7 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `usage      context ${plural(snapshot.usage.contextTokens, 'token')}, total ${plural(snapshot.usage.totalTokens, 'token')}, ${plural(snapshot.usage.requests, 'request')}`,
   );
   if (snapshot.taskQueue) lines.push(`queue      ${snapshot.taskQueue}`);
+  if (snapshot.extraLines) lines.push(...snapshot.extraLines);
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);
   if (snapshot.retrying) {
     const { activity, attempt, lastFailure } = snapshot.retrying;

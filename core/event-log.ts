@@ -16,13 +16,20 @@ export interface LoggedEvent {
 }
 
 /** Kinds shown as a notice, with the text each one says. */
-const NOTICE_KINDS: Record<string, (data: Record<string, unknown>) => string> = {
+const NOTICE_KINDS: Record<string, (data: Record<string, unknown>) => string | undefined> = {
   paused: () => 'paused',
   unpaused: () => 'unpaused',
   'limit-reached': (data) => `limit reached: ${String(data.reason ?? '')}; waiting for /limits`,
   'limits-raised': () => 'limits raised; going on',
   'kept-progress': (data) => `kept progress:\n${String(data.summary ?? '')}`,
   command: (data) => `command from ${String(data.from ?? 'someone')}: ${String(data.text ?? '')}`,
+  // A hook that said no or failed is worth a line; one that let things go on is not.
+  hook: (data) =>
+    data.outcome === 'veto'
+      ? `${String(data.event)} hook said no${data.tool ? ` to ${String(data.tool)}` : ''}: ${String(data.reason ?? '')}`
+      : data.outcome === 'failed'
+        ? `${String(data.event)} hook failed: ${String(data.problem ?? '')}`
+        : undefined,
 };
 
 /** What the init event carries (written with session-opened and session-resumed). */

@@ -5,6 +5,7 @@
  */
 import type { CompactionState } from './compaction/state';
 import { breakdownTotal, type UsageBreakdown } from './cost';
+import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
 import type { InboxRequest } from './goal-inbox';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
@@ -98,6 +99,11 @@ export interface GoalDefinition {
    * gone (a call waits there unclaimed), the goal falls back to the store's shared workers.
    */
   hostQueue?: string;
+  /**
+   * Where the tool host finds this goal's MCP servers and hooks besides its own config: references
+   * (a file path on the tool host, a trust flag), never a value from them.
+   */
+  extensions?: ExtensionSources;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -177,6 +183,11 @@ export interface GoalState {
   inbox: InboxRequest[];
   /** Requests that came by signal while the inbox was full, not yet reported. */
   droppedRequests: number;
+  /**
+   * What the tool host gathered for this execution (counts only; the rest is in the store), absent
+   * for goals started before it did.
+   */
+  workspaceContext?: WorkspaceContextCounts;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

@@ -75,12 +75,20 @@ export const storeKeys = {
   keptProgressEvent: (execution: number) => `kept-progress@${execution}`,
   /** The goal of this execution ended. */
   goalEnded: (execution: number) => `end:${execution}`,
+  /** A notice of the workspace context an execution gathered (a cap applied, a server that failed). */
+  contextNoticeEvent: (execution: number, index: number) => `context-notice:${execution}:${index}`,
+  /** A nested directory's instruction file was shown to the model (once per session). */
+  nestedInstructionsEvent: (label: string) => `nested-instructions:${label}`,
+  /** One hook's run: pre_tool/post_tool/stop by the tool call, notify by the status change. */
+  hookEvent: (event: string, subject: string, index: number) => `hook:${event}:${subject}:${index}`,
 
   // --- Spool ---
   /** The spooled output of a tool call. */
   spool: (toolCallId: string) => toolCallId,
   /** A spool row written beside one an older store left without its message (`stamp` makes it new). */
   spoolBeside: (toolCallId: string, stamp: string) => `${toolCallId}@${stamp}`,
+  /** A binary part (an image) of an MCP tool's result, spooled apart from the text. */
+  spoolPart: (toolCallId: string, index: number) => `${toolCallId}:part:${index}`,
 };
 
 /** The execution number in a key (`step:7@2` → 2, `resume:3` → 3), or 1 for keys of no execution. */

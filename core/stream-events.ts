@@ -95,7 +95,9 @@ export const STREAM_EVENT_SCHEMAS = {
     .describe('The context was compacted.'),
   notice: z
     .object({ ...base, type: z.literal('notice'), text: z.string() })
-    .describe('A note of goalrun: failure budget, pause, limits, a model switch, an app command.'),
+    .describe(
+      'A note of goalrun: failure budget, pause, limits, a model switch, an app command, a hook that said no or failed, the workspace context (instructions cut by the cap, an MCP server that failed).',
+    ),
   steering: z
     .object({ ...base, type: z.literal('steering'), id: z.string(), from: z.string(), text: z.string() })
     .describe('A steering message was delivered to the model.'),

@@ -122,6 +122,22 @@ ALTER TABLE events ALTER COLUMN session_id SET STATISTICS 1;
 ANALYZE messages, events;
 `,
   },
+  {
+    id: 5,
+    name: 'workspace contexts',
+    // What the tool host gathered for one execution of a session (environment snapshot, project
+    // instructions, MCP tools): written before the session row exists (the snapshot goes into the
+    // first message), so no foreign key; deleteSession removes the rows itself.
+    sql: `
+CREATE TABLE workspace_contexts (
+  session_id text NOT NULL,
+  execution integer NOT NULL,
+  data jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (session_id, execution)
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -99,8 +99,38 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async deleteSession(id: string): Promise<void> {
-    // Every child table references sessions with ON DELETE CASCADE.
+    // Every child table references sessions with ON DELETE CASCADE, but workspace_contexts, which
+    // is written before its session row exists.
     await this.client.query('DELETE FROM sessions WHERE id = $1', [id]);
+    await this.client.query('DELETE FROM workspace_contexts WHERE session_id = $1', [id]);
+  }
+
+  async saveWorkspaceContext(
+    sessionId: string,
+    execution: number,
+    data: unknown,
+  ): Promise<{ data: unknown; created: boolean }> {
+    const inserted = await this.client.query<{ data: unknown }>(
+      `INSERT INTO workspace_contexts (session_id, execution, data) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (session_id, execution) DO NOTHING
+       RETURNING data`,
+      [sessionId, execution, toJson(data)],
+    );
+    if (inserted.rows.length > 0) return { data: inserted.rows[0].data, created: true };
+    const { rows } = await this.client.query<{ data: unknown }>(
+      'SELECT data FROM workspace_contexts WHERE session_id = $1 AND execution = $2',
+      [sessionId, execution],
+    );
+    return { data: rows[0]?.data ?? data, created: false };
+  }
+
+  async latestWorkspaceContext(sessionId: string): Promise<{ execution: number; data: unknown } | null> {
+    const { rows } = await this.client.query<{ execution: number; data: unknown }>(
+      `SELECT execution, data FROM workspace_contexts WHERE session_id = $1
+       ORDER BY execution DESC LIMIT 1`,
+      [sessionId],
+    );
+    return rows.length > 0 ? { execution: Number(rows[0].execution), data: rows[0].data } : null;
   }
 
   async appendMessage(

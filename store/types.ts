@@ -193,6 +193,18 @@ export interface SessionStore {
    */
   recordToolResult(record: ToolResultRecord): Promise<RecordedToolResult>;
 
+  /**
+   * Stores what the tool host gathered for one execution; when a row for (session, execution)
+   * exists (a retried activity), nothing is written and the stored data is returned.
+   */
+  saveWorkspaceContext(
+    sessionId: string,
+    execution: number,
+    data: unknown,
+  ): Promise<{ data: unknown; created: boolean }>;
+  /** The newest workspace context of a session (its highest execution), or null. */
+  latestWorkspaceContext(sessionId: string): Promise<{ execution: number; data: unknown } | null>;
+
   saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void>;
   latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;
 

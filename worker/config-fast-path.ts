@@ -37,6 +37,8 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   provider_unreachable_minutes: positiveInt,
   tools_queue: nonEmptyString,
   payload_keys_file: (value) => typeof value === 'string' && path.isAbsolute(value),
+  trust_project_mcp: boolean,
+  instructions_max_kib: positiveInt,
 };
 
 /** The config, when the fast path can accept it as it is; null when the schema must decide. */

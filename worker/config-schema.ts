@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type * as Zod from 'zod';
+import { hooksSchema, mcpServersSchema } from '../activities/extensions/config-schemas';
 import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 import { isTemporalHttpAddress } from './config-fast-path';
 
@@ -60,6 +61,14 @@ function buildConfigSchema(z: typeof Zod) {
         .string()
         .refine((file) => path.isAbsolute(file), 'must be an absolute path')
         .optional(),
+      /** MCP servers, in the `mcpServers` format of Claude Code and Cursor, plus a per-server `approval`. */
+      mcp_servers: mcpServersSchema(z, true).optional(),
+      /** Hooks: pre_tool, post_tool, stop, notify. */
+      hooks: hooksSchema(z).optional(),
+      /** Use a workspace's own `.mcp.json` and `.goalrun/hooks.json` (as `--trust-project-mcp`). */
+      trust_project_mcp: z.boolean().optional(),
+      /** The cap on project instructions (AGENTS.md), all files together, in KiB. */
+      instructions_max_kib: positiveInt.optional(),
     })
     .strict();
 }

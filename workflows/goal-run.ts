@@ -23,11 +23,13 @@ import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
 import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
+import { afterCheckpoint } from './goal-hooks';
 import type { GoalWorkflowInput } from './goal-workflow';
 import { onGoalHost } from './host-placement';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
+import { gatherWorkspaceContext, openSessionContext } from './workspace-context';
 
 /** An event written with a message or a state save. */
 type StoreEvent = { kind: string; data: unknown; key?: string };
@@ -119,7 +121,9 @@ export class GoalRun {
       log.info('continued as new', { steps: this.state.steps, iteration: this.state.iteration });
     } else if (this.input.resume) {
       await this.resume();
+      await gatherWorkspaceContext(this);
     } else {
+      await gatherWorkspaceContext(this);
       await this.open();
     }
     this.timeLimit.arm(this.session.remainingMs());
@@ -133,6 +137,7 @@ export class GoalRun {
       goal: this.input.goal,
       workflowId: this.workflowId,
       state,
+      workspaceContext: openSessionContext(this),
     });
     // Committed with the first message: the first step's write then carries only what changed since,
     // not the whole state (with the objective) a second time.
@@ -248,6 +253,7 @@ export class GoalRun {
     const state = this.stateWrite(full);
     await storeActivities.saveState({ sessionId: this.state.goal.sessionId, state, event });
     this.stateWritten(state);
+    if (full) await afterCheckpoint(this, event?.kind);
   }
 
   /** Answers every tool call of the interrupted step, so no call is left without its result. */

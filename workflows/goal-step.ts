@@ -33,6 +33,7 @@ import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
+import { withStopHooks } from './goal-hooks';
 import type { GoalRun } from './goal-run';
 import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
@@ -85,7 +86,7 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     if (isWorkflowTool(call.toolName)) {
       // Validated by the model step (zod belongs at the activity boundary, not in workflow code).
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
-      const outcome = handleWorkflowTool(run.state, call, args);
+      const outcome = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
       run.state = outcome.state;
       handled.push({ toolName: call.toolName, ok: outcome.ok });
       let text = outcome.text;
@@ -313,12 +314,13 @@ async function killAllJobsForModel(run: GoalRun, call: ToolCallRef): Promise<voi
 async function askApproval(
   run: GoalRun,
   call: ToolCallRef,
-  escalation: { command: string; justification: string },
+  escalation: { command: string; justification: string; mcpServer?: string },
   control: StepControl,
 ): Promise<{ approved: boolean; text: string }> {
   const { approvals } = control;
   const sandbox = run.state.goal.sandbox ?? DEFAULT_SANDBOX;
-  if (sandbox.approval === 'never') {
+  // An MCP server's own approval policy holds its calls for a human whatever sandbox.approval says.
+  if (sandbox.approval === 'never' && !escalation.mcpServer) {
     await run.saveState(false, {
       kind: 'approval',
       data: { toolCallId: call.toolCallId, command: escalation.command, decision: 'denied', by: 'policy' },

@@ -28,6 +28,13 @@ export const PATCH = {
    * finish before the run ends.
    */
   commandQueue: 'command-queue',
+  /**
+   * The tool host gathers each execution's workspace context (environment snapshot, project
+   * instructions, MCP tools, hooks) in an activity on the goal's tool queue before the first step.
+   */
+  workspaceContext: 'tool-host-workspace-context',
+  /** The stop hooks run when the model calls finish, notify hooks on status changes, MCP servers stop at the end. */
+  goalHooks: 'stop-and-notify-hooks',
 } as const;
 
 /** A patch id. */
@@ -69,6 +76,22 @@ export const PATCHES: readonly PatchRecord[] = [
     addedIn: '0.2.0',
     stage: 'patched',
     what: 'one command queue for every message, drained by the main loop; pause stops a running model call',
+  },
+  {
+    id: PATCH.workspaceContext,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'a gatherWorkspaceContext activity on the tool queue at the start and after a resume: the environment ' +
+      'snapshot is taken there (not by openSession), and the project instructions and MCP tools reach the model',
+  },
+  {
+    id: PATCH.goalHooks,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'runStopHooks when the model calls finish, runNotifyHooks when the status changes, and the MCP servers ' +
+      'stopped (killSessionJobs on the tool queue) when the goal ends; only for goals that have such hooks or servers',
   },
 ];
 

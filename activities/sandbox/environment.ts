@@ -44,6 +44,16 @@ export function isForbiddenEnvName(name: string): boolean {
   );
 }
 
+/**
+ * True for goalrun's, Temporal's and the providers' own variables and the store's URL: these never
+ * reach a tool process, not even when a config names them (an MCP server's `env` may pass other
+ * credentials, e.g. a GITHUB_TOKEN the user gives that server on purpose).
+ */
+export function isProviderOrStoreName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return FORBIDDEN_NAMES.has(upper) || FORBIDDEN_PREFIXES.some((prefix) => upper.startsWith(prefix));
+}
+
 /** True when the allow-list (before the forbidden check) includes this name. */
 function isAllowedName(name: string, extraNames: ReadonlySet<string>): boolean {
   return (

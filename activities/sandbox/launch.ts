@@ -7,7 +7,7 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxSettings } from '../../core/sandbox-settings';
 import { buildBwrapArgs, SANDBOX_TMP } from './bwrap-args';
-import { toolEnvironment } from './environment';
+import { isProviderOrStoreName, toolEnvironment } from './environment';
 import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
 import { cachedExposedPathDirs } from './path-exposure';
 import { checkSandbox } from './probe';
@@ -40,6 +40,15 @@ export interface LaunchRequest {
   /** A human approved running this one command outside the sandbox. */
   escalated: boolean;
   host: SandboxHost;
+  /**
+   * Run this program and its arguments as they are instead of `bash -c command` with stderr merged
+   * into stdout (MCP servers and hooks talk over stdin/stdout and keep stderr apart).
+   */
+  argv?: readonly string[];
+  /** Variables set after the allow-list (an MCP server's configured `env`); forbidden names never pass. */
+  extraEnv?: Record<string, string>;
+  /** Whether bwrap reports the sandbox's pid on fd 3 (the caller must then open it); default true. */
+  infoFd?: boolean;
 }
 
 function realExistingDir(dir: string): string | undefined {
@@ -91,14 +100,16 @@ export async function prepareLaunch(
   request: LaunchRequest,
 ): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
   const { settings, host } = request;
-  const inner = ['bash', '-c', MERGE_STDERR_SCRIPT, 'bash', request.command];
+  const inner = request.argv
+    ? [...request.argv]
+    : ['bash', '-c', MERGE_STDERR_SCRIPT, 'bash', request.command];
   if (request.escalated || settings.mode === 'off') {
     return {
       ok: true,
       spec: {
         file: inner[0],
         args: inner.slice(1),
-        env: toolEnvironment(host.hostEnv, settings.env),
+        env: withExtraEnv(toolEnvironment(host.hostEnv, settings.env), request.extraEnv),
         cwd: request.workspace,
         sandboxed: false,
       },
@@ -135,7 +146,7 @@ export async function prepareLaunch(
     expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
     maskFiles: sensitive.files,
     cwd: workspace,
-    infoFd: BWRAP_INFO_FD,
+    infoFd: request.infoFd === false ? undefined : BWRAP_INFO_FD,
     command: inner,
   });
   return {
@@ -143,9 +154,23 @@ export async function prepareLaunch(
     spec: {
       file: host.bwrapPath as string,
       args,
-      env: toolEnvironment(host.hostEnv, settings.env, { HOME: SANDBOX_HOME, TMPDIR: SANDBOX_TMP }),
+      env: withExtraEnv(
+        toolEnvironment(host.hostEnv, settings.env, { HOME: SANDBOX_HOME, TMPDIR: SANDBOX_TMP }),
+        request.extraEnv,
+      ),
       cwd: workspace,
       sandboxed: true,
     },
   };
+}
+
+/** The environment with a caller's own variables added; names that must never reach a tool are skipped. */
+function withExtraEnv(
+  env: Record<string, string>,
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  if (!extra) return env;
+  const merged = { ...env };
+  for (const [name, value] of Object.entries(extra)) if (!isProviderOrStoreName(name)) merged[name] = value;
+  return merged;
 }

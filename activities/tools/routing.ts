@@ -12,7 +12,12 @@ export interface ToolCallRouting {
   /** The job this call reads or kills (bash job_id, job-output, job-kill; `all` for every job). */
   jobId?: string;
   /** bash with sandbox_permissions require_escalated: a human must approve running it unsandboxed. */
-  escalation?: { command: string; justification: string };
+  escalation?: {
+    command: string;
+    justification: string;
+    /** An MCP call its server's approval policy holds for a human (waits even with sandbox.approval "never"). */
+    mcpServer?: string;
+  };
 }
 
 /** Tools that act on one job (bash-output is job-output's retired name). */

@@ -7,6 +7,7 @@ import { type DoctorCheck, formatDoctorLine, runDoctorChecks } from '../../activ
 import type { SandboxMode } from '../../core/sandbox-settings';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
+import { extensionSourcesFromOptions, resolveWorkspace, sandboxFromOptions } from '../goal-options';
 import { printJson, say } from '../output';
 import { findTemporalBinary } from '../temporal-binary';
 
@@ -15,6 +16,11 @@ export interface DoctorOptions {
   json?: boolean;
   /** The sandbox mode goals will use (`--sandbox`); with `off`, bubblewrap is optional. */
   sandbox?: SandboxMode;
+  /** The workspace whose instructions and project MCP servers to check (default: the current directory). */
+  workspace?: string;
+  mcpConfig?: string;
+  trustProjectMcp?: boolean;
+  network?: boolean;
 }
 
 /** Runs the checks and prints them; the exit code says whether a required item is missing. */
@@ -28,7 +34,33 @@ export async function doctorCommand(context: CliContext, options: DoctorOptions 
     sandboxMode: options.sandbox,
     findTemporalBinary,
   });
+  checks.push(...(await extensionChecks(context, options)));
   if (options.json) printJson({ checks });
   else for (const check of checks) say(formatDoctorLine(check));
   return checks.some((check) => check.required && !check.ok) ? ExitCode.failedOrBlocked : ExitCode.completed;
+}
+
+/** The checks of the workspace's instructions, hooks and MCP servers (each server is started). */
+async function extensionChecks(context: CliContext, options: DoctorOptions): Promise<DoctorCheck[]> {
+  const { extensionDoctorChecks } =
+    require('../../activities/extensions/doctor-checks') as typeof import('../../activities/extensions/doctor-checks');
+  const { readMcpConfigFile } =
+    require('../../activities/extensions/extension-config') as typeof import('../../activities/extensions/extension-config');
+  const { sandboxHostFromEnv } =
+    require('../../activities/sandbox/host') as typeof import('../../activities/sandbox/host');
+  const workspace = resolveWorkspace(options.workspace);
+  const goalOptions = {
+    sandbox: options.sandbox,
+    network: options.network,
+    mcpConfig: options.mcpConfig,
+    trustProjectMcp: options.trustProjectMcp,
+  };
+  return extensionDoctorChecks({
+    workspace,
+    sources: extensionSourcesFromOptions(goalOptions, context.settings, false, readMcpConfigFile) ?? {},
+    sandbox: sandboxFromOptions(goalOptions, context.settings),
+    host: sandboxHostFromEnv(process.env),
+    env: process.env,
+    secrets: context.knownSecrets(),
+  });
 }

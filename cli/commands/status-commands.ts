@@ -5,6 +5,7 @@
 import { ConfigError } from '../../core/errors';
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
+import { extensionsLines, extensionsView } from '../extensions-status';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import {
   loadStatus,
@@ -28,11 +29,14 @@ export async function statusCommand(
   const sessionId = await resolveSessionId(context, { id, last: options.last } satisfies GoalRef);
   const view = await loadStatus(context, sessionId);
   const modelNote = view.modelNote ?? modelNoteOf(view.model);
+  const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   if (options.json) {
-    printJson({ ...view, ...(modelNote ? { modelNote } : {}) });
+    printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });
     return 0;
   }
-  say(formatSnapshot({ ...view, modelNote }));
+  say(
+    formatSnapshot({ ...view, modelNote, extraLines: extensions ? extensionsLines(extensions) : undefined }),
+  );
   if (view.status === WAITING_FOR_WORKER && view.taskQueue) {
     const reader = await context.temporalReader();
     if (reader && (await hasLiveWorker(reader, view.taskQueue)) === false) {

@@ -46,11 +46,15 @@ describe('store keys keep their exact form', () => {
     expect(storeKeys.commandEvent('req-9')).toBe('command:req-9');
     expect(storeKeys.keptProgressEvent(3)).toBe('kept-progress@3');
     expect(storeKeys.goalEnded(3)).toBe('end:3');
+    expect(storeKeys.contextNoticeEvent(2, 0)).toBe('context-notice:2:0');
+    expect(storeKeys.nestedInstructionsEvent('lib/AGENTS.md')).toBe('nested-instructions:lib/AGENTS.md');
+    expect(storeKeys.hookEvent('pre_tool', 'call_1_0', 1)).toBe('hook:pre_tool:call_1_0:1');
   });
 
   it('spool rows', () => {
     expect(storeKeys.spool('call_1_0')).toBe('call_1_0');
     expect(storeKeys.spoolBeside('call_1_0', 'lx3k9')).toBe('call_1_0@lx3k9');
+    expect(storeKeys.spoolPart('call_1_0', 2)).toBe('call_1_0:part:2');
   });
 
   it('the execution of a key, and who wrote a user message, read back from the key', () => {

@@ -12,7 +12,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
-const ITEMS = ['bubblewrap', 'ripgrep', 'temporal CLI', 'database', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];
+const ITEMS = [
+  'bubblewrap',
+  'ripgrep',
+  'temporal CLI',
+  'database',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  // The workspace's (the current directory's) instructions and hooks; no MCP server is configured here.
+  'project instructions',
+  'hooks',
+];
 const OPENAI_KEY = 'sk-doctor-openai-77aa';
 const DB_PASSWORD = 'doctor-db-secret-31';
 
@@ -134,6 +144,37 @@ describe('goalrun doctor', () => {
       `missing  temporal CLI: TEMPORAL_CLI_PATH=/nonexistent/temporal is not an executable file (goalrun falls back to ${path.resolve(temporal)}); fix: point TEMPORAL_CLI_PATH at the temporal binary, or unset it`,
     );
     // Not required: the database and bubblewrap are fine, so the machine can run goals.
+    expect(result.code, result.stdout).toBe(0);
+  });
+
+  it('starts each MCP server of a workspace, lists its tools, reports the ones that fail, and names the AGENTS.md in effect', async () => {
+    const workspace = tempDir('doctor-ws');
+    fs.writeFileSync(path.join(workspace, 'AGENTS.md'), 'RULE\n');
+    const mcpConfig = path.join(tempDir('doctor-mcp'), 'mcp.json');
+    const server = path.resolve(__dirname, '../support/crashing-mcp-server.js');
+    fs.writeFileSync(
+      mcpConfig,
+      JSON.stringify({
+        mcpServers: {
+          crashing: { command: 'node', args: [server] },
+          broken: { command: 'no-such-mcp-server' },
+        },
+      }),
+    );
+    const result = await runCli(['doctor', '--workspace', workspace, '--mcp-config', mcpConfig], {
+      ...t.env,
+      TEMPORAL_CLI_PATH: temporal,
+    });
+    expect(lineOf(result.stdout, 'project instructions')).toBe(
+      'ok       project instructions: AGENTS.md (4 bytes)',
+    );
+    expect(lineOf(result.stdout, 'mcp server crashing')).toBe(
+      'ok       mcp server crashing: 3 tools (stdio, in the sandbox; from mcp-config)',
+    );
+    expect(lineOf(result.stdout, 'mcp server broken')).toMatch(
+      /^missing +mcp server broken: stdio, in the sandbox: could not start MCP server "broken": .*no-such-mcp-server.*; fix: /,
+    );
+    // Optional items: the machine can still run goals.
     expect(result.code, result.stdout).toBe(0);
   });
 });

@@ -146,7 +146,7 @@ describe('a model worker and a tools-only worker', () => {
 
   it('says when nobody polls the tools queue a goal is started with (a typo would wait forever)', async () => {
     const toolsQueue = /--tools-queue '([^']+)'/.exec(toolsWorker.output())?.[1] as string;
-    // A model that finishes at once: these goals need no tool, only the notice matters.
+    // A model that finishes at once: these goals call no tool, only the notice matters.
     const done = scriptedModel(t.home, [
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'nothing to do' } }] },
     ]);
@@ -160,13 +160,22 @@ describe('a model worker and a tools-only worker', () => {
     expect(unserved.code, unserved.stderr).toBe(0);
     expect(unserved.stderr).toContain(`no tool host is polling ${typo}`);
     expect(unserved.stderr).toContain('goalrun worker --role tools --workspace-root');
-    for (const started of [served, unserved]) {
-      const { sessionId } = JSON.parse(started.stdout);
-      await waitFor('the goal to finish', async () => {
-        const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
-        return shown.status === 'completed';
-      });
-    }
+    const servedId = JSON.parse(served.stdout).sessionId;
+    await waitFor('the served goal to finish', async () => {
+      const shown = JSON.parse((await runCli(['status', servedId, '--json'], t.env)).stdout);
+      return shown.status === 'completed';
+    });
+    // The unserved goal waits for its tool host before its first step: the tool host takes the
+    // environment snapshot and reads the workspace's instructions (issue 15 §4, issue 19).
+    const unservedId = JSON.parse(unserved.stdout).sessionId;
+    const waiting = JSON.parse((await runCli(['status', unservedId, '--json'], t.env)).stdout);
+    expect(waiting).toMatchObject({ status: 'running', steps: 0 });
+    const cancelled = await runCli(['cancel', unservedId], t.env);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    await waitFor('the unserved goal to be cancelled', async () => {
+      const shown = JSON.parse((await runCli(['status', unservedId, '--json'], t.env)).stdout);
+      return shown.status === 'cancelled';
+    });
   });
 
   it('takes a workspace that only the tool host has; the tool host says when it is missing', async () => {

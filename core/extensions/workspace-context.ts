@@ -1,0 +1,119 @@
+/**
+ * What the tool host knows about a goal's workspace, gathered once per execution (at the start, after
+ * a resume, in the fresh session of /clear): the environment snapshot, the project instructions in
+ * effect, the MCP servers' tools and the hooks. Stored in the session store under (session,
+ * execution); the workflow carries only the small summary, and the model step reads the rest.
+ */
+
+/** When a server's calls wait for `goalrun approve`: never, for tools not marked read-only, or always. */
+export const MCP_APPROVAL_POLICIES = ['never', 'on-request', 'always'] as const;
+
+/** A server's approval policy (config `mcp_servers.NAME.approval`). */
+export type McpApproval = (typeof MCP_APPROVAL_POLICIES)[number];
+
+/** One MCP tool as the model is offered it. */
+export interface McpToolEntry {
+  /** `mcp__<server>__<tool>`. */
+  name: string;
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The server marks the tool read-only (`annotations.readOnlyHint`). */
+  readOnly: boolean;
+}
+
+/** One configured MCP server and how listing its tools went. */
+export interface McpServerEntry {
+  name: string;
+  transport: 'stdio' | 'http';
+  approval: McpApproval;
+  /** Where it was configured. */
+  source: 'config' | 'mcp-config' | 'project';
+  ok: boolean;
+  /** Tools offered to the model. */
+  tools: number;
+  /** Why it failed, or which tools were left out. */
+  problem?: string;
+}
+
+/** Hook counts per event (the commands stay on the tool host). */
+export interface HookCounts {
+  pre_tool: number;
+  post_tool: number;
+  stop: number;
+  notify: number;
+}
+
+/** Where the tool host reads the goal's MCP servers and hooks from: references, never values. */
+export interface ExtensionSources {
+  /** `--mcp-config FILE`, an absolute path on the tool host. */
+  mcpConfigFile?: string;
+  /** Use the workspace's `.mcp.json` and `.goalrun/hooks.json` (`--trust-project-mcp`). */
+  trustProject?: boolean;
+}
+
+/** The stored row: everything the tool host gathered for one execution. */
+export interface WorkspaceContextData {
+  execution: number;
+  /** ISO time the tool host gathered it. */
+  gatheredAt: string;
+  environment: { workingDirectory: string; os: string; date: string; git: string };
+  instructions: {
+    text: string;
+    files: Array<{ label: string; bytes: number; shownBytes: number }>;
+    capBytes: number;
+    /** A digest of the text, to tell a resume that the files changed. */
+    digest: string;
+  };
+  mcp: { servers: McpServerEntry[]; tools: McpToolEntry[] };
+  hooks: HookCounts;
+  sources: ExtensionSources;
+  /** Notices for the user (cap applied, a server that failed, instructions that changed). */
+  notices: string[];
+}
+
+/** What the gathering activity returns to the workflow: small, no text of any file. */
+export interface WorkspaceContextSummary {
+  execution: number;
+  instructionFiles: number;
+  servers: number;
+  tools: number;
+  stopHooks: number;
+  notifyHooks: number;
+  /** The notices, each clipped (also stored as notice events). */
+  notices: string[];
+}
+
+/** The part of the summary the workflow keeps in its state. */
+export type WorkspaceContextCounts = Omit<WorkspaceContextSummary, 'notices'>;
+
+/** The summary of a stored row. */
+export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {
+  return {
+    execution: data.execution,
+    instructionFiles: data.instructions.files.filter((file) => file.shownBytes > 0).length,
+    servers: data.mcp.servers.length,
+    tools: data.mcp.tools.length,
+    stopHooks: data.hooks.stop,
+    notifyHooks: data.hooks.notify,
+    notices: data.notices.map((text) => (text.length > 300 ? `${text.slice(0, 299)}…` : text)),
+  };
+}
+
+/** The first message's environment lines, from the snapshot the tool host took. */
+export function environmentLines(environment: WorkspaceContextData['environment']): string {
+  return [
+    'Environment:',
+    `- working directory: ${environment.workingDirectory}`,
+    `- OS: ${environment.os}`,
+    `- date: ${environment.date}`,
+    `- git: ${environment.git}`,
+  ].join('\n');
+}
+
+/** Whether a call of this MCP tool waits for a human under its server's policy. */
+export function mcpCallNeedsApproval(approval: McpApproval, readOnly: boolean): boolean {
+  return approval === 'always' || (approval === 'on-request' && !readOnly);
+}

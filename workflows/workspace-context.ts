@@ -1,0 +1,71 @@
+/**
+ * The workspace context of an execution (issue 15 §4, issue 19): at the start of a goal and after a
+ * resume, one activity on the goal's tool queue gathers what the tool host knows about the workspace
+ * (the environment snapshot, taken in the sandbox; the project instructions; the MCP servers' tools;
+ * the hooks), stores it under (session, execution) and returns counts. The model step reads the rest
+ * from the store. Runs that started before this (patch off) take the old path: nothing is gathered.
+ */
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import type { WorkspaceContextSummary } from '../core/extensions/workspace-context';
+import { plural } from '../core/text';
+import { toolActivities } from './activities-proxy';
+import { innermostMessage } from './failures';
+import type { GoalRun } from './goal-run';
+import { onGoalHost, type Placement } from './host-placement';
+import { PATCH } from './patches';
+
+/**
+ * Gathers this execution's workspace context when the run takes the patched path. A tool host that
+ * cannot gather it (even after retries) is a note: the goal goes on without instructions, MCP tools
+ * and hooks, rather than failing before its first step.
+ */
+export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
+  if (!run.features[PATCH.workspaceContext]) return;
+  const { goal } = run.state;
+  let summary: WorkspaceContextSummary;
+  try {
+    const input = {
+      sessionId: goal.sessionId,
+      execution: run.execution,
+      workspace: goal.workspace,
+      sandbox: goal.sandbox,
+      sources: goal.extensions,
+    };
+    summary = await onToolHost(run, (placement) =>
+      toolActivities('gather the workspace context', goal.toolTaskQueue, placement).gatherWorkspaceContext(
+        input,
+      ),
+    );
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
+    return;
+  }
+  const { notices, ...counts } = summary;
+  run.state = { ...run.state, workspaceContext: counts };
+  const parts = [
+    plural(counts.instructionFiles, 'instruction file'),
+    ...(counts.servers > 0
+      ? [`${plural(counts.servers, 'MCP server')} (${plural(counts.tools, 'tool')})`]
+      : []),
+  ];
+  run.session.note(`workspace context: ${parts.join(', ')}`);
+  for (const text of notices) run.session.note(text);
+}
+
+/**
+ * What openSession needs to take the first message's snapshot from the stored context (patched runs:
+ * the model worker never runs anything in the workspace, even when the gathering failed).
+ */
+export function openSessionContext(run: GoalRun): { execution: number } | undefined {
+  return run.features[PATCH.workspaceContext] ? { execution: run.execution } : undefined;
+}
+
+/**
+ * Runs a tool-host call where the goal's tools run: its tool host (`--tools-queue`), else the process
+ * that hosts the goal in the foreground (while it is there), else the workflow's queue. The MCP
+ * servers a gathering starts then live in the process that runs the goal's calls.
+ */
+export function onToolHost<T>(run: GoalRun, call: (placement: Placement) => Promise<T>): Promise<T> {
+  return run.state.goal.toolTaskQueue ? call({}) : onGoalHost(run, call);
+}
