@@ -6,8 +6,9 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxSettings } from '../../core/sandbox-settings';
-import { buildBwrapArgs, SANDBOX_TMP } from './bwrap-args';
+import { buildBwrapArgs, isWithin, SANDBOX_TMP } from './bwrap-args';
 import { isProviderOrStoreName, toolEnvironment } from './environment';
+import { prepareGitProtection } from './git-protection';
 import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
 import { cachedExposedPathDirs } from './path-exposure';
 import { checkSandbox } from './probe';
@@ -135,14 +136,19 @@ export async function prepareLaunch(
   // A home bound as the workspace (or a writable root) is visible: its credentials are hidden one by one.
   const sensitive = sensitiveHomeEntries(homes.filter((home) => binds.includes(home)));
   const installDir = realExistingDir(host.installDir);
+  const writable = settings.mode === 'workspace-write';
+  // Hooks and git config stay read-only inside writable roots (only there: elsewhere all is read-only,
+  // and a hooks path in a hidden home must stay hidden rather than be shown read-only).
+  const git = writable ? prepareGitProtection(binds) : { readOnly: [], pinned: [] };
+  const gitReadOnly = git.readOnly.filter((entry) => binds.some((bind) => isWithin(entry, bind)));
   const args = buildBwrapArgs({
-    writable: settings.mode === 'workspace-write',
+    writable,
     network: settings.network,
     workspace,
-    writableRoots,
+    writableRoots: [...writableRoots, ...git.pinned],
     privateTmp: dirs.tmp,
     hide: [...hide, ...sockets, ...sensitive.dirs],
-    protect: installDir ? [installDir] : [],
+    protect: [...(installDir ? [installDir] : []), ...gitReadOnly],
     expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
     maskFiles: sensitive.files,
     cwd: workspace,
