@@ -274,6 +274,12 @@ function buildProgram(): Command {
       '--workspace-root <dir>',
       'with --role tools: the directory whose workspaces this host serves; tool calls of goals outside it are refused (default: the current one)',
     )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'the sandbox mode of the goals whose tools run here (default: config sandbox.mode); with off, bubblewrap is not required',
+      ).choices([...SANDBOX_MODES]),
+    )
     .option(...TASK_QUEUE_OPTION)
     .option(
       '--metrics-port <[host:]port>',
