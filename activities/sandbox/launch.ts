@@ -5,13 +5,14 @@
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { SandboxSettings } from '../../core/sandbox-settings';
+import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
 import { buildBwrapArgs, isWithin, SANDBOX_TMP } from './bwrap-args';
 import { isProviderOrStoreName, toolEnvironment } from './environment';
 import { prepareGitProtection } from './git-protection';
 import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
 import { cachedExposedPathDirs } from './path-exposure';
 import { checkSandbox } from './probe';
+import { type CallLimits, limitCall } from './resource-limits';
 
 /**
  * Merges stderr into stdout in the child itself so both arrive through one pipe in the order they
@@ -30,6 +31,8 @@ export interface LaunchSpec {
   cwd: string;
   /** True when the process runs in bubblewrap (its stderr then carries only bwrap's own errors). */
   sandboxed: boolean;
+  /** The call's resource limits, when the request asked for them: what it went over, and cleanup. */
+  limits?: CallLimits;
 }
 
 /** What the caller knows about the command to start. */
@@ -50,6 +53,11 @@ export interface LaunchRequest {
   extraEnv?: Record<string, string>;
   /** Whether bwrap reports the sandbox's pid on fd 3 (the caller must then open it); default true. */
   infoFd?: boolean;
+  /**
+   * Limit memory, processes and CPU time (sandbox limits); the caller then calls `spec.limits.cleanup()`
+   * once the process is gone. Long-lived servers (MCP) are not limited.
+   */
+  limited?: boolean;
 }
 
 function realExistingDir(dir: string): string | undefined {
@@ -98,6 +106,17 @@ function sensitiveHomeEntries(homes: readonly string[]): { dirs: string[]; files
  * `off` (by name, or for one approved escalation) runs bash directly with the allow-listed env.
  */
 export async function prepareLaunch(
+  request: LaunchRequest,
+): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
+  const prepared = await prepareUnlimited(request);
+  // A human-approved escalation runs as the human would run it.
+  if (!prepared.ok || !request.limited || request.escalated) return prepared;
+  const limits = limitCall(request.settings.limits ?? DEFAULT_RESOURCE_LIMITS);
+  const wrapped = limits.wrap(prepared.spec.file, prepared.spec.args);
+  return { ok: true, spec: { ...prepared.spec, ...wrapped, limits } };
+}
+
+async function prepareUnlimited(
   request: LaunchRequest,
 ): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
   const { settings, host } = request;
