@@ -41,8 +41,8 @@ describe('a machine without bubblewrap', () => {
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'x' } }] },
     ]);
     for (const args of [
-      ['run', 'say hi', '--workspace', t.workspace, '--model', `scripted:${model}`],
-      ['start', 'say hi', '--workspace', t.workspace, '--model', `scripted:${model}`],
+      ['run', 'say hi', '--workspace', t.workspace, '--model', model],
+      ['start', 'say hi', '--workspace', t.workspace, '--model', model],
       ['worker', '--role', 'tools', '--workspace-root', t.workspace],
     ]) {
       const result = await runCli(args, t.env);
@@ -55,7 +55,7 @@ describe('a machine without bubblewrap', () => {
     expect(JSON.parse(listed.stdout)).toEqual([]);
     // --sandbox off is the way out: the goal then runs, unsandboxed.
     const off = await runCli(
-      ['run', 'say hi', '--workspace', t.workspace, '--model', `scripted:${model}`, '--sandbox', 'off'],
+      ['run', 'say hi', '--workspace', t.workspace, '--model', model, '--sandbox', 'off'],
       t.env,
     );
     expect(off.code, off.stdout + off.stderr).toBe(0);
@@ -71,7 +71,7 @@ describe('a machine without bubblewrap', () => {
     expect(out).not.toMatch(/\(error\)/);
     expect(out).toMatch(/goal completed/);
     expect(out).toMatch(
-      /demo checked: all 5 tool calls succeeded, and running greet\.js printed "Hello, goalrun"/,
+      /demo checked: all 6 tool calls succeeded, and running greet\.js printed "Hello, goalrun"/,
     );
     expect(out).toMatch(/apt-get install bubblewrap/);
   });
@@ -82,7 +82,7 @@ describe('a machine without bubblewrap', () => {
     const result = await runCli(['demo'], t.env, 150_000);
     const out = result.stdout + result.stderr;
     expect(out).not.toMatch(/checked by running it|demo checked/);
-    expect(out).toMatch(/demo FAILED: \d of 5 tool calls failed \(step 2 · bash/);
+    expect(out).toMatch(/demo FAILED: \d of 6 tool calls failed \(step 2 · bash/);
     expect(result.code, out).toBe(1);
   });
 });
