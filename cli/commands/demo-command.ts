@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { projectHash } from '../../store/session-id';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { say } from '../output';
@@ -77,9 +78,8 @@ async function failedToolCalls(
   workspace: string,
 ): Promise<{ failed: string[]; total: number }> {
   const store = await context.sessionStore();
-  const session = (await store.listSessions(DEMO_SESSION_LOOKBACK)).find(
-    (row) => row.projectDir === workspace,
-  );
+  // The demo's workspace is new: its project has one session, the demo's.
+  const session = await store.latestSessionOfProject(projectHash(workspace));
   if (!session) return { failed: ['the goal left no session'], total: 0 };
   const failed: string[] = [];
   let total = 0;
@@ -95,9 +95,6 @@ async function failedToolCalls(
   }
   return { failed, total };
 }
-
-/** Sessions looked through for the demo's own (it is the newest). */
-const DEMO_SESSION_LOOKBACK = 20;
 
 function readOr(file: string): string | undefined {
   try {
