@@ -112,6 +112,30 @@ function hooksPathOf(root: string): string | undefined {
  * directory so that it can be mounted read-only (else the model could create it).
  */
 export function gitProtectionOf(root: string): GitProtection {
+  const all = [root, ...nestedRepositories(root)].map(repositoryProtection);
+  return {
+    readOnly: [...new Set(all.flatMap((one) => one.readOnly))],
+    pinned: [...new Set(all.flatMap((one) => one.pinned))],
+    hookDirs: [...new Set(all.flatMap((one) => one.hookDirs))],
+  };
+}
+
+/** Directories right below a root that hold a repository of their own (a folder of checkouts). */
+function nestedRepositories(root: string): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name !== '.git')
+    .map((name) => path.join(root, name))
+    .filter((dir) => kindOf(dir) === 'dir' && kindOf(path.join(dir, '.git')) !== undefined);
+}
+
+/** The protected paths of the repository whose work tree is `root`. */
+function repositoryProtection(root: string): GitProtection {
   const dotGit = path.join(root, '.git');
   const gitDir = gitDirOf(dotGit);
   if (!gitDir) {
@@ -130,7 +154,7 @@ export function gitProtectionOf(root: string): GitProtection {
     hookDirs.push(hooksPath);
   }
   const pinned = kindOf(dotGit) === 'dir' ? [gitDir] : [];
-  // A symlinked .git is not pinned: the link itself could be replaced, but then git on the host finds the new target's hooks only if the model made them, in a directory it could also write outside git.
+  // A symlinked .git is not pinned (a symlink cannot be a mount point); docs/sandbox.md lists it as not covered.
   return { readOnly: [...readOnly].map(realOr), pinned, hookDirs };
 }
 

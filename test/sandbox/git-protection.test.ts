@@ -103,6 +103,23 @@ describe('.git protection in the sandbox', () => {
     expect(existsSync(path.join(workspace, '.git/hooks/post-checkout'))).toBe(false);
   });
 
+  it('protects a repository right below the workspace (a folder of checkouts) too', async () => {
+    const nested = path.join(workspace, 'checkout');
+    execFileSync('mkdir', [nested]);
+    makeRepo(nested);
+    const context = makeContext(workspace);
+    const hook = await bash('echo x > checkout/.git/hooks/pre-commit', context);
+    expect(hook.ok).toBe(false);
+    expect(hook.output).toMatch(/Read-only file system/);
+    const commit = await bash(
+      'cd checkout && echo c > c.txt && git add c.txt && git commit -q -m nested',
+      context,
+    );
+    expect(commit.ok).toBe(true);
+    const write = await fileWriteTool.run({ path: 'checkout/.git/config', content: '[core]\n' }, context);
+    expect(write.output).toMatch(/^protected git path: file-write cannot write checkout\/\.git\/config/);
+  });
+
   it('keeps a core.hooksPath directory inside the workspace read-only', async () => {
     makeRepo(workspace);
     git(workspace, 'config', 'core.hooksPath', 'tools/hooks');
