@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_MODEL } from '../core/limits';
 import { SANDBOX_MODES } from '../core/sandbox-settings';
+import { versionText } from '../worker/build-info';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
 import type { CliContext } from './context';
@@ -98,7 +99,7 @@ function reportError(err: unknown): number {
 function buildProgram(): Command {
   const program = new Command('goalrun')
     .description('Durable, unattended LLM goal runs on Temporal, with a Postgres session store.')
-    .version('0.1.0')
+    .version(versionText(), '-V, --version', 'print the version and the workflow bundle hashes')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride();
