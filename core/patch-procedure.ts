@@ -176,3 +176,33 @@ export function buildOfRun(
     removedMarkers: markers.filter((id) => known.get(id)?.stage === 'removed'),
   };
 }
+
+/** The marker name Temporal's SDK core gives patch markers. */
+export const PATCH_MARKER_NAME = 'core_patch';
+
+/** The details of a MarkerRecorded event, as the protobuf types give them. */
+export type MarkerDetails =
+  | { [key: string]: { payloads?: Array<{ data?: Uint8Array | null }> | null } | null | undefined }
+  | null
+  | undefined;
+
+/**
+ * The patch id of a `core_patch` marker's details: `patch-data` holds JSON `{id, deprecated}` (SDK core
+ * writes it outside any payload codec); markers of old SDKs hold the id as plain bytes in `patch_id`.
+ */
+export function patchIdOfMarker(details: MarkerDetails): string | undefined {
+  const text = (key: string) => {
+    const data = details?.[key]?.payloads?.[0]?.data;
+    return data ? new TextDecoder().decode(data) : undefined;
+  };
+  const json = text('patch-data');
+  if (json !== undefined) {
+    try {
+      const id = (JSON.parse(json) as { id?: unknown }).id;
+      return typeof id === 'string' ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return text('patch_id');
+}

@@ -8,7 +8,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
-import { buildOfRun, type RunBuild } from '../../core/patch-procedure';
+import { buildOfRun, PATCH_MARKER_NAME, patchIdOfMarker, type RunBuild } from '../../core/patch-procedure';
 import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../../workflows/names';
 import { PATCHES, RELEASES } from '../../workflows/patches';
 import type { CliContext } from '../context';
@@ -16,8 +16,6 @@ import { printJson, say } from '../output';
 
 /** Events read from the start of each run: its first workflow task's markers are among them. */
 export const UPGRADE_CHECK_HISTORY_PAGE = 100;
-/** The marker name Temporal's SDKs give patch markers. */
-const PATCH_MARKER = 'core_patch';
 /** The default of --releases: every goal not started by this release. */
 const DEFAULT_RELEASES_BEHIND = 1;
 
@@ -67,15 +65,9 @@ async function runStart(client: Client, workflowId: string, runId: string) {
   for (const event of response.history?.events ?? []) {
     if (event.workflowTaskCompletedEventAttributes) workflowTaskCompleted = true;
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== PATCH_MARKER) continue;
-    // Core writes the id as a JSON string payload, outside any payload codec.
-    const data = marker.details?.patch_id?.payloads?.[0]?.data;
-    if (!data) continue;
-    try {
-      markers.push(String(JSON.parse(Buffer.from(data).toString('utf8'))));
-    } catch {
-      markers.push(Buffer.from(data).toString('utf8'));
-    }
+    if (marker?.markerName !== PATCH_MARKER_NAME) continue;
+    const id = patchIdOfMarker(marker.details);
+    if (id) markers.push(id);
   }
   return { markers, workflowTaskCompleted };
 }

@@ -4,6 +4,7 @@ import {
   compareReleases,
   markersOfRelease,
   type PatchEntry,
+  patchIdOfMarker,
   patchProcedureProblems,
 } from '../../core/patch-procedure';
 
@@ -113,5 +114,17 @@ describe('buildOfRun', () => {
       release: '0.2.0',
       unknownMarkers: ['c'],
     });
+  });
+});
+
+describe('patchIdOfMarker', () => {
+  const bytes = (text: string) => ({ payloads: [{ data: new TextEncoder().encode(text) }] });
+  it('reads the id of a patch marker, as SDK core writes it now and as old SDKs did', () => {
+    expect(patchIdOfMarker({ 'patch-data': bytes('{"id":"command-queue","deprecated":false}') })).toBe(
+      'command-queue',
+    );
+    expect(patchIdOfMarker({ patch_id: bytes('old-style') })).toBe('old-style');
+    expect(patchIdOfMarker({ 'patch-data': bytes('not json') })).toBeUndefined();
+    expect(patchIdOfMarker(undefined)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { PATCH_MARKER_NAME, patchIdOfMarker } from '../../core/patch-procedure';
 
 type History = temporal.api.history.v1.History;
 const { EventType, WorkflowTaskFailedCause } = temporal.api.enums.v1;
@@ -63,9 +64,9 @@ export function patchMarkers(history: History): string[] {
   const ids: string[] = [];
   for (const event of history.events) {
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_patch') continue;
-    const data = marker.details?.patch_id?.payloads?.[0]?.data;
-    if (data) ids.push(JSON.parse(Buffer.from(data).toString('utf8')));
+    if (marker?.markerName !== PATCH_MARKER_NAME) continue;
+    const id = patchIdOfMarker(marker.details);
+    if (id) ids.push(id);
   }
   return ids;
 }

@@ -72,7 +72,8 @@ describe('an upgrade with goals in flight', () => {
 
   beforeAll(async () => {
     oldBuild = buildAt(inject('releaseVersion'), inject('releaseDir'));
-    newBuild = buildAt('current', path.resolve(__dirname, '../..'));
+    // GOALRUN_UPGRADE_NEW_BUILD names another checkout's build to upgrade to (e.g. one with a breaking change).
+    newBuild = buildAt('current', process.env.GOALRUN_UPGRADE_NEW_BUILD ?? path.resolve(__dirname, '../..'));
     fs.rmSync(OUTPUT, { recursive: true, force: true });
     server = await startTestTemporalServer({
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_EVENTS },

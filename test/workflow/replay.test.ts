@@ -61,9 +61,11 @@ describe('saved goal histories', () => {
     },
   );
 
-  it.each(saved)('replays %s without a determinism violation', async (_name, json) => {
+  it.each(saved)('replays %s without a determinism violation', async (name, json) => {
     const history = temporal.api.history.v1.History.fromObject(json as Record<string, unknown>);
-    expect(history.events.length).toBeGreaterThan(20);
+    // Whole goals (the first recordings) or goals caught in flight (upgrade-*: some stop early, at a wait).
+    expect(history.events.length).toBeGreaterThan(name.includes('/upgrade-') ? 5 : 20);
+    expect(history.events.some((event) => event.workflowTaskCompletedEventAttributes)).toBe(true);
     await Worker.runReplayHistory({ workflowBundle: { codePath: BUNDLE } }, history, 'saved-goal');
   });
 });
