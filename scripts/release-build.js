@@ -121,7 +121,8 @@ function buildRelease(commit, target) {
 
   const releaseLock = fs.readFileSync(path.join(work, 'package-lock.json'), 'utf8');
   let dependencies;
-  if (canShareNodeModules(releaseLock)) {
+  // GOALRUN_RELEASE_BUILD_NPM_CI=1 always installs the release's own dependencies.
+  if (process.env.GOALRUN_RELEASE_BUILD_NPM_CI !== '1' && canShareNodeModules(releaseLock)) {
     log('its lockfile is a subset of this checkout: hard-linking node_modules');
     run('cp', ['-al', path.join(REPO, 'node_modules'), path.join(work, 'node_modules')], REPO);
     dependencies = 'hard-linked';
