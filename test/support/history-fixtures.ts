@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareReleases } from '../../core/patch-procedure';
+import { PATCHES, RELEASES } from '../../workflows/patches';
 
 /** Where the release folders live. */
 export const HISTORY_FIXTURES = path.resolve(__dirname, '../fixtures/histories');
@@ -107,6 +108,32 @@ export function saveHistoryFixture(release: string, name: string, histories: unk
     );
   }
   fs.writeFileSync(file, JSON.stringify(histories));
+  if (!fs.existsSync(path.join(dir, PATCHES_FILE))) writeShippedPatches(release);
   fs.appendFileSync(path.join(dir, CHECKSUMS_FILE), `${fileSha256(file)}  ${name}.json\n`);
   return file;
+}
+
+/**
+ * Writes a release folder's patches.json from this build's registry: what a release ships is what
+ * its registry asks for (patched or deprecated ids). Only for this build's own version.
+ */
+function writeShippedPatches(release: string): void {
+  if (release !== RELEASES.at(-1)) {
+    throw new Error(
+      `${release}/${PATCHES_FILE} is missing: write it by hand from that release's workflows/patches.ts`,
+    );
+  }
+  const shipped: ReleasePatches = {
+    release,
+    commit: `(the commit tagged v${release})`,
+    recorded: "by this release's tests (GOALRUN_SAVE_HISTORY_FIXTURE=1)",
+    patches: PATCHES.filter((patch) => patch.stage !== 'removed').map((patch) => ({
+      id: patch.id,
+      stage: patch.stage as ShippedPatch['stage'],
+    })),
+  };
+  fs.writeFileSync(
+    path.join(HISTORY_FIXTURES, release, PATCHES_FILE),
+    `${JSON.stringify(shipped, null, 2)}\n`,
+  );
 }

@@ -13,6 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { markersOfRelease } from '../../core/patch-procedure';
+import { PATCHES } from '../../workflows/patches';
 import { cliEnv, tempDir, waitFor } from '../support/cli';
 import { saveHistoryFixture } from '../support/history-fixtures';
 import { startTestTemporalServer, type TestTemporalServer } from '../support/temporal-server';
@@ -31,8 +33,6 @@ import { historiesOfGoal, patchMarkers, workflowTaskFailures } from './run-histo
 const MODEL = 'openai-compatible:test-model';
 /** Continue-as-new every few steps, so a goal is soon just after one. */
 const SUGGEST_CONTINUE_AS_NEW_EVENTS = 40;
-/** The patch markers of a run started by a 0.1.0 worker. */
-const RELEASE_MARKERS = ['keep-every-steering-message'];
 const STEERING_TOKEN = 'STEER-7731';
 /** Where worker logs go (CI artifacts). */
 const OUTPUT = path.resolve(__dirname, '../../test-output/upgrade');
@@ -257,7 +257,8 @@ describe('an upgrade with goals in flight', () => {
     for (const goal of goals.values()) {
       const histories = await historiesOfGoal(client, goal.workflowId, goal.firstRunId);
       // Every run so far was started by the previous release's workers.
-      for (const history of histories) expect(patchMarkers(history), goal.name).toEqual(RELEASE_MARKERS);
+      const releaseMarkers = markersOfRelease(PATCHES, oldBuild.label);
+      for (const history of histories) expect(patchMarkers(history), goal.name).toEqual(releaseMarkers);
       if (goal.name === 'can') expect(histories.length).toBeGreaterThan(1);
       if (RECORD)
         saveHistoryFixture(
@@ -275,7 +276,8 @@ describe('an upgrade with goals in flight', () => {
     expect(report.goals.map((goal: { sessionId: string }) => goal.sessionId).sort()).toEqual(
       [...goals.values()].map((goal) => goal.sessionId).sort(),
     );
-    for (const listed of report.goals) expect(listed).toMatchObject({ release: '0.1.0', releasesBehind: 1 });
+    for (const listed of report.goals)
+      expect(listed).toMatchObject({ release: oldBuild.label, releasesBehind: 1 });
     const table = await runBuild(newBuild, ['upgrade-check'], env);
     expect(table.stdout).toMatch(/BUILD\s+BEHIND/);
     expect(table.stdout).toContain(
