@@ -214,12 +214,34 @@ export function createModelStepActivity(deps: ActivityDeps) {
           );
           result.retried = {
             attempts: context.info.attempt,
-            lastError: (previous?.data as { message?: string } | undefined)?.message ?? 'unknown error',
+            // No event: the attempt before never got to say why it ended, so its worker died or stalled.
+            lastError:
+              (previous?.data as { message?: string } | undefined)?.message ??
+              `heartbeat timeout: the worker running attempt ${context.info.attempt - 1} stopped answering`,
           };
         }
         return result;
       } catch (err) {
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
+        if (context.cancellationSignal.aborted) {
+          if (isWorkerShutdown(context.cancellationSignal.reason)) {
+            // Said so that the next attempt's note names why this one ended (issue 16).
+            await store
+              .appendEvent(
+                input.sessionId,
+                'model-error',
+                {
+                  step: input.stepNumber,
+                  attempt: context.info.attempt,
+                  type: 'WorkerStopped',
+                  message: 'the worker running it stopped',
+                  retryable: true,
+                },
+                storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt),
+              )
+              .catch(() => undefined);
+          }
+          throw new CancelledFailure('model step cancelled');
+        }
         // The unreachable clock is the provider's: a store outage after the answer neither starts nor resets it.
         if (!answered) {
           unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
@@ -250,6 +272,11 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** Whether an activity was cancelled because its worker is shutting down (the SDK's reason for it). */
+function isWorkerShutdown(reason: unknown): boolean {
+  return reason instanceof Error && reason.message === 'WORKER_SHUTDOWN';
 }
 
 /** A store write after the answer failed: retried (the answer is not stored, so the model is asked again). */

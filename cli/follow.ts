@@ -183,6 +183,10 @@ export function describeOutcome(view: StatusView): string {
     const kind = limitOfReason(view.reason);
     const value = Number(/\((\d+)/.exec(view.reason ?? '')?.[1] ?? 0);
     if (kind) lines.push(raiseLimitAdvice(view.sessionId, kind, Math.max(value, 1) * 2));
+  } else if (view.status === 'cleared') {
+    // The reason names the fresh session; say how to follow it.
+    const next = /session (\S+)$/.exec(view.reason ?? '')?.[1];
+    if (next) lines.push(`the goal goes on in session ${next}: goalrun watch ${next}`);
   } else if (view.status === 'cancelled' || view.status === 'blocked') {
     lines.push(`resume with: goalrun resume ${view.sessionId}`);
   }
