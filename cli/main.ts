@@ -11,7 +11,7 @@ import { ExitCode } from './exit-codes';
 import { goalOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
 import { outputFormatOption } from './output-format';
-import { addSteeringCommands } from './steering-program';
+import { addSteeringCommands, idAndWords } from './steering-program';
 
 const ENVIRONMENT_HELP = `
 Environment:
@@ -39,7 +39,7 @@ Examples:
 /** The option every command that names a goal takes instead of an id. */
 const LAST_OPTION = ['--last', 'the newest goal of the current directory (instead of an id)'] as const;
 /** How commands describe their id argument. */
-const ID_HELP = 'session id, a unique prefix of it, or workflow id';
+const ID_HELP = 'session id, a unique prefix of it, workflow id, session name, or the short id `list` prints';
 /** The option that overrides the task queue derived from the store. */
 const TASK_QUEUE_OPTION = [
   '--task-queue <name>',
@@ -106,7 +106,7 @@ function buildProgram(): Command {
   const run = program
     .command('run')
     .description('start a goal, run a worker in this process, and follow it until it ends')
-    .argument('<objective>', 'what the goal should achieve');
+    .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
   for (const option of goalOptionList()) run.addOption(option);
   run
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
@@ -120,7 +120,7 @@ function buildProgram(): Command {
   const start = program
     .command('start')
     .description('start a goal and return at once (a `goalrun worker` must run it)')
-    .argument('<objective>', 'what the goal should achieve');
+    .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
   for (const option of goalOptionList()) start.addOption(option);
   start
     .option(...TASK_QUEUE_OPTION)
@@ -158,13 +158,18 @@ function buildProgram(): Command {
   program
     .command('compact')
     .description("compact a running goal's context now: prune old tool outputs, then summarize")
-    .argument('<id>', ID_HELP)
+    .argument('[id]', `${ID_HELP} (left out with --last)`)
     .argument('[topic...]', 'what the summary should focus on')
-    .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
+    .option(...LAST_OPTION)
+    .option(
+      '--json',
+      'print {stage, beforeTokens, afterTokens, note}; exits 1 when it failed or was discarded',
+    )
     .action(
-      action((context, id: string, topic: string[], options) =>
-        contextCommands().compactCommand(context, id, topic, options),
-      ),
+      action((context, id: string | undefined, topic: string[], options) => {
+        const [goal, words] = idAndWords(id, topic, options);
+        return contextCommands().compactCommand(context, goal, words, options);
+      }),
     );
 
   program
