@@ -28,6 +28,8 @@ export interface FollowOptions {
   stream?: { fromCursor: number };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
+  /** Recent actions up to this number were shown before (a resumed goal's earlier run): not again. */
+  shownUpTo?: number;
 }
 
 /** Follows the goal of a session until it ends or the user interrupts; returns the exit code. */
@@ -49,7 +51,7 @@ export async function followGoal(
     ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
     : null;
   const progress = new ActivityProgressReader(client, workflowId);
-  let printed = 0;
+  let printed = options.shownUpTo ?? 0;
   let temporalStatus = 'RUNNING';
   let pickedUp = false;
   let checkedWorkers = false;

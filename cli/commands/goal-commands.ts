@@ -13,6 +13,7 @@ import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
+import { objectiveFrom } from '../objective-input';
 import { notice, printJson, say } from '../output';
 import { outputFormatOf } from '../output-format';
 import { onInterrupt } from '../signals';
@@ -47,7 +48,7 @@ export async function runCommand(
   const hostsWorker = options.worker !== false;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const follow = await followOptions(context, sessionId, options, interrupted, 'start');
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, hostsWorker);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
@@ -63,7 +64,7 @@ export async function startCommand(
   options: GoalOptions,
 ): Promise<number> {
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, false);
   const started = await startGoal(context, goal);
   if (options.json) {
     printJson(started);
@@ -155,7 +156,9 @@ export async function resumeCommand(
       `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
     );
   }
-  return followGoal(context, sessionId, follow);
+  // The earlier run's recent actions (paused, limits changed, …) are history: follow from here on.
+  const shownUpTo = Math.max(0, ...(saved.recent ?? []).map((action) => action.n));
+  return followGoal(context, sessionId, { ...follow, shownUpTo });
 }
 
 /**
