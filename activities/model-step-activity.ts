@@ -8,6 +8,7 @@ import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
 import type { WorkspaceContextData } from '../core/extensions/workspace-context';
+import type { GoalDefinition } from '../core/goal';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
@@ -118,6 +119,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
         workspace: session.projectDir,
         tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
         instructions: workspaceContext?.instructions.text || null,
+        appended: goalOf(input.state?.set.goal, session.goalState)?.appendSystemPrompt ?? null,
       });
       const tools = [...toolSpecsFor(input.tools), ...mcpToolSpecs(workspaceContext)];
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
@@ -272,6 +274,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** The goal definition as of this step: the one the step's state write carries, else the saved one. */
+function goalOf(written: unknown, saved: unknown): GoalDefinition | undefined {
+  if (written && typeof written === 'object') return written as GoalDefinition;
+  return (saved as { goal?: GoalDefinition } | null | undefined)?.goal;
 }
 
 /** Whether an activity was cancelled because its worker is shutting down (the SDK's reason for it). */

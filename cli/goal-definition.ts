@@ -7,7 +7,8 @@ import { readMcpConfigFile } from '../activities/extensions/extension-config';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
-import { MAX_OBJECTIVE_CHARS } from '../core/limits';
+import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS } from '../core/limits';
+import { parseToolRules } from '../core/tool-rules';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
@@ -79,5 +80,26 @@ export function goalFromOptions(
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
     ...(extensions ? { extensions } : {}),
+    ...headlessFields(options),
+  };
+}
+
+/** The goal fields of the headless options: the appended prompt and the tool rules, checked. */
+function headlessFields(options: GoalOptions): Pick<GoalDefinition, 'appendSystemPrompt' | 'toolRules'> {
+  const appended = options.appendSystemPrompt?.trim();
+  if (appended !== undefined && appended.length > APPENDED_PROMPT_MAX_CHARS) {
+    throw new ConfigError(
+      `--append-system-prompt has ${appended.length} characters; at most ${APPENDED_PROMPT_MAX_CHARS} are accepted`,
+    );
+  }
+  const allowed = options.allowedTools ? parseToolRules('--allowed-tools', options.allowedTools) : undefined;
+  const disallowed = options.disallowedTools
+    ? parseToolRules('--disallowed-tools', options.disallowedTools)
+    : undefined;
+  return {
+    ...(appended ? { appendSystemPrompt: appended } : {}),
+    ...(allowed || disallowed
+      ? { toolRules: { ...(allowed ? { allowed } : {}), ...(disallowed ? { disallowed } : {}) } }
+      : {}),
   };
 }

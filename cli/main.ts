@@ -8,7 +8,7 @@ import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
 import type { CliContext } from './context';
 import { ExitCode } from './exit-codes';
-import { goalOptionList, limitOptionList } from './goal-options';
+import { goalOptionList, headlessOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
 import { outputFormatOption } from './output-format';
 import { addSteeringCommands, idAndWords } from './steering-program';
@@ -107,8 +107,9 @@ function buildProgram(): Command {
     .command('run')
     .description('start a goal, run a worker in this process, and follow it until it ends')
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
-  for (const option of goalOptionList()) run.addOption(option);
+  for (const option of [...goalOptionList(), ...headlessOptionList()]) run.addOption(option);
   run
+    .option('--output-last-message <file>', "write the goal's final summary to this file when it ends")
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
@@ -121,7 +122,7 @@ function buildProgram(): Command {
     .command('start')
     .description('start a goal and return at once (a `goalrun worker` must run it)')
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
-  for (const option of goalOptionList()) start.addOption(option);
+  for (const option of [...goalOptionList(), ...headlessOptionList()]) start.addOption(option);
   start
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')

@@ -20,6 +20,7 @@ import {
 import type { SandboxSettings } from './sandbox-settings';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
+import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
 /**
@@ -104,6 +105,10 @@ export interface GoalDefinition {
    * (a file path on the tool host, a trust flag), never a value from them.
    */
   extensions?: ExtensionSources;
+  /** Text added at the end of the system prompt (`--append-system-prompt`), capped at APPENDED_PROMPT_MAX_CHARS. */
+  appendSystemPrompt?: string;
+  /** Which tool calls may run (`--allowed-tools`, `--disallowed-tools`); checked on the tool host. */
+  toolRules?: ToolRules;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */

@@ -12,6 +12,7 @@ import { goalFromOptions } from '../goal-definition';
 import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
+import { writableFile, writeLastMessage } from '../last-message';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { objectiveFrom } from '../objective-input';
 import { notice, printJson, say } from '../output';
@@ -46,6 +47,8 @@ export async function runCommand(
 ): Promise<number> {
   const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
+  // Checked before the goal starts: a typo in the path must not cost a whole run.
+  const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const follow = await followOptions(context, sessionId, options, interrupted, 'start');
   const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, hostsWorker);
@@ -54,7 +57,9 @@ export async function runCommand(
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
   await warnIfNoToolHost(context, goal);
-  return followGoal(context, started.sessionId, follow);
+  const code = await followGoal(context, started.sessionId, follow);
+  if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
+  return code;
 }
 
 /** `goalrun start`: start a goal and return at once. */
