@@ -39,6 +39,7 @@ export interface GoalOptions {
   allowedTools?: string;
   disallowedTools?: string;
   outputLastMessage?: string;
+  outputSchema?: string;
 }
 
 /** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */
@@ -48,6 +49,10 @@ export function headlessOptionList(): Option[] {
     new Option(
       '--allowed-tools <rules>',
       'only these tool calls run: comma-separated tool names or patterns over the main argument, e.g. "bash(git *),file-read"',
+    ),
+    new Option(
+      '--output-schema <file>',
+      "a JSON Schema file: the goal's final result (finish's `result`) must match it; status --json shows it as result",
     ),
     new Option(
       '--disallowed-tools <rules>',

@@ -21,10 +21,14 @@ export function writableFile(given: string): string {
   return file;
 }
 
-/** Writes the goal's final summary (its finish summary, else how it stopped) to the file. */
+/** Writes the goal's final message to the file: its result, else its finish summary, else how it stopped. */
 export async function writeLastMessage(context: CliContext, sessionId: string, file: string): Promise<void> {
   const view = await loadStatus(context, sessionId);
-  const text = view.finishSummary ?? `goal ${view.status}${view.reason ? `: ${view.reason}` : ''}`;
+  // With --output-schema, the last message is the result (JSON), as `codex exec` writes it.
+  const text =
+    view.result !== undefined
+      ? JSON.stringify(view.result)
+      : (view.finishSummary ?? `goal ${view.status}${view.reason ? `: ${view.reason}` : ''}`);
   try {
     fs.writeFileSync(file, `${text}\n`);
   } catch (err) {

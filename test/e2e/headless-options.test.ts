@@ -4,7 +4,9 @@
  * - `run -` reads the objective from stdin;
  * - `--append-system-prompt` reaches the model's system prompt;
  * - `--allowed-tools` / `--disallowed-tools` refuse calls before they run, and the model is told why;
- * - `--output-last-message FILE` gets the final summary.
+ * - `--output-last-message FILE` gets the final summary;
+ * - `--output-schema FILE`: finish requires a result matching the schema, a mismatch goes back to the
+ *   model as the call's error, and the result is what status and the last message show.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -90,5 +92,68 @@ describe('headless options', () => {
     const bad = await runCli(['start', 'x', '--workspace', t.workspace, '--allowed-tools', 'bash(('], t.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--allowed-tools');
+  }, 400_000);
+
+  it('--output-schema: finish needs a matching result, a mismatch is told to the model', async () => {
+    const t = goalTestEnv('headless-schema');
+    const objective = `headless-schema-${randomUUID().slice(0, 8)}`;
+    const bodies: ChatRequestBody[] = [];
+    server.setFallback((body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      bodies.push(body);
+      const step = requestStep(body);
+      const finish = (extra: Record<string, unknown>) => ({
+        toolCalls: [{ name: 'finish', args: { status: 'complete', summary: `try ${step}`, ...extra } }],
+      });
+      if (step === 1) return finish({ result: { answer: 'forty-two' } });
+      if (step === 2) return finish({});
+      return finish({ result: { answer: 42 } });
+    });
+    const dir = tempDir('headless-schema');
+    const schemaFile = path.join(dir, 'schema.json');
+    fs.writeFileSync(
+      schemaFile,
+      JSON.stringify({ type: 'object', required: ['answer'], properties: { answer: { type: 'integer' } } }),
+    );
+    const out = path.join(dir, 'last.json');
+    const result = await runCli(
+      [
+        'run',
+        objective,
+        '--workspace',
+        t.workspace,
+        '--model',
+        MODEL,
+        '--base-url',
+        server.url,
+        '--output-schema',
+        schemaFile,
+        '--output-last-message',
+        out,
+        '--json',
+      ],
+      t.env,
+      300_000,
+    );
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(JSON.parse(result.stdout).result).toEqual({ answer: 42 });
+    expect(fs.readFileSync(out, 'utf8')).toBe('{"answer":42}\n');
+    expect(bodies).toHaveLength(3);
+    const finishTool = JSON.stringify(
+      bodies[0].tools?.find((tool) => JSON.stringify(tool).includes('"finish"')),
+    );
+    expect(finishTool).toContain('"result"');
+    expect(promptText(bodies[1])).toContain(
+      'result does not match the output schema: result.answer must be integer',
+    );
+    expect(promptText(bodies[2])).toContain('result is required');
+
+    fs.writeFileSync(schemaFile, '{"type": "no-such-type"}');
+    const bad = await runCli(
+      ['start', 'x', '--workspace', t.workspace, '--output-schema', schemaFile],
+      t.env,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a usable JSON Schema');
   }, 400_000);
 });
