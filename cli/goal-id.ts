@@ -44,6 +44,7 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   if (named.length > 1)
     throw ambiguous(
       `the name "${given}"`,
+      'names',
       named.map((each) => each.id),
     );
   if (sessionId.length < MIN_ID_PREFIX) {
@@ -66,15 +67,15 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   ]);
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) throw notFound(given);
-  throw ambiguous(`the id "${given}"`, candidates);
+  throw ambiguous(`the id prefix "${given}"`, 'starts', candidates);
 }
 
 /** The error for an id or name that names several goals, listing (some of) them. */
-function ambiguous(what: string, candidates: string[]): ConfigError {
+function ambiguous(what: string, verb: string, candidates: string[]): ConfigError {
   const listed = candidates.slice(0, AMBIGUOUS_LISTED).map((id) => `  ${id}`);
   const more = candidates.length > AMBIGUOUS_LISTED ? '\n  …' : '';
   return new ConfigError(
-    `${what} is ambiguous; it names ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,
+    `${what} is ambiguous; it ${verb} ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,
   );
 }
 
