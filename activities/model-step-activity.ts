@@ -8,6 +8,8 @@ import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
 import type { WorkspaceContextData } from '../core/extensions/workspace-context';
+import { finishSpecWithResult } from '../core/finish';
+import type { GoalDefinition } from '../core/goal';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
@@ -23,7 +25,7 @@ import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
-import { WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
+import { TOOL, WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
 import { clipChars } from '../core/truncate';
 import type { RequestUsage } from '../core/usage';
 import { workflowToolArgsFor } from '../core/workflow-tool-args';
@@ -31,6 +33,7 @@ import type { SessionStore } from '../store/types';
 import { buildContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
+import { checkFinishResult } from './output-schema';
 import { systemPrompt } from './prompt';
 import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
@@ -84,10 +87,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
         store.getSession(input.sessionId),
         latestContext(store, input.sessionId),
       ]);
+      const goal = goalOf(input.state?.set.goal, session?.goalState);
+      const outputSchema = goal?.outputSchema;
       if (stored) {
         // A retry after the answer was stored: the state write of this step may not have landed.
         if (input.state) await store.writeGoalState(input.sessionId, input.state);
-        return modelStepResult(stored, stored.meta ?? {}, workspaceContext);
+        return modelStepResult(stored, stored.meta ?? {}, workspaceContext, outputSchema);
       }
 
       if (!session) {
@@ -118,8 +123,13 @@ export function createModelStepActivity(deps: ActivityDeps) {
         workspace: session.projectDir,
         tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
         instructions: workspaceContext?.instructions.text || null,
+        appended: goal?.appendSystemPrompt ?? null,
       });
-      const tools = [...toolSpecsFor(input.tools), ...mcpToolSpecs(workspaceContext)];
+      // A goal with an output schema has a finish tool that requires a result matching it.
+      const offered = toolSpecsFor(input.tools).map((spec) =>
+        outputSchema && spec.name === TOOL.finish ? finishSpecWithResult(spec, outputSchema) : spec,
+      );
+      const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
@@ -198,7 +208,7 @@ export function createModelStepActivity(deps: ActivityDeps) {
           message,
           meta,
         };
-        const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext);
+        const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext, outputSchema);
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),
@@ -214,12 +224,34 @@ export function createModelStepActivity(deps: ActivityDeps) {
           );
           result.retried = {
             attempts: context.info.attempt,
-            lastError: (previous?.data as { message?: string } | undefined)?.message ?? 'unknown error',
+            // No event: the attempt before never got to say why it ended, so its worker died or stalled.
+            lastError:
+              (previous?.data as { message?: string } | undefined)?.message ??
+              `heartbeat timeout: the worker running attempt ${context.info.attempt - 1} stopped answering`,
           };
         }
         return result;
       } catch (err) {
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('model step cancelled');
+        if (context.cancellationSignal.aborted) {
+          if (isWorkerShutdown(context.cancellationSignal.reason)) {
+            // Said so that the next attempt's note names why this one ended (issue 16).
+            await store
+              .appendEvent(
+                input.sessionId,
+                'model-error',
+                {
+                  step: input.stepNumber,
+                  attempt: context.info.attempt,
+                  type: 'WorkerStopped',
+                  message: 'the worker running it stopped',
+                  retryable: true,
+                },
+                storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt),
+              )
+              .catch(() => undefined);
+          }
+          throw new CancelledFailure('model step cancelled');
+        }
         // The unreachable clock is the provider's: a store outage after the answer neither starts nor resets it.
         if (!answered) {
           unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
@@ -250,6 +282,17 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** The goal definition as of this step: the one the step's state write carries, else the saved one. */
+function goalOf(written: unknown, saved: unknown): GoalDefinition | undefined {
+  if (written && typeof written === 'object') return written as GoalDefinition;
+  return (saved as { goal?: GoalDefinition } | null | undefined)?.goal;
+}
+
+/** Whether an activity was cancelled because its worker is shutting down (the SDK's reason for it). */
+function isWorkerShutdown(reason: unknown): boolean {
+  return reason instanceof Error && reason.message === 'WORKER_SHUTDOWN';
 }
 
 /** A store write after the answer failed: retried (the answer is not stored, so the model is asked again). */
@@ -328,12 +371,17 @@ function modelStepResult(
   entry: TranscriptEntry,
   meta: MessageMeta,
   workspaceContext: WorkspaceContextData | null,
+  outputSchema?: Record<string, unknown>,
 ): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const summary = summaryOf(call, workspaceContext);
     // Workflow tools get their arguments validated here, at the boundary, and carried to the
     // workflow parsed; any other tool's arguments stay in the store.
-    const args = workflowToolArgsFor(call.toolName, call.input);
+    const parsed = workflowToolArgsFor(call.toolName, call.input);
+    const args =
+      parsed?.tool === TOOL.finish && outputSchema
+        ? { ...parsed, parsed: checkFinishResult(parsed.parsed, call.input, outputSchema) }
+        : parsed;
     const routing = routingOf(call.toolName, call.input) ?? mcpRouting(call, workspaceContext);
     return {
       toolCallId: call.toolCallId,

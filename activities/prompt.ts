@@ -15,6 +15,8 @@ export function systemPrompt(goal: {
   tasks?: string | null;
   /** The project instructions in effect (AGENTS.md), capped; goals started before them have none. */
   instructions?: string | null;
+  /** The goal's `--append-system-prompt` text. */
+  appended?: string | null;
 }): string {
   const sections = [
     'You are goalrun, an autonomous software agent working on a goal without a human watching.',
@@ -33,6 +35,8 @@ export function systemPrompt(goal: {
   // Before the task list: the instructions are fixed for an execution, the task list changes, and a
   // provider's prompt cache keeps the longest unchanged prefix.
   if (goal.instructions) sections.push(goal.instructions);
+  // Fixed for the goal, so before the task list too.
+  if (goal.appended) sections.push(goal.appended);
   if (goal.tasks) sections.push(`Your current task list (todo-write):\n${goal.tasks}`);
   return sections.join('\n\n');
 }

@@ -15,6 +15,7 @@ import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
+import { toolRuleRefusal } from '../core/tool-rules';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import type { SessionStore, ToolResultFacts } from '../store/types';
 import { createExtensionActivities, latestContext } from './extensions/extension-activities';
@@ -137,9 +138,10 @@ export function createToolActivity(deps: ToolActivityDeps) {
       }
       const context = Context.current();
       const { attempt } = context.info;
-      const refusal = deps.workspaceRoot
-        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
-        : null;
+      const refusal =
+        (deps.workspaceRoot ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot) : null) ??
+        // The goal's tool rules, before anything runs: the refusal is the result the model reads.
+        toolRuleRefusal(input.toolRules, call.toolName, call.input);
       const toolContext: ToolContext = {
         workspace: input.workspace,
         sessionId: input.sessionId,

@@ -3,12 +3,14 @@
  * history of running goals): add optional fields, never rename or remove one.
  * Everything here is small: references to store rows, never message bodies or tool outputs.
  */
+
 import type { ContextPlan } from '../core/context-plan';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import type { MessageMeta, StoredMessage } from '../core/messages';
 import type { SandboxSettings } from '../core/sandbox-settings';
 import type { StateWrite } from '../core/state-write';
+import type { ToolRules } from '../core/tool-rules';
 import type { RequestUsage } from '../core/usage';
 import type { WorkflowToolArgs } from '../core/workflow-tool-args';
 import type { StoreEvent } from '../store/types';
@@ -101,6 +103,8 @@ export interface RunToolInput {
   escalationApproved?: boolean;
   /** For `bash` with run_in_background: the job id the workflow assigned. */
   jobId?: string;
+  /** The goal's --allowed-tools / --disallowed-tools, checked before the call runs. */
+  toolRules?: ToolRules;
 }
 
 /** Result of `runTool`. */

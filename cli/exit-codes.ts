@@ -2,6 +2,7 @@ import type { GoalStatus } from '../core/goal';
 
 /** Exit codes of `run`, `watch` and `resume` (a contract scripts rely on). */
 export const ExitCode = {
+  /** Completed, or `cleared` (the goal goes on in a fresh session). */
   completed: 0,
   failedOrBlocked: 1,
   usage: 2,
@@ -15,6 +16,8 @@ export const ExitCode = {
 export function exitCodeOf(status: GoalStatus | string): number {
   switch (status) {
     case 'completed':
+    // /clear ended this session in favour of a fresh one: no failure (the outcome names the new session).
+    case 'cleared':
       return ExitCode.completed;
     case 'cancelled':
       return ExitCode.cancelled;

@@ -28,6 +28,8 @@ export interface FollowOptions {
   stream?: { fromCursor: number };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
+  /** Recent actions up to this number were shown before (a resumed goal's earlier run): not again. */
+  shownUpTo?: number;
 }
 
 /** Follows the goal of a session until it ends or the user interrupts; returns the exit code. */
@@ -49,7 +51,7 @@ export async function followGoal(
     ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
     : null;
   const progress = new ActivityProgressReader(client, workflowId);
-  let printed = 0;
+  let printed = options.shownUpTo ?? 0;
   let temporalStatus = 'RUNNING';
   let pickedUp = false;
   let checkedWorkers = false;
@@ -183,6 +185,10 @@ export function describeOutcome(view: StatusView): string {
     const kind = limitOfReason(view.reason);
     const value = Number(/\((\d+)/.exec(view.reason ?? '')?.[1] ?? 0);
     if (kind) lines.push(raiseLimitAdvice(view.sessionId, kind, Math.max(value, 1) * 2));
+  } else if (view.status === 'cleared') {
+    // The reason names the fresh session; say how to follow it.
+    const next = /session (\S+)$/.exec(view.reason ?? '')?.[1];
+    if (next) lines.push(`the goal goes on in session ${next}: goalrun watch ${next}`);
   } else if (view.status === 'cancelled' || view.status === 'blocked') {
     lines.push(`resume with: goalrun resume ${view.sessionId}`);
   }

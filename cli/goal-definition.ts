@@ -3,11 +3,14 @@
  * which `--help` loads, because checking a model loads the provider specs and the script schema.
  */
 
+import fs from 'node:fs';
 import { readMcpConfigFile } from '../activities/extensions/extension-config';
+import { outputSchemaProblem } from '../activities/output-schema';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
-import { MAX_OBJECTIVE_CHARS } from '../core/limits';
+import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES } from '../core/limits';
+import { parseToolRules } from '../core/tool-rules';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
@@ -79,5 +82,54 @@ export function goalFromOptions(
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
     ...(extensions ? { extensions } : {}),
+    ...headlessFields(options),
   };
+}
+
+/** The goal fields of the headless options: the appended prompt and the tool rules, checked. */
+function headlessFields(
+  options: GoalOptions,
+): Pick<GoalDefinition, 'appendSystemPrompt' | 'toolRules' | 'outputSchema'> {
+  const outputSchema = options.outputSchema ? readOutputSchema(options.outputSchema) : undefined;
+  const appended = options.appendSystemPrompt?.trim();
+  if (appended !== undefined && appended.length > APPENDED_PROMPT_MAX_CHARS) {
+    throw new ConfigError(
+      `--append-system-prompt has ${appended.length} characters; at most ${APPENDED_PROMPT_MAX_CHARS} are accepted`,
+    );
+  }
+  const allowed = options.allowedTools ? parseToolRules('--allowed-tools', options.allowedTools) : undefined;
+  const disallowed = options.disallowedTools
+    ? parseToolRules('--disallowed-tools', options.disallowedTools)
+    : undefined;
+  return {
+    ...(appended ? { appendSystemPrompt: appended } : {}),
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(allowed || disallowed
+      ? { toolRules: { ...(allowed ? { allowed } : {}), ...(disallowed ? { disallowed } : {}) } }
+      : {}),
+  };
+}
+
+/** The JSON Schema of --output-schema: read, size-capped (it travels in the goal), and compiled once to check it. */
+function readOutputSchema(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--output-schema: cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (Buffer.byteLength(text) > OUTPUT_SCHEMA_MAX_BYTES) {
+    throw new ConfigError(
+      `--output-schema: ${file} has ${Buffer.byteLength(text)} bytes; at most ${OUTPUT_SCHEMA_MAX_BYTES} are accepted`,
+    );
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`--output-schema: ${file} is not JSON: ${(err as Error).message}`);
+  }
+  const problem = outputSchemaProblem(schema);
+  if (problem) throw new ConfigError(`--output-schema: ${file} is not a usable JSON Schema: ${problem}`);
+  return schema as Record<string, unknown>;
 }

@@ -1,9 +1,12 @@
 /**
- * Which goal a command means: a session id, a workflow id, a unique prefix of a session id (as git
- * takes a short commit id), or `--last`, the newest goal of the current directory. Goals that no
- * worker has picked up yet have no store row; Temporal's list of running goals fills that gap.
+ * Which goal a command means: a session id, a workflow id, a session name (/rename), the short id
+ * `list` prints (the end of the id's timestamp, which differs between goals of one directory), a
+ * unique prefix of a session id (as git takes a short commit id), or `--last`, the newest goal of the
+ * current directory. Goals that no worker has picked up yet have no store row; Temporal's list of
+ * running goals fills that gap.
  */
 import { ConfigError } from '../core/errors';
+import { SHORT_ID_LENGTH, shortIdOf } from '../core/session-ids';
 import { projectHash } from '../store/session-id';
 import type { SessionRow } from '../store/types';
 import { sessionIdOf, workflowIdOf } from '../workflows/names';
@@ -27,22 +30,52 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   const given = ref.id?.trim();
   if (ref.last && given) throw new ConfigError('give a goal id or --last, not both');
   if (ref.last) return lastSessionId(context);
-  if (!given) throw new ConfigError('name a goal: give its session id (or a unique prefix of it), or --last');
+  if (!given)
+    throw new ConfigError(
+      'name a goal: give its session id (or a unique prefix of it), its name, the short id `goalrun list` prints, or --last',
+    );
   const sessionId = sessionIdOf(given);
   const store = await context.sessionStore();
   const row = await store.findSession(given);
   if (row) return row.id;
   if (await existsInTemporal(context, sessionId)) return sessionId;
-  if (sessionId.length < MIN_ID_PREFIX) throw notFound(given);
+  const named = await store.findSessionsByName(given, AMBIGUOUS_LISTED + 1);
+  if (named.length === 1) return named[0].id;
+  if (named.length > 1)
+    throw ambiguous(
+      `the name "${given}"`,
+      'names',
+      named.map((each) => each.id),
+    );
+  if (sessionId.length < MIN_ID_PREFIX) {
+    throw new ConfigError(
+      `"${given}" is too short: give at least ${MIN_ID_PREFIX} characters of a session id, a session name, or the short id \`goalrun list\` prints`,
+    );
+  }
+  const running = await temporalGoals(context);
   const rows = await store.findSessionsByPrefix(sessionId, AMBIGUOUS_LISTED + 1);
-  const running = (await temporalGoals(context)).filter((goal) => goal.sessionId.startsWith(sessionId));
-  const candidates = unique([...rows.map((each) => each.id), ...running.map((goal) => goal.sessionId)]);
+  const byShortId =
+    sessionId.length === SHORT_ID_LENGTH
+      ? await store.findSessionsByShortId(sessionId, AMBIGUOUS_LISTED + 1)
+      : [];
+  const candidates = unique([
+    ...rows.map((each) => each.id),
+    ...byShortId.map((each) => each.id),
+    ...running
+      .filter((goal) => goal.sessionId.startsWith(sessionId) || shortIdOf(goal.sessionId) === sessionId)
+      .map((goal) => goal.sessionId),
+  ]);
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) throw notFound(given);
+  throw ambiguous(`the id prefix "${given}"`, 'starts', candidates);
+}
+
+/** The error for an id or name that names several goals, listing (some of) them. */
+function ambiguous(what: string, verb: string, candidates: string[]): ConfigError {
   const listed = candidates.slice(0, AMBIGUOUS_LISTED).map((id) => `  ${id}`);
   const more = candidates.length > AMBIGUOUS_LISTED ? '\n  …' : '';
-  throw new ConfigError(
-    `the id prefix "${given}" is ambiguous; it starts ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,
+  return new ConfigError(
+    `${what} is ambiguous; it ${verb} ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,
   );
 }
 
@@ -77,7 +110,7 @@ async function temporalGoals(context: CliContext): Promise<RunningGoal[]> {
 }
 
 function notFound(id: string): ConfigError {
-  return new ConfigError(`no goal with session or workflow id "${id}"`);
+  return new ConfigError(`no goal with session or workflow id "${id}", nor one of that name or short id`);
 }
 
 function unique(ids: string[]): string[] {

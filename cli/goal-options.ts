@@ -36,6 +36,30 @@ export interface GoalOptions {
   trustProjectMcp?: boolean;
   worker?: boolean;
   json?: boolean;
+  appendSystemPrompt?: string;
+  allowedTools?: string;
+  disallowedTools?: string;
+  outputLastMessage?: string;
+  outputSchema?: string;
+}
+
+/** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */
+export function headlessOptionList(): Option[] {
+  return [
+    new Option('--append-system-prompt <text>', 'text added at the end of the system prompt'),
+    new Option(
+      '--allowed-tools <rules>',
+      'only these tool calls run: comma-separated tool names or patterns over the main argument, e.g. "bash(git *),file-read"',
+    ),
+    new Option(
+      '--output-schema <file>',
+      "a JSON Schema file: the goal's final result (finish's `result`) must match it; status --json shows it as result",
+    ),
+    new Option(
+      '--disallowed-tools <rules>',
+      'these tool calls never run (same form as --allowed-tools; wins over it); the model is told',
+    ),
+  ];
 }
 
 /** The help of --mcp-config. */

@@ -9,10 +9,10 @@ import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
 import type { CliContext } from './context';
 import { ExitCode } from './exit-codes';
-import { goalOptionList, limitOptionList } from './goal-options';
+import { goalOptionList, headlessOptionList, limitOptionList } from './goal-options';
 import { notice } from './output';
 import { outputFormatOption } from './output-format';
-import { addSteeringCommands } from './steering-program';
+import { addSteeringCommands, idAndWords } from './steering-program';
 
 const ENVIRONMENT_HELP = `
 Environment:
@@ -40,7 +40,7 @@ Examples:
 /** The option every command that names a goal takes instead of an id. */
 const LAST_OPTION = ['--last', 'the newest goal of the current directory (instead of an id)'] as const;
 /** How commands describe their id argument. */
-const ID_HELP = 'session id, a unique prefix of it, or workflow id';
+const ID_HELP = 'session id, a unique prefix of it, workflow id, session name, or the short id `list` prints';
 /** The option that overrides the task queue derived from the store. */
 const TASK_QUEUE_OPTION = [
   '--task-queue <name>',
@@ -109,9 +109,10 @@ function buildProgram(): Command {
   const run = program
     .command('run')
     .description('start a goal, run a worker in this process, and follow it until it ends')
-    .argument('<objective>', 'what the goal should achieve');
-  for (const option of goalOptionList()) run.addOption(option);
+    .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
+  for (const option of [...goalOptionList(), ...headlessOptionList()]) run.addOption(option);
   run
+    .option('--output-last-message <file>', "write the goal's final summary to this file when it ends")
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
@@ -123,8 +124,8 @@ function buildProgram(): Command {
   const start = program
     .command('start')
     .description('start a goal and return at once (a `goalrun worker` must run it)')
-    .argument('<objective>', 'what the goal should achieve');
-  for (const option of goalOptionList()) start.addOption(option);
+    .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
+  for (const option of [...goalOptionList(), ...headlessOptionList()]) start.addOption(option);
   start
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
@@ -161,13 +162,18 @@ function buildProgram(): Command {
   program
     .command('compact')
     .description("compact a running goal's context now: prune old tool outputs, then summarize")
-    .argument('<id>', ID_HELP)
+    .argument('[id]', `${ID_HELP} (left out with --last)`)
     .argument('[topic...]', 'what the summary should focus on')
-    .option('--json', 'print {stage, beforeTokens, afterTokens, note}')
+    .option(...LAST_OPTION)
+    .option(
+      '--json',
+      'print {stage, beforeTokens, afterTokens, note}; exits 1 when it failed or was discarded',
+    )
     .action(
-      action((context, id: string, topic: string[], options) =>
-        contextCommands().compactCommand(context, id, topic, options),
-      ),
+      action((context, id: string | undefined, topic: string[], options) => {
+        const [goal, words] = idAndWords(id, topic, options);
+        return contextCommands().compactCommand(context, goal, words, options);
+      }),
     );
 
   program

@@ -1,5 +1,6 @@
 /** The commands that steer a running goal (issue F-CMDS): `steer`, one verb per app command, approvals. */
 import type { Command } from 'commander';
+import { ConfigError } from '../core/errors';
 import type { CliContext } from './context';
 
 /** How main.ts wraps a command's handler. */
@@ -17,6 +18,19 @@ export interface SteeringProgramOptions {
 // Handlers load on use, so `goalrun --help` and the light commands stay fast (issue 10).
 const steer = async (): Promise<typeof import('./commands/steer-commands')> =>
   require('./commands/steer-commands');
+
+/**
+ * The goal and the words of a command that takes an id and then text: with --last there is no id,
+ * so the first word commander took for one belongs to the text.
+ */
+export function idAndWords(
+  id: string | undefined,
+  words: string[],
+  options: { last?: boolean },
+): [string | undefined, string[]] {
+  if (!options.last) return [id, words];
+  return [undefined, id === undefined ? words : [id, ...words]];
+}
 
 /** Adds the steering commands to the program. */
 export function addSteeringCommands(
@@ -36,13 +50,15 @@ export function addSteeringCommands(
     .description(
       'send a message to a running goal, delivered before its next step (a text starting with / is an app command; try /help)',
     )
-    .argument('<id>', idHelp)
-    .argument('<text...>', 'the message, or an app command such as "/limits max_steps=80"')
+    .argument('[id]', `${idHelp} (left out with --last)`)
+    .argument('[text...]', 'the message, or an app command such as "/limits max_steps=80"')
+    .option(...lastOption)
     .option('--json', 'print the outcome as JSON')
     .action(
-      action(async (context, id: string, words: string[], options) =>
-        (await steer()).steerCommand(context, id, words, options),
-      ),
+      action(async (context, id: string | undefined, words: string[], options) => {
+        const [goal, text] = idAndWords(id, words, options);
+        return (await steer()).steerCommand(context, goal, text, options);
+      }),
     );
 
   const verbs: Array<[string, string]> = [
@@ -75,13 +91,20 @@ export function addSteeringCommands(
     program
       .command(name)
       .description(description)
-      .argument('<id>', idHelp)
-      .argument(argument, name === 'model' ? 'model specifier' : 'the new name')
+      .argument('[id]', `${idHelp} (left out with --last)`)
+      .argument(`[${argument.slice(1, -1)}]`, name === 'model' ? 'model specifier' : 'the new name')
+      .option(...lastOption)
       .option('--json', 'print the outcome as JSON')
       .action(
-        action(async (context, id: string, words: string | string[], options) =>
-          (await steer()).argumentVerb(name)(context, id, [words].flat(), options),
-        ),
+        action(async (context, id: string | undefined, words: string | string[] | undefined, options) => {
+          const [goal, text] = idAndWords(id, [words ?? []].flat(), options);
+          if (text.length === 0) {
+            throw new ConfigError(
+              `give the ${name === 'model' ? 'model specifier' : 'new name'}: goalrun ${name} <id> ${argument}`,
+            );
+          }
+          return (await steer()).argumentVerb(name)(context, goal, text, options);
+        }),
       );
   }
 

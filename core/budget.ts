@@ -180,7 +180,8 @@ const LABEL_WIDTH = 17;
 
 /** Renders the policy view as the spec's `/compact policy` text. */
 export function renderPolicy(view: PolicyView): string {
-  const line = (label: string, value: string) => `${`${label}:`.padEnd(LABEL_WIDTH)}${value}`;
+  // A label as long as the column still gets a space before its value.
+  const line = (label: string, value: string) => `${`${label}:`.padEnd(LABEL_WIDTH - 1)} ${value}`;
   return [
     line(
       'context window',

@@ -15,22 +15,27 @@ export interface LoggedEvent {
   data: unknown;
 }
 
-/** Kinds shown as a notice, with the text each one says. */
-const NOTICE_KINDS: Record<string, (data: Record<string, unknown>) => string | undefined> = {
-  paused: () => 'paused',
-  unpaused: () => 'unpaused',
-  'limit-reached': (data) => `limit reached: ${String(data.reason ?? '')}; waiting for /limits`,
-  'limits-raised': () => 'limits raised; going on',
-  'kept-progress': (data) => `kept progress:\n${String(data.summary ?? '')}`,
-  command: (data) => `command from ${String(data.from ?? 'someone')}: ${String(data.text ?? '')}`,
-  // A hook that said no or failed is worth a line; one that let things go on is not.
-  hook: (data) =>
-    data.outcome === 'veto'
-      ? `${String(data.event)} hook said no${data.tool ? ` to ${String(data.tool)}` : ''}: ${String(data.reason ?? '')}`
-      : data.outcome === 'failed'
-        ? `${String(data.event)} hook failed: ${String(data.problem ?? '')}`
-        : undefined,
-};
+/**
+ * Kinds shown as a notice, with the text each one says. The stream is read in the CLI (`watch`,
+ * `run`), so a notice that asks for something names the goalrun command that does it.
+ */
+const NOTICE_KINDS: Record<string, (data: Record<string, unknown>, sessionId: string) => string | undefined> =
+  {
+    paused: (_data, sessionId) => `paused until goalrun unpause ${sessionId}`,
+    unpaused: () => 'unpaused',
+    'limit-reached': (data, sessionId) =>
+      `limit reached: ${String(data.reason ?? '')}; waiting for goalrun limits ${sessionId} --max-steps N (or --max-iterations, --max-minutes)`,
+    'limits-raised': () => 'limits raised; going on',
+    'kept-progress': (data) => `kept progress:\n${String(data.summary ?? '')}`,
+    command: (data) => `command from ${String(data.from ?? 'someone')}: ${String(data.text ?? '')}`,
+    // A hook that said no or failed is worth a line; one that let things go on is not.
+    hook: (data) =>
+      data.outcome === 'veto'
+        ? `${String(data.event)} hook said no${data.tool ? ` to ${String(data.tool)}` : ''}: ${String(data.reason ?? '')}`
+        : data.outcome === 'failed'
+          ? `${String(data.event)} hook failed: ${String(data.problem ?? '')}`
+          : undefined,
+  };
 
 /** What the init event carries (written with session-opened and session-resumed). */
 export interface InitData {
@@ -187,7 +192,7 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
       ];
     }
     default: {
-      const text = NOTICE_KINDS[row.kind]?.(data);
+      const text = NOTICE_KINDS[row.kind]?.(data, sessionId);
       return text === undefined ? [] : [{ ...base, type: 'notice', text }];
     }
   }

@@ -31,8 +31,8 @@ export const finishSchema = z.object(
   { error: () => 'expected an object with status and summary' },
 );
 
-/** Valid arguments of `finish`. */
-export type FinishArgs = z.output<typeof finishSchema>;
+/** Valid arguments of `finish`; `result` only for a goal with an output schema, already checked against it. */
+export type FinishArgs = z.output<typeof finishSchema> & { result?: unknown };
 
 /** The outcome of validating a finish call: its arguments, or an error text the model can act on. */
 export type ParsedFinish = { ok: true; args: FinishArgs } | { ok: false; error: string };
@@ -44,6 +44,27 @@ export function finishToolSpec(): {
   inputSchema: Record<string, unknown>;
 } {
   return { name: TOOL.finish, description: FINISH_DESCRIPTION, inputSchema: modelJsonSchema(finishSchema) };
+}
+
+/**
+ * The `finish` spec of a goal with an output schema: a `result` matching the schema is required
+ * (the model reads the schema where it reads the other arguments).
+ */
+export function finishSpecWithResult(
+  spec: { name: string; description: string; inputSchema: Record<string, unknown> },
+  outputSchema: Record<string, unknown>,
+): { name: string; description: string; inputSchema: Record<string, unknown> } {
+  const properties = (spec.inputSchema.properties ?? {}) as Record<string, unknown>;
+  const required = (spec.inputSchema.required ?? []) as string[];
+  return {
+    ...spec,
+    description: `${spec.description} With status "complete", give the final result in \`result\`: it must match the JSON Schema shown there.`,
+    inputSchema: {
+      ...spec.inputSchema,
+      properties: { ...properties, result: outputSchema },
+      required: [...required, 'result'],
+    },
+  };
 }
 
 /** `field: problem`, or the problem alone for the arguments as a whole. */

@@ -20,6 +20,7 @@ import {
 import type { SandboxSettings } from './sandbox-settings';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
+import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 
 /**
@@ -104,6 +105,15 @@ export interface GoalDefinition {
    * (a file path on the tool host, a trust flag), never a value from them.
    */
   extensions?: ExtensionSources;
+  /** Text added at the end of the system prompt (`--append-system-prompt`), capped at APPENDED_PROMPT_MAX_CHARS. */
+  appendSystemPrompt?: string;
+  /** Which tool calls may run (`--allowed-tools`, `--disallowed-tools`); checked on the tool host. */
+  toolRules?: ToolRules;
+  /**
+   * A JSON Schema the goal's final result must match (`--output-schema`): `finish` then requires a
+   * `result` that matches it. Capped at OUTPUT_SCHEMA_MAX_BYTES.
+   */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -188,6 +198,8 @@ export interface GoalState {
    * for goals started before it did.
    */
   workspaceContext?: WorkspaceContextCounts;
+  /** The result `finish` gave, matching the goal's output schema (`--output-schema`); absent without one. */
+  finishResult?: unknown;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -287,6 +299,8 @@ export interface GoalSnapshot {
   runningJobs?: number;
   /** Said once about the model, e.g. that it has no model card. */
   modelNote?: string | null;
+  /** The final result matching the goal's output schema. */
+  result?: unknown;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -318,6 +332,7 @@ export function snapshotOf(
     approval: state.approval ?? null,
     runningJobs: (state.jobs ?? []).filter((job) => job.status === 'running').length,
     modelNote: state.modelNote ?? null,
+    ...(state.finishResult !== undefined ? { result: state.finishResult } : {}),
   };
 }
 

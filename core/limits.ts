@@ -98,3 +98,8 @@ export const MAX_FINISHED_JOBS_PER_SESSION = 64;
 export const GREP_TIMEOUT_MS = 60_000;
 /** After its window, file-read counts lines for at most this many bytes to report the file's total. */
 export const FILE_READ_COUNT_AHEAD_BYTES = 4 * 1024 * 1024;
+
+/** Longest `--append-system-prompt` text: it travels in the goal's definition (a workflow payload). */
+export const APPENDED_PROMPT_MAX_CHARS = 8_000;
+/** Largest `--output-schema` (its JSON): it travels in the goal's definition (a workflow payload). */
+export const OUTPUT_SCHEMA_MAX_BYTES = 8_192;

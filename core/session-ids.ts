@@ -18,3 +18,15 @@ export function projectHashOf(sessionId: string): string {
   const dash = sessionId.indexOf('-');
   return dash < 0 ? sessionId : sessionId.slice(0, dash);
 }
+
+/**
+ * Characters of the short id `list` prints: the end of the session id's timestamp (minute, second and
+ * millisecond digits), which differs between goals of one directory where the hash never does.
+ */
+export const SHORT_ID_LENGTH = 8;
+
+/** The short id of a session, e.g. `3f2a9c0d1e4b-20261130T152151123Z` → `52151123`. */
+export function shortIdOf(sessionId: string): string {
+  const stamp = sessionId.endsWith('Z') ? sessionId.slice(0, -1) : sessionId;
+  return stamp.slice(-SHORT_ID_LENGTH);
+}

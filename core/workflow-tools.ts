@@ -82,7 +82,12 @@ function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutco
     changedWorkspace: false,
   });
   return {
-    state: { ...next, finishSummary: summary },
+    // The result is there only for goals with an output schema, checked against it at the model step.
+    state: {
+      ...next,
+      finishSummary: summary,
+      ...(parsed.args.result !== undefined ? { finishResult: parsed.args.result } : {}),
+    },
     ok: true,
     text: `goal marked ${status}`,
     finished:

@@ -1,4 +1,5 @@
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
+import { shortIdOf } from '../core/session-ids';
 import type { StateWrite } from '../core/state-write';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
@@ -369,6 +370,24 @@ export class SqlSessionStore implements SessionStore {
     const { rows } = await this.client.query<SessionRecord>(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
       [pattern, limit],
+    );
+    return rows.map(toSession);
+  }
+
+  async findSessionsByShortId(shortId: string, limit: number): Promise<SessionRow[]> {
+    // The short id is the end of the id's timestamp, just before its final Z; matched literally.
+    const pattern = `%-%${shortId.replace(/[\\%_]/g, (c) => `\\${c}`)}Z`;
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [pattern, limit],
+    );
+    return rows.map(toSession).filter((row) => shortIdOf(row.id) === shortId);
+  }
+
+  async findSessionsByName(name: string, limit: number): Promise<SessionRow[]> {
+    const { rows } = await this.client.query<SessionRecord>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [name, limit],
     );
     return rows.map(toSession);
   }

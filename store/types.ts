@@ -214,6 +214,10 @@ export interface SessionStore {
   storeId(): Promise<string>;
   /** Sessions whose id starts with `prefix`, newest first, at most `limit` (to resolve a short id). */
   findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]>;
+  /** Sessions whose short id (core/session-ids.ts shortIdOf) is `shortId`, newest first, at most `limit`. */
+  findSessionsByShortId(shortId: string, limit: number): Promise<SessionRow[]>;
+  /** Sessions named `name` (with /rename), newest first, at most `limit`. */
+  findSessionsByName(name: string, limit: number): Promise<SessionRow[]>;
   /** The newest session of a project (by project hash), or null. */
   latestSessionOfProject(projectHash: string): Promise<SessionRow | null>;
 }

@@ -47,6 +47,12 @@ export interface WorkerLoggingOptions {
 let installed = false;
 
 /**
+ * SDK warnings about what goalrun does on purpose, dropped from the log: its activity-only workers
+ * (a foreground host's queue, the tools queue, the process's own queue) register no workflows.
+ */
+const EXPECTED_SDK_WARNINGS = new Set(['No workflows registered, not polling for workflow tasks']);
+
+/**
  * Installs the Temporal runtime with goalrun's log format. Must run before the first connection;
  * a second call changes nothing (the runtime exists once per process).
  */
@@ -67,7 +73,9 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   // the SDK's worker package (native bridge, webpack, rxjs) is what makes a CLI start slow.
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   Runtime.install({
-    logger: new DefaultLogger(sdkLevel(level), (entry) => write(formatLogEntry(entry, detailed))),
+    logger: new DefaultLogger(sdkLevel(level), (entry) => {
+      if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(formatLogEntry(entry, detailed));
+    }),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
     ...(options.prometheusBindAddress
       ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } } }

@@ -25,8 +25,15 @@ export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
 import { activityMetricsInterceptor } from './metrics';
 
-/** Running activities get this long to finish when the worker stops (the SDK default is 0). */
-export const SHUTDOWN_GRACE_TIME = '30s';
+/** Running tool calls get this long to finish when the worker stops, as the worker says at start. */
+export const TOOL_SHUTDOWN_GRACE_MS = 30_000;
+/** The grace as printed (`goalrun worker`, `run` on its way out). */
+export const SHUTDOWN_GRACE_TIME = `${TOOL_SHUTDOWN_GRACE_MS / 1000}s`;
+/**
+ * Beyond the tools' grace, the SDK waits this much longer before it cancels what still runs (its
+ * default is 0), so a command killed at the end of the grace reports why before the SDK cuts in.
+ */
+const SDK_SHUTDOWN_MARGIN_MS = 5_000;
 /** Workflows kept in memory between tasks; bounded because the cache is what runs workers out of memory. */
 export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
@@ -37,7 +44,7 @@ export const MAX_CONCURRENT_ACTIVITIES = 20;
  * benchmarks' floor workers use the same). Spread into every goal worker.
  */
 export const WORKER_TUNING = {
-  shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+  shutdownGraceTime: TOOL_SHUTDOWN_GRACE_MS + SDK_SHUTDOWN_MARGIN_MS,
   maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
 } satisfies Partial<WorkerOptions>;
@@ -96,13 +103,14 @@ export class GoalWorker {
   }
 
   /**
-   * Stops polling. With `killTools` (a `goalrun worker` told to stop), every running tool process and
-   * background job is killed, new tool calls are refused with "goalrun worker is shutting down;
-   * command not started", and Temporal retries the interrupted calls on another worker. Without it
-   * (`run` stops following), running calls get the grace time to finish.
+   * Stops polling. With `killTools` (a `goalrun worker` told to stop), background jobs are killed,
+   * new tool calls are refused with "goalrun worker is shutting down; command not started", running
+   * commands get TOOL_SHUTDOWN_GRACE_MS to finish (their result is recorded as usual) and are killed
+   * after it; Temporal retries what was killed on another worker. Without it (`run` stops following),
+   * running calls get the grace time to finish.
    */
   shutdown(options: { killTools?: boolean } = {}): void {
-    if (options.killTools && this.processQueue) void processJobManager().shutdown();
+    if (options.killTools && this.processQueue) void processJobManager().shutdown(TOOL_SHUTDOWN_GRACE_MS);
     for (const worker of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   }
 

@@ -130,6 +130,18 @@ export function withSummarizerUsage(
   };
 }
 
+/** The compaction counters after a summarizer request that produced no usable summary. */
+export function countSummarizerRequest(
+  compaction: CompactionState,
+  usage: RequestUsage | null,
+): CompactionState {
+  return {
+    ...compaction,
+    summarizerRequests: compaction.summarizerRequests + 1,
+    summarizerTokens: compaction.summarizerTokens + (usage ? usage.inputTokens + usage.outputTokens : 0),
+  };
+}
+
 /**
  * The host as seen after an await: every write applies only what the compaction changed since
  * `start` (its compaction state when it began), so a command carried out meanwhile (a /auto-compact,

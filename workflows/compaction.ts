@@ -25,6 +25,7 @@ import {
   type CompactionResult,
   compactionKind,
   compactionOf,
+  countSummarizerRequest,
   currentPressure,
   mergingHost,
   notify,
@@ -141,13 +142,29 @@ export async function compact(
     );
   } catch (err) {
     if (isCancellation(err)) throw err;
-    if (!request.recovery) return summarizerFailed(after, pruned, innermostMessage(err), before);
+    if (!request.recovery) {
+      // The failed request is counted (issue 16: a failing `compact` showed nowhere in `stats`).
+      if (host.mergesConcurrentChanges) countFailedSummarizerRequest(after, summarizeInput.model, compaction);
+      return summarizerFailed(after, pruned, innermostMessage(err), before, request);
+    }
     // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
     result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
   }
   const outcome = summaryOutcome(planned, result, stepNumber);
-  if (outcome.kind === 'dropped-previous') return summarizerFailed(after, pruned, outcome.reason, before);
+  // A summary made and then not used was still paid for (new-mode runs count it; older ones did not).
+  const paidFor = (state: GoalState) =>
+    host.mergesConcurrentChanges
+      ? withSummarizerUsage(state, summarizeInput.model, result.usage, compaction.card)
+      : state;
+  if (outcome.kind === 'dropped-previous') {
+    if (host.mergesConcurrentChanges) {
+      const state = paidFor(after.get());
+      after.set({ ...state, compaction: countSummarizerRequest(compactionOf(state), result.usage) });
+    }
+    return summarizerFailed(after, pruned, outcome.reason, before, request);
+  }
   if (outcome.kind === 'discarded') {
+    after.set(paidFor(after.get()));
     setCompaction(after, outcome.compaction, outcome.pressure);
     await notify(after, outcome.note);
     return { stage: 'discarded', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
@@ -171,11 +188,26 @@ async function summarizerFailed(
   pruned: PrunedCompaction,
   reason: string,
   before: number,
+  request: CompactionRequest,
 ): Promise<CompactionResult> {
   const state = host.get();
-  const failed = summarizerFailureOutcome(compactionOf(state), pruned, reason, state.goal.sessionId);
+  // A user's `compact` is named as such in the note; only new-mode runs word it so (same notes on replay).
+  const manual = host.mergesConcurrentChanges && request.manual === true;
+  const failed = summarizerFailureOutcome(compactionOf(state), pruned, reason, state.goal.sessionId, manual);
   // Pruning still helps while the summarizer is down; the next step tries again (spec S-BUDGET).
   setCompaction(host, failed.compaction, failed.pressure);
   await notify(host, failed.note);
   return { stage: 'failed', beforeTokens: before, afterTokens: failed.pressure, note: failed.note };
 }
+
+/** Counts a summarizer request that failed: no tokens are known, but the request was made. */
+function countFailedSummarizerRequest(
+  host: CompactionHost,
+  model: string,
+  compaction: ReturnType<typeof compactionOf>,
+): void {
+  const state = withSummarizerUsage(host.get(), model, NO_TOKENS, compaction.card);
+  host.set({ ...state, compaction: countSummarizerRequest(compactionOf(state), null) });
+}
+
+const NO_TOKENS = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

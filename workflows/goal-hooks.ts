@@ -104,7 +104,10 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
       run.session.note(`notify hooks did not run: ${innermostMessage(err)}`);
     }
   }
-  if (eventKind === EVENT_KINDS.goalEnded && (counts?.servers ?? 0) > 0) {
+  // New-mode runs always close the goal on its tool host at the end, so the sandbox's private /tmp is
+  // removed there even when no server or job made that call before (issue 16).
+  const closeOnToolHost = (counts?.servers ?? 0) > 0 || run.features[PATCH.commandQueue];
+  if (eventKind === EVENT_KINDS.goalEnded && closeOnToolHost) {
     try {
       await onToolHost(run, (placement) =>
         closeActivities(goal.toolTaskQueue, placement).killSessionJobs({ sessionId: goal.sessionId }),
@@ -112,7 +115,9 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
     } catch (err) {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
       run.session.note(
-        `the MCP servers could not be stopped (they stop when idle): ${innermostMessage(err)}`,
+        (counts?.servers ?? 0) > 0
+          ? `the MCP servers could not be stopped (they stop when idle): ${innermostMessage(err)}`
+          : `the goal's private /tmp on its tool host could not be removed: ${innermostMessage(err)}`,
       );
     }
   }

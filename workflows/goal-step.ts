@@ -251,6 +251,8 @@ async function runWorkspaceTool(
     sandbox: goal.sandbox ?? DEFAULT_SANDBOX,
     ...(escalationApproved ? { escalationApproved } : {}),
     ...(jobId ? { jobId } : {}),
+    // Only in the input of goals that have rules: older goals send what they always sent.
+    ...(goal.toolRules ? { toolRules: goal.toolRules } : {}),
   };
   run.state = { ...run.state, runningTool: call.summary };
   let result: RunToolResult;

@@ -161,7 +161,7 @@ async function databaseCheck(input: DoctorInput): Promise<DoctorCheck> {
       name,
       ok: true,
       required: true,
-      detail: `${input.describeStore} (one process at a time; set DATABASE_URL to share)`,
+      detail: `${input.describeStore} (shared by every goalrun process of this user on this machine; set DATABASE_URL to share it across machines)`,
     };
   }
   try {

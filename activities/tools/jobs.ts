@@ -260,16 +260,27 @@ export class JobManager {
     return killed;
   }
 
-  /** Kills every job and running command and refuses new work from now on. */
-  async shutdown(): Promise<void> {
+  /**
+   * Refuses new work from now on, kills every background job, and gives running commands `graceMs`
+   * to finish before it kills them: a command that finishes in time is recorded as usual and never
+   * runs again (issue 16: a `sleep 3` was killed 43 ms into a promised 30 s).
+   */
+  async shutdown(graceMs = 0): Promise<void> {
     this.stopping = true;
     const entries = [...this.foreground];
-    for (const entry of entries) entry.stop();
     const jobs = [...this.sessions.values()].flatMap((session) => [...session.values()]);
-    await Promise.all([
-      ...entries.map((entry) => entry.done),
-      ...jobs.filter((job) => job.info.status === 'running').map((job) => this.killJob(job)),
-    ]);
+    const jobsKilled = Promise.all(
+      jobs.filter((job) => job.info.status === 'running').map((job) => this.killJob(job)),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(entries.map((entry) => entry.done)), graceOver]);
+    clearTimeout(timer);
+    for (const entry of entries) if (this.foreground.has(entry)) entry.stop();
+    await Promise.all([...entries.map((entry) => entry.done), jobsKilled]);
   }
 
   private async killJob(job: Job): Promise<void> {

@@ -8,12 +8,16 @@ import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
 import { POLICY_QUERY, workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
+import { ExitCode } from '../exit-codes';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, queryWithTimeout, waitingForWorker, workflowStatus } from '../goal-status';
 import { notice, printJson, say } from '../output';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 type SavedState = Omit<GoalState, 'ledger'>;
+
+/** Stages of a `compact` that did not shrink the context as asked: the command exits 1. */
+const COMPACTION_DID_NOT_HAPPEN = new Set(['failed', 'discarded']);
 
 // The updates (compact, auto-compact) need the SDK's definitions and the card catalog (zod) only a
 // backup card needs: loaded when used, so `policy` and `stats` stay light (issue 10).
@@ -106,7 +110,8 @@ export async function compactCommand(
   );
   if (options.json) printJson(result);
   else say(result.note ?? `nothing to compact (${result.beforeTokens} tokens in context)`);
-  return 0;
+  // A compaction that failed or whose summary was not used did not do what was asked (issue 16).
+  return COMPACTION_DID_NOT_HAPPEN.has(result.stage) ? ExitCode.failedOrBlocked : ExitCode.completed;
 }
 
 /** `goalrun policy <id>`: window, threshold, used, status, auto-compact, failures. */
@@ -181,11 +186,14 @@ export async function statsCommand(
   const saved = await savedState(context, sessionId).catch(() => null);
   const breakdown: UsageBreakdown = saved?.breakdown ?? {};
   const compaction = saved?.compaction;
-  const share = summarizerInputShare(breakdown, status.usage);
+  // The totals come from the same checkpoint as the per-model rows, so the two always add up (a
+  // live total next to a checkpoint's rows counted a request twice over, issue 16).
+  const usage = saved?.breakdown && saved.usage ? saved.usage : status.usage;
+  const share = summarizerInputShare(breakdown, usage);
   if (options.json) {
     printJson({
       sessionId: status.sessionId,
-      usage: status.usage,
+      usage,
       breakdown,
       compactions: compaction?.compactions ?? 0,
       summarizer: {
@@ -197,8 +205,10 @@ export async function statsCommand(
     });
     return 0;
   }
-  say(renderStats(breakdown, status.usage));
-  say(`compactions: ${compaction?.compactions ?? 0}`);
+  say(renderStats(breakdown, usage));
+  say(
+    `compactions: ${compaction?.compactions ?? 0} (summarizer requests: ${compaction?.summarizerRequests ?? 0})`,
+  );
   say(renderSummarizerShare(share));
   return 0;
 }

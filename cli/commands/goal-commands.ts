@@ -13,7 +13,9 @@ import { goalFromOptions } from '../goal-definition';
 import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
+import { writableFile, writeLastMessage } from '../last-message';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
+import { objectiveFrom } from '../objective-input';
 import { notice, printJson, say } from '../output';
 import { outputFormatOf } from '../output-format';
 import { requireSandbox } from '../sandbox-check';
@@ -55,16 +57,20 @@ export async function runCommand(
 ): Promise<number> {
   const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
+  // Checked before the goal starts: a typo in the path must not cost a whole run.
+  const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const follow = await followOptions(context, sessionId, options, interrupted, 'start');
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, hostsWorker);
   await requireSandboxForGoal(goal);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
   await warnIfNoToolHost(context, goal);
-  return followGoal(context, started.sessionId, follow);
+  const code = await followGoal(context, started.sessionId, follow);
+  if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
+  return code;
 }
 
 /** `goalrun start`: start a goal and return at once. */
@@ -74,7 +80,7 @@ export async function startCommand(
   options: GoalOptions,
 ): Promise<number> {
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, false);
   await requireSandboxForGoal(goal);
   const started = await startGoal(context, goal);
   if (options.json) {
@@ -169,7 +175,9 @@ export async function resumeCommand(
       `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
     );
   }
-  return followGoal(context, sessionId, follow);
+  // The earlier run's recent actions (paused, limits changed, …) are history: follow from here on.
+  const shownUpTo = Math.max(0, ...(saved.recent ?? []).map((action) => action.n));
+  return followGoal(context, sessionId, { ...follow, shownUpTo });
 }
 
 /**

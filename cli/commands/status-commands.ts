@@ -3,6 +3,7 @@
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
 import { ConfigError } from '../../core/errors';
+import { shortIdOf } from '../../core/session-ids';
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
 import { extensionsLines, extensionsView } from '../extensions-status';
@@ -59,9 +60,14 @@ export async function listCommand(
   const rows = await store.listSessions(limit);
   const waiting = await waitingGoals(context, rows);
   const views = [
-    ...rows.map((row) => ({ ...viewOfRow(row), createdAt: row.createdAt.toISOString() })),
+    ...rows.map((row) => {
+      const view = viewOfRow(row);
+      const name = view.name ?? row.name ?? undefined;
+      return { ...view, ...(name ? { name } : {}), createdAt: row.createdAt.toISOString() };
+    }),
     ...waiting,
   ]
+    .map((view) => ({ ...view, shortId: shortIdOf(view.sessionId) }))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
     .slice(0, limit);
   if (options.json) {
@@ -74,8 +80,10 @@ export async function listCommand(
   }
   for (const view of views) {
     const objective = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    // The short id first: any command takes it (cli/goal-id.ts); the name, when given, before the objective.
+    const title = view.name ? `[${view.name}] ${objective}` : objective;
     say(
-      `${view.sessionId}  ${statusText(view.status).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${objective}`,
+      `${shortIdOf(view.sessionId)}  ${view.sessionId}  ${statusText(view.status).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${title}`,
     );
   }
   return 0;

@@ -8,12 +8,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { AppCommandError, isAppCommand, parseAppCommand } from '../../core/app-commands';
 import { ConfigError } from '../../core/errors';
+import type { GoalSnapshot } from '../../core/goal';
 import { parseModelSpec } from '../../core/model-spec';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import { positiveIntFlag } from '../goal-options';
-import { workflowStatus } from '../goal-status';
+import { queryState, statusText, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
@@ -91,6 +92,13 @@ export function approvalVerb(decision: 'approve' | 'deny') {
       throw new ConfigError(`goal ${sessionId} is not running; nothing waits for approval`);
     }
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+    // A goal that is doing something else says so at once instead of leaving the answer to hang (issue 16).
+    const live = await queryState(handle);
+    if (live && live.status !== 'waiting_approval') {
+      throw new ConfigError(
+        `goal ${sessionId} is not waiting for approval: it is ${statusText(live.status)} (${doingNow(live)}); nothing to ${decision}`,
+      );
+    }
     const { taskQueue } = await handle.describe();
     const retry = `the goal keeps waiting; answer again once a worker runs (${context.workerHint()})`;
     if ((await hasLiveWorker(client, taskQueue)) === false) {
@@ -121,6 +129,12 @@ export function approvalVerb(decision: 'approve' | 'deny') {
       throw err;
     }
   };
+}
+
+/** A few words on what a goal is doing, for a message that says why it cannot take an answer. */
+function doingNow(snapshot: GoalSnapshot): string {
+  const step = `step ${snapshot.steps}, iteration ${snapshot.iteration}`;
+  return snapshot.lastTool ? `${step}, last tool ${snapshot.lastTool}` : step;
 }
 
 async function send(context: CliContext, ref: GoalRef, text: string, options: SteerOptions): Promise<number> {

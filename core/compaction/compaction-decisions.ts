@@ -297,8 +297,9 @@ export function summarizerFailureOutcome(
   pruned: PrunedCompaction,
   reason: string,
   sessionId: string,
+  manual = false,
 ): CompactionStep {
-  const failed = recordSummarizerFailure(compaction.autoCompact, reason, sessionId);
+  const failed = recordSummarizerFailure(compaction.autoCompact, reason, sessionId, manual);
   return {
     compaction: { ...compaction, plan: pruned.plan, autoCompact: failed.state },
     pressure: pruned.after,

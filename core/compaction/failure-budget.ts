@@ -67,10 +67,19 @@ export function recordSummarizerFailure(
   state: AutoCompactState,
   reason: string,
   sessionId: string,
+  manual = false,
 ): { state: AutoCompactState; note: string } {
   const failures = state.consecutiveFailures + 1;
   const why = shortReason(reason);
   const retry = `run goalrun compact ${sessionId} to retry`;
+  if (manual) {
+    // A user's `goalrun compact`: the note says what they ran; the failure still counts for auto-compact.
+    const paused = state.paused || failures >= state.maxFailures;
+    return {
+      state: { ...state, consecutiveFailures: failures, paused },
+      note: `compaction failed (${why}); ${paused ? 'auto-compact is paused' : `auto-compact failure ${failures} of ${state.maxFailures} before it pauses`}: ${retry}`,
+    };
+  }
   if (state.paused) {
     // Only a forced (last-resort) compaction runs while paused.
     return {

@@ -36,7 +36,7 @@ describe('streamEventsOf', () => {
   it('ignores bookkeeping rows and maps status rows to notices', () => {
     expect(streamEventsOf('s', { id: 1, kind: 'progress', data: { step: 1 } })).toEqual([]);
     expect(streamEventsOf('s', { id: 2, kind: 'paused', data: {} })).toEqual([
-      { session_id: 's', cursor: 2, type: 'notice', text: 'paused' },
+      { session_id: 's', cursor: 2, type: 'notice', text: 'paused until goalrun unpause s' },
     ]);
   });
 });

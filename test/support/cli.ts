@@ -40,10 +40,20 @@ export function cliEnv(extra: Record<string, string | undefined>): NodeJS.Proces
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 120_000,
+  options: { cwd?: string; stdin?: string } = {},
+): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: options.cwd,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

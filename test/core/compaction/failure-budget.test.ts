@@ -55,6 +55,14 @@ describe('recordSummarizerFailure', () => {
     expect(state).toMatchObject({ consecutiveFailures: 3, paused: true, enabled: true });
   });
 
+  it('names a failed `goalrun compact` a compaction, not auto-compact, and still counts it', () => {
+    const { state, note } = recordSummarizerFailure(initialAutoCompactState(), 'boom', 'sess-1', true);
+    expect(note).toBe(
+      'compaction failed (boom); auto-compact failure 1 of 3 before it pauses: run goalrun compact sess-1 to retry',
+    );
+    expect(state.consecutiveFailures).toBe(1);
+  });
+
   it('says it stays paused when a forced compaction fails while paused', () => {
     let state = initialAutoCompactState({ maxFailures: 1 });
     state = recordSummarizerFailure(state, 'boom', 's').state;

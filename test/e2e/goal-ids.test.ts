@@ -1,0 +1,118 @@
+/**
+ * Issue 16 §3: ids that work. Two goals of one directory share the first 25 characters of their
+ * session ids; before, only a long prefix told them apart, a name could not be used as an id, `list`
+ * showed neither names nor short ids, a too-short prefix said "no goal" and `steer --last` was an
+ * unknown option. Each assertion below fails on that code.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv } from '../support/goal-env';
+import {
+  type ChatRequestBody,
+  type OpenAITestServer,
+  requestStep,
+  startOpenAITestServer,
+} from '../support/openai-test-server';
+
+const MODEL = 'openai-compatible:test-model';
+
+function json(result: CliResult): Record<string, any> {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
+
+describe('goal ids', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('short ids, names, the minimum prefix and steer --last', async () => {
+    const t = goalTestEnv('goal-ids');
+    const objective = `goal-ids-${randomUUID().slice(0, 8)}`;
+    server.setFallback((body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      return { toolCalls: [{ name: 'bash', args: { command: `echo step ${requestStep(body)}` } }] };
+    });
+    const start = async (which: string) =>
+      json(
+        await runCli(
+          [
+            'start',
+            `${objective} ${which}`,
+            '--workspace',
+            t.workspace,
+            '--model',
+            MODEL,
+            '--base-url',
+            server.url,
+            '--max-steps',
+            '2',
+            '--json',
+          ],
+          t.env,
+        ),
+      ).sessionId as string;
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const first = await start('one');
+      const second = await start('two');
+      for (const sessionId of [first, second]) {
+        await waitFor(
+          `${sessionId} to wait at its limit`,
+          async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'limit_reached',
+          240_000,
+          500,
+        );
+      }
+      // One directory: the ids share the hash and most of the timestamp.
+      expect(first.slice(0, 20)).toBe(second.slice(0, 20));
+
+      const listed = json(await runCli(['list', '--json'], t.env)) as Array<Record<string, any>>;
+      const shortOf = (id: string) => listed.find((view) => view.sessionId === id)?.shortId as string;
+      expect(shortOf(first)).toMatch(/^\w{8}$/);
+      expect(shortOf(first)).not.toBe(shortOf(second));
+      for (const id of [first, second]) {
+        const viaShort = json(await runCli(['status', shortOf(id), '--json'], t.env));
+        expect(viaShort.sessionId).toBe(id);
+      }
+
+      const renamed = await runCli(['rename', shortOf(second), 'the-second-goal'], t.env, 120_000);
+      expect(renamed.code, renamed.stderr).toBe(0);
+      await waitFor(
+        'the name to reach the store',
+        async () => json(await runCli(['status', 'the-second-goal', '--json'], t.env)).sessionId === second,
+        60_000,
+        500,
+      );
+      const text = await runCli(['list'], t.env);
+      expect(text.stdout).toContain(`${shortOf(second)}  ${second}`);
+      expect(text.stdout).toContain('[the-second-goal]');
+
+      const short = await runCli(['status', first.slice(0, 3)], t.env);
+      expect(short.code).toBe(2);
+      expect(short.stderr).toContain('give at least 4 characters');
+
+      const ambiguous = await runCli(['status', first.slice(0, 20)], t.env);
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toContain('ambiguous');
+
+      // --last: the newest goal of the current directory (the second one).
+      const steered = await runCli(['steer', '--last', '/limits', 'max_steps=3', '--json'], t.env, 120_000, {
+        cwd: t.workspace,
+      });
+      expect(steered.stdout, steered.stderr).toContain(second);
+      expect(JSON.parse(steered.stdout).sessionId).toBe(second);
+
+      for (const id of [first, second]) await runCli(['cancel', id, '--wait'], t.env, 120_000);
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  }, 600_000);
+});

@@ -1,0 +1,98 @@
+/**
+ * Issue 16 §5: a worker keeps its word on shutdown. It prints that running tools get 30 s to finish;
+ * before, SIGTERM killed a `sleep 3` 43 ms into it, and Temporal ran the command again elsewhere.
+ * Here SIGTERM arrives during a 3-second command: the command finishes, its result is recorded, and
+ * the next worker goes on from there without running it again.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv } from '../support/goal-env';
+import {
+  type ChatRequestBody,
+  type OpenAITestServer,
+  requestStep,
+  startOpenAITestServer,
+} from '../support/openai-test-server';
+
+const MODEL = 'openai-compatible:test-model';
+const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
+
+function json(result: CliResult): Record<string, unknown> {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('worker shutdown', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('lets a 3-second command finish on SIGTERM, records it, and never runs it again', async () => {
+    const t = goalTestEnv('worker-shutdown');
+    const objective = `worker-shutdown-${randomUUID().slice(0, 8)}`;
+    const log = path.join(t.workspace, 'runs.log');
+    server.setFallback((body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      if (requestStep(body) === 1) {
+        return {
+          toolCalls: [
+            {
+              name: 'bash',
+              args: { command: 'echo started >> runs.log; sleep 3; echo finished >> runs.log' },
+            },
+          ],
+        };
+      }
+      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'slept once' } }] };
+    });
+    const first = spawnCli(['worker'], t.env);
+    let second: ReturnType<typeof spawnCli> | null = null;
+    try {
+      const started = await runCli(
+        [
+          'start',
+          objective,
+          '--workspace',
+          t.workspace,
+          '--model',
+          MODEL,
+          '--base-url',
+          server.url,
+          '--json',
+        ],
+        t.env,
+      );
+      const sessionId = json(started).sessionId as string;
+      await waitFor(
+        'the command to start',
+        () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('started'),
+        180_000,
+        50,
+      );
+      const signalled = Date.now();
+      const exited = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
+      first.kill('SIGTERM');
+      await exited;
+      // The worker waited for the command instead of killing it.
+      expect(Date.now() - signalled).toBeGreaterThan(1_500);
+      expect(fs.readFileSync(log, 'utf8')).toBe('started\nfinished\n');
+      expect(first.output()).not.toContain('command killed');
+
+      second = spawnCli(['worker'], t.env);
+      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
+      expect(done.status).toBe('completed');
+      // Recorded once, run once: the next worker went on to the next step.
+      expect(fs.readFileSync(log, 'utf8')).toBe('started\nfinished\n');
+    } finally {
+      await killAndWait(first, 'SIGKILL');
+      if (second) await killAndWait(second, 'SIGTERM');
+    }
+  }, 600_000);
+});
