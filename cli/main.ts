@@ -40,6 +40,11 @@ Examples:
 const LAST_OPTION = ['--last', 'the newest goal of the current directory (instead of an id)'] as const;
 /** How commands describe their id argument. */
 const ID_HELP = 'session id, a unique prefix of it, or workflow id';
+/** `--name` of run and start: get or create the project's session of that name. */
+const NAME_OPTION = [
+  '--name <name>',
+  "the project's session of this name: started if new, continued with the objective as an instruction if stopped (refused while it runs)",
+] as const;
 /** The option that overrides the task queue derived from the store. */
 const TASK_QUEUE_OPTION = [
   '--task-queue <name>',
@@ -109,6 +114,7 @@ function buildProgram(): Command {
     .argument('<objective>', 'what the goal should achieve');
   for (const option of goalOptionList()) run.addOption(option);
   run
+    .option(...NAME_OPTION)
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
@@ -123,6 +129,7 @@ function buildProgram(): Command {
     .argument('<objective>', 'what the goal should achieve');
   for (const option of goalOptionList()) start.addOption(option);
   start
+    .option(...NAME_OPTION)
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
     .action(
@@ -206,6 +213,19 @@ function buildProgram(): Command {
     .action(action((context, options) => statusCommands().listCommand(context, options)));
 
   program
+    .command('sessions')
+    .description("list this project's sessions: name, id, status, steps, cost, last activity, objective")
+    .option('--all', "every project's sessions")
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (context, options) =>
+        (
+          require('./commands/sessions-command') as typeof import('./commands/sessions-command')
+        ).sessionsCommand(context, options),
+      ),
+    );
+
+  program
     .command('watch')
     .description('follow a goal until it ends (exit code as for run)')
     .argument('[id]', ID_HELP)
@@ -235,8 +255,10 @@ function buildProgram(): Command {
 
   const resume = program
     .command('resume')
-    .description('attach to a running goal, or continue a stopped one from its checkpoint')
-    .argument('[id]', ID_HELP)
+    .description(
+      'attach to a running goal, or continue a stopped one from its checkpoint (without an id: pick one of this project)',
+    )
+    .argument('[id]', `${ID_HELP}, or a session name of this project`)
     .option(...LAST_OPTION);
   for (const option of limitOptionList()) resume.addOption(option);
   resume

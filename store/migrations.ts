@@ -138,6 +138,29 @@ CREATE TABLE workspace_contexts (
 );
 `,
   },
+  {
+    id: 6,
+    name: 'session names unique per project, and one operation per session',
+    // Issue 17 (F-SESSION). Names given with /rename before this migration may repeat within a project:
+    // the newest session keeps the name, an older one gets its id appended, so the unique index builds.
+    // session_locks holds one row per session while a CLI operation (start, resume, fork, clean) runs
+    // on it; expires_at lets a crashed holder's lock lapse (store/session-locks.ts).
+    sql: `
+UPDATE sessions s SET name = s.name || ' (' || s.id || ')'
+WHERE s.name IS NOT NULL AND EXISTS (
+  SELECT 1 FROM sessions o
+  WHERE o.project_hash = s.project_hash AND o.name = s.name AND (o.created_at, o.id) > (s.created_at, s.id)
+);
+CREATE UNIQUE INDEX sessions_project_name_unique ON sessions (project_hash, name) WHERE name IS NOT NULL;
+CREATE TABLE session_locks (
+  session_id text PRIMARY KEY,
+  operation text NOT NULL,
+  holder text NOT NULL,
+  acquired_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

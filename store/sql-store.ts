@@ -13,6 +13,14 @@ import {
   toJson,
   toSession,
 } from './rows';
+import { type SessionLockAttempt, tryLockSession, unlockSession } from './session-locks';
+import {
+  claimSessionName,
+  findSessionByName,
+  listProjectSessions,
+  type NameClaim,
+  renameSession,
+} from './session-names';
 import { readSpoolPage } from './spool-read';
 import type { SqlClient } from './sql';
 import { storedToolResult, ToolResultStoredMeanwhile, writeToolResult } from './tool-result-writes';
@@ -185,7 +193,35 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async renameSession(id: string, name: string): Promise<void> {
-    await this.client.query('UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+    await renameSession(this.client, id, name);
+  }
+
+  claimSessionName(
+    session: NewSession & { name: string },
+    lock: { operation: string; holder: string; ttlMs: number },
+  ): Promise<NameClaim> {
+    return claimSessionName(this.client, session, lock);
+  }
+
+  findSessionByName(projectHashes: string[], name: string): Promise<SessionRow | null> {
+    return findSessionByName(this.client, projectHashes, name);
+  }
+
+  listProjectSessions(projectHashes: string[] | null, limit: number): Promise<SessionRow[]> {
+    return listProjectSessions(this.client, projectHashes, limit);
+  }
+
+  tryLockSession(
+    sessionId: string,
+    operation: string,
+    holder: string,
+    ttlMs: number,
+  ): Promise<SessionLockAttempt> {
+    return tryLockSession(this.client, sessionId, operation, holder, ttlMs);
+  }
+
+  unlockSession(sessionId: string, holder: string): Promise<void> {
+    return unlockSession(this.client, sessionId, holder);
   }
 
   async lastEventId(sessionId: string): Promise<number> {
