@@ -226,6 +226,23 @@ function buildProgram(): Command {
     );
 
   program
+    .command('search')
+    .description("search this project's sessions (messages, summaries, tool results) by words")
+    .argument('<text>', 'words to look for; "a phrase", -word and or work as in a web search')
+    .option('--all', "search every project's sessions")
+    .option('--limit <n>', 'matches to show at most', '20')
+    .option('--json', 'print the matches as JSON')
+    .action(
+      action(async (context, text: string, options) =>
+        (require('./commands/search-command') as typeof import('./commands/search-command')).searchCommand(
+          context,
+          text,
+          options,
+        ),
+      ),
+    );
+
+  program
     .command('watch')
     .description('follow a goal until it ends (exit code as for run)')
     .argument('[id]', ID_HELP)

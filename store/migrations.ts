@@ -161,6 +161,33 @@ CREATE TABLE session_locks (
 );
 `,
   },
+  {
+    id: 7,
+    name: 'full-text memory over messages',
+    // Issue 17 (F-MEMORY). The index is an expression over the stored messages themselves (their text
+    // parts, tool-call arguments and tool results, summaries included), so there is no second copy
+    // of the transcript, and it covers the rows that exist when it is created. What tools returned
+    // was redacted before it was stored, so the index holds the redacted text. The text is cut at
+    // 100,000 characters: a tsvector has a 1 MB ceiling, and a message must never fail to store
+    // because of its index. Both functions are IMMUTABLE with a fixed text search configuration,
+    // which an index expression needs; store/memory-search.ts queries by the same expression.
+    sql: `
+CREATE FUNCTION goalrun_message_text(content jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT left(coalesce(string_agg(part #>> '{}', ' '), ''), 100000)
+  FROM (
+    SELECT jsonb_path_query(content, 'lax $[*].text') AS part
+    UNION ALL SELECT jsonb_path_query(content, 'lax $[*].output.value')
+    UNION ALL SELECT jsonb_path_query(content, 'lax $[*] ? (@.type == "tool-call").input.** ? (@.type() == "string")')
+  ) parts
+$fn$;
+CREATE FUNCTION goalrun_message_tsv(content jsonb) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT to_tsvector('english'::regconfig, goalrun_message_text(content))
+$fn$;
+CREATE INDEX messages_memory_idx ON messages USING gin (goalrun_message_tsv(content));
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

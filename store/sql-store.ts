@@ -1,6 +1,7 @@
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
+import { latestRequestTokens, type MemoryMatch, type MemoryQuery, searchMemory } from './memory-search';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
 import {
   type CheckpointRecord,
@@ -222,6 +223,14 @@ export class SqlSessionStore implements SessionStore {
 
   unlockSession(sessionId: string, holder: string): Promise<void> {
     return unlockSession(this.client, sessionId, holder);
+  }
+
+  searchMemory(query: MemoryQuery): Promise<MemoryMatch[]> {
+    return searchMemory(this.client, query);
+  }
+
+  latestRequestTokens(sessionId: string): Promise<number | null> {
+    return latestRequestTokens(this.client, sessionId);
   }
 
   async lastEventId(sessionId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import type { GoalStatus } from '../core/goal';
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
+import type { MemoryMatch, MemoryQuery } from './memory-search';
 import type { SessionLockAttempt } from './session-locks';
 import type { NameClaim } from './session-names';
 
@@ -174,6 +175,10 @@ export interface SessionStore {
   ): Promise<SessionLockAttempt>;
   /** Gives a session's operation lock back, if this holder has it. */
   unlockSession(sessionId: string, holder: string): Promise<void>;
+  /** Full-text search over stored messages (issue 17 memory), best first. */
+  searchMemory(query: MemoryQuery): Promise<MemoryMatch[]>;
+  /** Input plus output tokens of the session's newest model request, or null before its first. */
+  latestRequestTokens(sessionId: string): Promise<number | null>;
   /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */
   lastEventId(sessionId: string): Promise<number>;
   /** The event stored under a key, or null. */
