@@ -153,9 +153,13 @@ describe('session names', () => {
       expect(bare.stderr).toContain(otherId.slice(0, 20));
 
       // Another project's session: by prefix refused, by full id resumed with a note.
-      const elsewhere = await runCli(['resume', sessionId.slice(0, 20), '--no-worker'], t.env);
+      const elsewhere = await runCli(['resume', sessionId.slice(0, -1), '--no-worker'], t.env);
       expect(elsewhere.code).toBe(2);
-      expect(elsewhere.stderr).toContain('of another project');
+      expect(elsewhere.stderr).toContain(`is session ${sessionId} of another project`);
+      const byFullId = await runCli(['resume', sessionId, '--message', 'fourth', '--json'], t.env);
+      expect(byFullId.code, byFullId.stderr).toBe(0);
+      expect(byFullId.stderr).toContain(`note: session ${sessionId} belongs to another project`);
+      expect(JSON.parse(byFullId.stdout)).toMatchObject({ sessionId, status: 'completed', steps: 4 });
       // No lock row is left behind.
       expect(await store.tryLockSession(sessionId, 'check', 'test', 1000)).toEqual({ acquired: true });
     } finally {
