@@ -226,6 +226,25 @@ function buildProgram(): Command {
     );
 
   program
+    .command('clean')
+    .description('remove old stopped sessions (a dry run unless --yes); never a running one')
+    .option('--older-than <duration>', 'only sessions idle longer than this: 30d, 12h, 90m, 2w')
+    .option('--keep <n>', 'stopped sessions kept per project, newest first (default 5)')
+    .option('--project <dir>', "this project's sessions (default: the current directory's)")
+    .option('--all', "every project's sessions")
+    .option('--include-named', 'named sessions too (kept by default)')
+    .option('--yes', 'remove them (without it: only list what would go)')
+    .option('--json', 'print {dryRun, sessions} as JSON')
+    .action(
+      action(async (context, options) =>
+        (require('./commands/clean-command') as typeof import('./commands/clean-command')).cleanCommand(
+          context,
+          options,
+        ),
+      ),
+    );
+
+  program
     .command('search')
     .description("search this project's sessions (messages, summaries, tool results) by words")
     .argument('<text>', 'words to look for; "a phrase", -word and or work as in a web search')

@@ -39,7 +39,9 @@ export async function sessionToResume(
     return sessionId;
   }
   const store = await context.sessionStore();
-  const rows = await store.listProjectSessions(projectHashesOf(process.cwd()), RESUMABLE_LISTED);
+  const rows = (await store.listProjectSessions(projectHashesOf(process.cwd()), RESUMABLE_LISTED * 2))
+    .filter((row) => !row.cleanedAt)
+    .slice(0, RESUMABLE_LISTED);
   if (rows.length === 0)
     throw new ConfigError(
       `no session has run in ${process.cwd()} yet; name one: goalrun resume <id or name>`,

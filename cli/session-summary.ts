@@ -28,7 +28,7 @@ export function summaryOf(row: SessionRow): SessionSummary {
     name: row.name ?? null,
     sessionId: row.id,
     idPrefix: row.id,
-    status: view?.status ?? row.status,
+    status: row.cleanedAt ? 'cleaned' : (view?.status ?? row.status),
     steps: view?.steps ?? 0,
     costUsd: view?.costUsd ?? 0,
     lastActivity: row.updatedAt.toISOString(),

@@ -77,7 +77,9 @@ LATERAL (
     const fillMs = performance.now() - fillStarted;
     const count = (await client.query('SELECT count(*)::int AS n FROM messages')).rows[0].n;
     const indexBytes = (await client.query("SELECT pg_relation_size('messages_memory_idx') AS b")).rows[0].b;
-    console.log(`filled ${count} messages in ${sessions} sessions (${PROJECTS} projects) in ${fmt(fillMs / 1000, 1)} s; index ${fmt(indexBytes / 1048576, 1)} MiB`);
+    console.log(
+      `filled ${count} messages in ${sessions} sessions (${PROJECTS} projects) in ${fmt(fillMs / 1000, 1)} s; index ${fmt(indexBytes / 1048576, 1)} MiB`,
+    );
     const project = ['p00000000003'];
     const cases = [
       ['rare word (5 matches), one project', 'zebracode', project],
@@ -95,7 +97,9 @@ LATERAL (
         if (i >= 2) times.push(performance.now() - started);
         found = hits.length;
       }
-      console.log(`${label}: median ${fmt(median(times), 1)} ms, p95 ${fmt(p95(times), 1)} ms (${found} shown)`);
+      console.log(
+        `${label}: median ${fmt(median(times), 1)} ms, p95 ${fmt(p95(times), 1)} ms (${found} shown)`,
+      );
     }
   } finally {
     await client.close();

@@ -1,6 +1,6 @@
 /**
- * Full-text memory over past sessions (issue 17, F-MEMORY): a query against the GIN expression index
- * of migration 7 over the stored messages. Ranked with ts_rank_cd; snippets (ts_headline) are made
+ * Full-text memory over past sessions (issue 17, F-MEMORY): a query against the GIN index of
+ * migration 7 over the stored messages' generated search_tsv column. Ranked with ts_rank_cd; snippets (ts_headline) are made
  * only for the rows returned, in an outer query, since they re-read each message's text.
  */
 import type { SqlExecutor } from './sql';
@@ -49,9 +49,9 @@ export async function searchMemory(db: SqlExecutor, query: MemoryQuery): Promise
     `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS query),
      hits AS (
        SELECT m.session_id, s.name, m.seq, m.role, m.created_at, m.content,
-              ts_rank_cd(goalrun_message_tsv(m.content), q.query) AS rank
+              ts_rank_cd(m.search_tsv, q.query) AS rank
        FROM messages m JOIN sessions s ON s.id = m.session_id, q
-       WHERE goalrun_message_tsv(m.content) @@ q.query
+       WHERE m.search_tsv @@ q.query
          AND ($2::text[] IS NULL OR s.project_hash = ANY($2::text[]))
          AND ($3::text IS NULL OR m.session_id <> $3::text)
        ORDER BY rank DESC, m.seq DESC

@@ -164,13 +164,13 @@ CREATE TABLE session_locks (
   {
     id: 7,
     name: 'full-text memory over messages',
-    // Issue 17 (F-MEMORY). The index is an expression over the stored messages themselves (their text
+    // Issue 17 (F-MEMORY). The index is over a generated column of the stored messages themselves (their text
     // parts, tool-call arguments and tool results, summaries included), so there is no second copy
     // of the transcript, and it covers the rows that exist when it is created. What tools returned
     // was redacted before it was stored, so the index holds the redacted text. The text is cut at
     // 100,000 characters: a tsvector has a 1 MB ceiling, and a message must never fail to store
     // because of its index. Both functions are IMMUTABLE with a fixed text search configuration,
-    // which an index expression needs; store/memory-search.ts queries by the same expression.
+    // which a generated column needs.
     sql: `
 CREATE FUNCTION goalrun_message_text(content jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
@@ -185,7 +185,20 @@ CREATE FUNCTION goalrun_message_tsv(content jsonb) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
   SELECT to_tsvector('english'::regconfig, goalrun_message_text(content))
 $fn$;
-CREATE INDEX messages_memory_idx ON messages USING gin (goalrun_message_tsv(content));
+-- Stored, not only indexed: ranking reads each match's tsvector, and recomputing it from the jsonb
+-- took seconds for a common word over 100,000 messages (scripts/bench-memory-search.js).
+ALTER TABLE messages ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (goalrun_message_tsv(content)) STORED;
+CREATE INDEX messages_memory_idx ON messages USING gin (search_tsv);
+`,
+  },
+  {
+    id: 8,
+    name: 'cleaned sessions',
+    // Issue 17 (retention). `goalrun clean` removes a session's messages, events, spool rows,
+    // checkpoints and workspace contexts, and keeps its catalog row as a marker with the time it was
+    // cleaned, so `status` can say so instead of "no such goal".
+    sql: `
+ALTER TABLE sessions ADD COLUMN cleaned_at timestamptz;
 `,
   },
 ];

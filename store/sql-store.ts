@@ -14,6 +14,7 @@ import {
   toJson,
   toSession,
 } from './rows';
+import { cleanSession } from './session-clean';
 import { type SessionLockAttempt, tryLockSession, unlockSession } from './session-locks';
 import {
   claimSessionName,
@@ -227,6 +228,10 @@ export class SqlSessionStore implements SessionStore {
 
   searchMemory(query: MemoryQuery): Promise<MemoryMatch[]> {
     return searchMemory(this.client, query);
+  }
+
+  cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean> {
+    return this.client.transaction((tx) => cleanSession(tx, id, cleanableStatuses));
   }
 
   latestRequestTokens(sessionId: string): Promise<number | null> {

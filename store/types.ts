@@ -23,6 +23,8 @@ export interface SessionRow {
   name?: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When `goalrun clean` removed its transcript (the row stays as a marker), or null. */
+  cleanedAt?: Date | null;
 }
 
 /** A stored event: tool traces, progress, notices, checkpoints. */
@@ -177,6 +179,11 @@ export interface SessionStore {
   unlockSession(sessionId: string, holder: string): Promise<void>;
   /** Full-text search over stored messages (issue 17 memory), best first. */
   searchMemory(query: MemoryQuery): Promise<MemoryMatch[]>;
+  /**
+   * Removes a stopped session's messages, events, spool rows, checkpoints and workspace contexts in one
+   * transaction and marks its row cleaned; false (nothing removed) when it is not stopped or is gone.
+   */
+  cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean>;
   /** Input plus output tokens of the session's newest model request, or null before its first. */
   latestRequestTokens(sessionId: string): Promise<number | null>;
   /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */

@@ -114,7 +114,7 @@ describe('memory search', () => {
   it('answers from the GIN index', async () => {
     await client.query('SET enable_seqscan = off');
     const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN SELECT seq FROM messages WHERE goalrun_message_tsv(content) @@ websearch_to_tsquery('english', 'periwinkle')`,
+      `EXPLAIN SELECT seq FROM messages WHERE search_tsv @@ websearch_to_tsquery('english', 'periwinkle')`,
     );
     await client.query('SET enable_seqscan = on');
     expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('messages_memory_idx');
