@@ -75,9 +75,10 @@ function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) 
     let context: CliContext | undefined;
     let code: number;
     try {
-      context = new (contextModule().CliContext)();
       // Commander passes the options object just before the command itself.
-      const options = args.at(-2) as { taskQueue?: string } | undefined;
+      const options = args.at(-2) as { taskQueue?: string; workspace?: string } | undefined;
+      const workspace = options && typeof options === 'object' ? options.workspace : undefined;
+      context = new (contextModule().CliContext)(contextModule().settingsFor(workspace));
       if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
       code = await handler(context, ...args);
     } catch (err) {
