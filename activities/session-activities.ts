@@ -16,6 +16,7 @@ import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
 import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY } from '../core/store-keys';
 import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
+import { SessionNameTaken } from '../store/session-names';
 import type { SessionStore } from '../store/types';
 import { recordContextNotices } from './extensions/extension-activities';
 import { firstMessageText, firstMessageWithEnvironment } from './prompt';
@@ -83,7 +84,17 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
 
     /** Gives the session a name (/rename). */
     async renameSession(input: { sessionId: string; name: string }): Promise<void> {
-      await store.renameSession(input.sessionId, input.name);
+      try {
+        await store.renameSession(input.sessionId, input.name);
+      } catch (err) {
+        // Names are unique per project: a taken name is the user's to change, not a retry's.
+        if (!(err instanceof SessionNameTaken)) throw err;
+        throw ApplicationFailure.create({
+          message: err.message,
+          type: FailureType.ConfigError,
+          nonRetryable: true,
+        });
+      }
     },
 
     /** Checks that this worker can call a model (/model): the specifier, its key, its script file. */

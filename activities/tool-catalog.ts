@@ -5,6 +5,7 @@ import { todoWriteToolSpec } from '../core/todo-write-schema';
 import { LEGACY_TOOL } from '../core/tool-names';
 import type { ToolSpec } from './providers/types';
 import { jobOutputTool } from './tools/job-tools';
+import { memorySearchTool } from './tools/memory-search';
 import { parseToolArgs, WORKSPACE_TOOLS } from './tools/registry';
 import { toolOutputTool } from './tools/tool-output';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './tools/types';
@@ -21,6 +22,7 @@ export interface CatalogTool {
 const ACTIVITY_TOOLS: Record<string, ToolDefinition<any>> = {
   ...WORKSPACE_TOOLS,
   [toolOutputTool.name]: toolOutputTool,
+  [memorySearchTool.name]: memorySearchTool,
   // The retired name of job-output (spec S-JOBS): not offered, still handled.
   [LEGACY_TOOL.bashOutput]: { ...jobOutputTool, name: LEGACY_TOOL.bashOutput },
 };

@@ -35,6 +35,11 @@ const devServerModule = (): typeof import('./dev-server') => require('./dev-serv
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;
 
+/** Settings for a command run on a workspace (default: the current directory), its project config included. */
+export function settingsFor(workspace?: string): Settings {
+  return loadSettings(process.env, workspace ?? process.cwd());
+}
+
 /** A command's shared resources, opened lazily and closed once. */
 export class CliContext {
   readonly settings: Settings;
@@ -52,7 +57,7 @@ export class CliContext {
   private queueFromFlag = false;
   private keys?: PayloadKey[];
 
-  constructor(settings: Settings = loadSettings()) {
+  constructor(settings: Settings = settingsFor()) {
     this.settings = settings;
   }
 

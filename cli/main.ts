@@ -41,6 +41,11 @@ Examples:
 const LAST_OPTION = ['--last', 'the newest goal of the current directory (instead of an id)'] as const;
 /** How commands describe their id argument. */
 const ID_HELP = 'session id, a unique prefix of it, workflow id, session name, or the short id `list` prints';
+/** `--name` of run and start: get or create the project's session of that name. */
+const NAME_OPTION = [
+  '--name <name>',
+  "the project's session of this name: started if new, continued with the objective as an instruction if stopped (refused while it runs)",
+] as const;
 /** The option that overrides the task queue derived from the store. */
 const TASK_QUEUE_OPTION = [
   '--task-queue <name>',
@@ -73,9 +78,10 @@ function action<A extends unknown[]>(handler: (context: CliContext, ...args: A) 
     let context: CliContext | undefined;
     let code: number;
     try {
-      context = new (contextModule().CliContext)();
       // Commander passes the options object just before the command itself.
-      const options = args.at(-2) as { taskQueue?: string } | undefined;
+      const options = args.at(-2) as { taskQueue?: string; workspace?: string } | undefined;
+      const workspace = options && typeof options === 'object' ? options.workspace : undefined;
+      context = new (contextModule().CliContext)(contextModule().settingsFor(workspace));
       if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
       code = await handler(context, ...args);
     } catch (err) {
@@ -113,6 +119,7 @@ function buildProgram(): Command {
   for (const option of [...goalOptionList(), ...headlessOptionList()]) run.addOption(option);
   run
     .option('--output-last-message <file>', "write the goal's final summary to this file when it ends")
+    .option(...NAME_OPTION)
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
@@ -127,6 +134,7 @@ function buildProgram(): Command {
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
   for (const option of [...goalOptionList(), ...headlessOptionList()]) start.addOption(option);
   start
+    .option(...NAME_OPTION)
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
     .action(
@@ -228,6 +236,55 @@ function buildProgram(): Command {
     .action(action((context, options) => upgradeCheckCommands().upgradeCheckCommand(context, options)));
 
   program
+    .command('sessions')
+    .description("list this project's sessions: name, id, status, steps, cost, last activity, objective")
+    .option('--all', "every project's sessions")
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (context, options) =>
+        (
+          require('./commands/sessions-command') as typeof import('./commands/sessions-command')
+        ).sessionsCommand(context, options),
+      ),
+    );
+
+  program
+    .command('clean')
+    .description('remove old stopped sessions (a dry run unless --yes); never a running one')
+    .option('--older-than <duration>', 'only sessions idle longer than this: 30d, 12h, 90m, 2w')
+    .option('--keep <n>', 'stopped sessions kept per project, newest first (default 5)')
+    .option('--project <dir>', "this project's sessions (default: the current directory's)")
+    .option('--all', "every project's sessions")
+    .option('--include-named', 'named sessions too (kept by default)')
+    .option('--yes', 'remove them (without it: only list what would go)')
+    .option('--json', 'print {dryRun, sessions} as JSON')
+    .action(
+      action(async (context, options) =>
+        (require('./commands/clean-command') as typeof import('./commands/clean-command')).cleanCommand(
+          context,
+          options,
+        ),
+      ),
+    );
+
+  program
+    .command('search')
+    .description("search this project's sessions (messages, summaries, tool results) by words")
+    .argument('<text>', 'words to look for; "a phrase", -word and or work as in a web search')
+    .option('--all', "search every project's sessions")
+    .option('--limit <n>', 'matches to show at most', '20')
+    .option('--json', 'print the matches as JSON')
+    .action(
+      action(async (context, text: string, options) =>
+        (require('./commands/search-command') as typeof import('./commands/search-command')).searchCommand(
+          context,
+          text,
+          options,
+        ),
+      ),
+    );
+
+  program
     .command('watch')
     .description('follow a goal until it ends (exit code as for run)')
     .argument('[id]', ID_HELP)
@@ -257,8 +314,10 @@ function buildProgram(): Command {
 
   const resume = program
     .command('resume')
-    .description('attach to a running goal, or continue a stopped one from its checkpoint')
-    .argument('[id]', ID_HELP)
+    .description(
+      'attach to a running goal, or continue a stopped one from its checkpoint (without an id: pick one of this project)',
+    )
+    .argument('[id]', `${ID_HELP}, or a session name of this project`)
     .option(...LAST_OPTION);
   for (const option of limitOptionList()) resume.addOption(option);
   resume

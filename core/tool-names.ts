@@ -14,6 +14,7 @@ export const TOOL = {
   toolOutput: 'tool-output',
   jobOutput: 'job-output',
   jobKill: 'job-kill',
+  memorySearch: 'memory-search',
   todoWrite: 'todo-write',
   finish: 'finish',
 } as const;
@@ -58,5 +59,8 @@ export const LEGACY_TASK_TOOL_NAMES = [
 /** Every tool name the workflow handles itself. */
 export const WORKFLOW_HANDLED_TOOL_NAMES: string[] = [...WORKFLOW_TOOL_NAMES, ...LEGACY_TASK_TOOL_NAMES];
 
-/** Every tool a goal offers its model, in the order the model sees them. */
-export const GOAL_TOOL_NAMES: string[] = [...WORKSPACE_TOOL_NAMES, ...WORKFLOW_TOOL_NAMES];
+/** Every tool a goal of release 0.1.0 offers its model (its histories record this list). */
+export const GOAL_TOOL_NAMES_0_1: string[] = [...WORKSPACE_TOOL_NAMES, ...WORKFLOW_TOOL_NAMES];
+
+/** Every tool a goal offers its model, in the order the model sees them (memory-search since 0.2.0). */
+export const GOAL_TOOL_NAMES: string[] = [...WORKSPACE_TOOL_NAMES, TOOL.memorySearch, ...WORKFLOW_TOOL_NAMES];

@@ -138,6 +138,69 @@ CREATE TABLE workspace_contexts (
 );
 `,
   },
+  {
+    id: 6,
+    name: 'session names unique per project, and one operation per session',
+    // Issue 17 (F-SESSION). Names given with /rename before this migration may repeat within a project:
+    // the newest session keeps the name, an older one gets its id appended, so the unique index builds.
+    // session_locks holds one row per session while a CLI operation (start, resume, fork, clean) runs
+    // on it; expires_at lets a crashed holder's lock lapse (store/session-locks.ts).
+    sql: `
+UPDATE sessions s SET name = s.name || ' (' || s.id || ')'
+WHERE s.name IS NOT NULL AND EXISTS (
+  SELECT 1 FROM sessions o
+  WHERE o.project_hash = s.project_hash AND o.name = s.name AND (o.created_at, o.id) > (s.created_at, s.id)
+);
+CREATE UNIQUE INDEX sessions_project_name_unique ON sessions (project_hash, name) WHERE name IS NOT NULL;
+CREATE TABLE session_locks (
+  session_id text PRIMARY KEY,
+  operation text NOT NULL,
+  holder text NOT NULL,
+  acquired_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+`,
+  },
+  {
+    id: 7,
+    name: 'full-text memory over messages',
+    // Issue 17 (F-MEMORY). The index is over a generated column of the stored messages themselves (their text
+    // parts, tool-call arguments and tool results, summaries included), so there is no second copy
+    // of the transcript, and it covers the rows that exist when it is created. What tools returned
+    // was redacted before it was stored, so the index holds the redacted text. The text is cut at
+    // 100,000 characters: a tsvector has a 1 MB ceiling, and a message must never fail to store
+    // because of its index. Both functions are IMMUTABLE with a fixed text search configuration,
+    // which a generated column needs.
+    sql: `
+CREATE FUNCTION goalrun_message_text(content jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT left(coalesce(string_agg(part #>> '{}', ' '), ''), 100000)
+  FROM (
+    SELECT jsonb_path_query(content, 'lax $[*].text') AS part
+    UNION ALL SELECT jsonb_path_query(content, 'lax $[*].output.value')
+    UNION ALL SELECT jsonb_path_query(content, 'lax $[*] ? (@.type == "tool-call").input.** ? (@.type() == "string")')
+  ) parts
+$fn$;
+CREATE FUNCTION goalrun_message_tsv(content jsonb) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT to_tsvector('english'::regconfig, goalrun_message_text(content))
+$fn$;
+-- Stored, not only indexed: ranking reads each match's tsvector, and recomputing it from the jsonb
+-- took seconds for a common word over 100,000 messages (scripts/bench-memory-search.js).
+ALTER TABLE messages ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (goalrun_message_tsv(content)) STORED;
+CREATE INDEX messages_memory_idx ON messages USING gin (search_tsv);
+`,
+  },
+  {
+    id: 8,
+    name: 'cleaned sessions',
+    // Issue 17 (retention). `goalrun clean` removes a session's messages, events, spool rows,
+    // checkpoints and workspace contexts, and keeps its catalog row as a marker with the time it was
+    // cleaned, so `status` can say so instead of "no such goal".
+    sql: `
+ALTER TABLE sessions ADD COLUMN cleaned_at timestamptz;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -3,7 +3,7 @@ import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messag
 import type { EventRow, GoalStatus, SessionRow } from './types';
 
 export const SESSION_COLUMNS =
-  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, name, created_at, updated_at';
+  'id, project_dir, project_hash, objective, status, reason, model, workflow_id, goal_state, name, created_at, updated_at, cleaned_at';
 
 export interface SessionRecord {
   id: string;
@@ -18,6 +18,7 @@ export interface SessionRecord {
   name: string | null;
   created_at: Date;
   updated_at: Date;
+  cleaned_at?: Date | null;
 }
 
 export interface MessageRecord {
@@ -77,6 +78,7 @@ export function toSession(row: SessionRecord): SessionRow {
     name: row.name ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    cleanedAt: row.cleaned_at ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { StoredMessage, TranscriptEntry } from '../core/messages';
 import { shortIdOf } from '../core/session-ids';
 import type { StateWrite } from '../core/state-write';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
+import { latestRequestTokens, type MemoryMatch, type MemoryQuery, searchMemory } from './memory-search';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
 import {
   type CheckpointRecord,
@@ -14,6 +15,15 @@ import {
   toJson,
   toSession,
 } from './rows';
+import { cleanSession } from './session-clean';
+import { type SessionLockAttempt, tryLockSession, unlockSession } from './session-locks';
+import {
+  claimSessionName,
+  findSessionByName,
+  listProjectSessions,
+  type NameClaim,
+  renameSession,
+} from './session-names';
 import { readSpoolPage } from './spool-read';
 import type { SqlClient } from './sql';
 import { storedToolResult, ToolResultStoredMeanwhile, writeToolResult } from './tool-result-writes';
@@ -186,7 +196,47 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async renameSession(id: string, name: string): Promise<void> {
-    await this.client.query('UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+    await renameSession(this.client, id, name);
+  }
+
+  claimSessionName(
+    session: NewSession & { name: string },
+    lock: { operation: string; holder: string; ttlMs: number },
+  ): Promise<NameClaim> {
+    return claimSessionName(this.client, session, lock);
+  }
+
+  findSessionByName(projectHashes: string[], name: string): Promise<SessionRow | null> {
+    return findSessionByName(this.client, projectHashes, name);
+  }
+
+  listProjectSessions(projectHashes: string[] | null, limit: number): Promise<SessionRow[]> {
+    return listProjectSessions(this.client, projectHashes, limit);
+  }
+
+  tryLockSession(
+    sessionId: string,
+    operation: string,
+    holder: string,
+    ttlMs: number,
+  ): Promise<SessionLockAttempt> {
+    return tryLockSession(this.client, sessionId, operation, holder, ttlMs);
+  }
+
+  unlockSession(sessionId: string, holder: string): Promise<void> {
+    return unlockSession(this.client, sessionId, holder);
+  }
+
+  searchMemory(query: MemoryQuery): Promise<MemoryMatch[]> {
+    return searchMemory(this.client, query);
+  }
+
+  cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean> {
+    return this.client.transaction((tx) => cleanSession(tx, id, cleanableStatuses));
+  }
+
+  latestRequestTokens(sessionId: string): Promise<number | null> {
+    return latestRequestTokens(this.client, sessionId);
   }
 
   async lastEventId(sessionId: string): Promise<number> {

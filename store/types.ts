@@ -1,6 +1,9 @@
 import type { GoalStatus } from '../core/goal';
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
+import type { MemoryMatch, MemoryQuery } from './memory-search';
+import type { SessionLockAttempt } from './session-locks';
+import type { NameClaim } from './session-names';
 
 export type { GoalStatus };
 
@@ -20,6 +23,8 @@ export interface SessionRow {
   name?: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When `goalrun clean` removed its transcript (the row stays as a marker), or null. */
+  cleanedAt?: Date | null;
 }
 
 /** A stored event: tool traces, progress, notices, checkpoints. */
@@ -152,8 +157,35 @@ export interface SessionStore {
   ): Promise<{ seq: number; created: boolean }>;
   /** Applies a change to the saved goal state (and, for a full write, adds a checkpoint row). */
   writeGoalState(sessionId: string, write: StateWrite, event?: MessageWriteOptions['event']): Promise<void>;
-  /** Sets the session's name (/rename). */
+  /** Sets the session's name (/rename); throws SessionNameTaken when another session of its project has it. */
   renameSession(id: string, name: string): Promise<void>;
+  /** Creates a named session with its operation lock taken, or returns the project's session of that name. */
+  claimSessionName(
+    session: NewSession & { name: string },
+    lock: { operation: string; holder: string; ttlMs: number },
+  ): Promise<NameClaim>;
+  /** The session of one of these project hashes with this name, or null. */
+  findSessionByName(projectHashes: string[], name: string): Promise<SessionRow | null>;
+  /** Sessions of these projects (every project when null), most recently active first. */
+  listProjectSessions(projectHashes: string[] | null, limit: number): Promise<SessionRow[]>;
+  /** Takes a session's operation lock for ttlMs, unless another holder's lease is still running. */
+  tryLockSession(
+    sessionId: string,
+    operation: string,
+    holder: string,
+    ttlMs: number,
+  ): Promise<SessionLockAttempt>;
+  /** Gives a session's operation lock back, if this holder has it. */
+  unlockSession(sessionId: string, holder: string): Promise<void>;
+  /** Full-text search over stored messages (issue 17 memory), best first. */
+  searchMemory(query: MemoryQuery): Promise<MemoryMatch[]>;
+  /**
+   * Removes a stopped session's messages, events, spool rows, checkpoints and workspace contexts in one
+   * transaction and marks its row cleaned; false (nothing removed) when it is not stopped or is gone.
+   */
+  cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean>;
+  /** Input plus output tokens of the session's newest model request, or null before its first. */
+  latestRequestTokens(sessionId: string): Promise<number | null>;
   /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */
   lastEventId(sessionId: string): Promise<number>;
   /** The event stored under a key, or null. */

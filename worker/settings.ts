@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
 import { fastConfig } from './config-fast-path';
 import { configSchema, type GoalrunConfig } from './config-schema';
+import { checkProjectConfig, findProjectConfig } from './project-config';
 
 export { temporalHttpBaseUrl } from './config-fast-path';
 export type { GoalrunConfig } from './config-schema';
@@ -36,6 +37,8 @@ export function taskQueueForStore(storeId: string): string {
 export interface Settings {
   home: string;
   configPath: string;
+  /** The config files that were read: the global one if it exists, then the project's (issue 17). */
+  configFiles?: string[];
   config: GoalrunConfig;
   temporalAddress: string;
   /** Temporal's HTTP API (TEMPORAL_HTTP_ADDRESS or the config), read by the read-only commands. */
@@ -86,13 +89,21 @@ export function loadConfigFile(configPath: string): GoalrunConfig {
 }
 
 /** Settings from the environment and the config file. Throws ConfigError on a bad config file. */
-export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectDir?: string): Settings {
   const home = goalrunHome(env);
   const configPath = path.join(home, 'config.json');
-  const config = loadConfigFile(configPath);
+  const globalConfig = loadConfigFile(configPath);
+  const configFiles = fs.existsSync(configPath) ? [configPath] : [];
+  // The project's file overrides the global one key by key (worker/project-config.ts).
+  const projectFile = projectDir === undefined ? null : findProjectConfig(projectDir);
+  const config = projectFile
+    ? { ...globalConfig, ...checkProjectConfig(projectFile, loadConfigFile(projectFile)) }
+    : globalConfig;
+  if (projectFile) configFiles.push(projectFile);
   return {
     home,
     configPath,
+    configFiles,
     config,
     temporalAddress: env.TEMPORAL_ADDRESS || config.temporal_address || DEFAULT_TEMPORAL_ADDRESS,
     temporalHttpAddress: env.TEMPORAL_HTTP_ADDRESS || config.temporal_http_address || undefined,

@@ -20,7 +20,7 @@ import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { plural } from '../core/text';
 import { isTodoWriteCall } from '../core/todo-write-tool';
-import { GOAL_TOOL_NAMES, TOOL } from '../core/tool-names';
+import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1, TOOL } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
 import {
   handleWorkflowTool,
@@ -123,7 +123,8 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       baseUrl: goal.baseUrl,
       upToSeq: lastSeqOf(run.state.ledger),
       plan: run.state.compaction?.plan,
-      tools: GOAL_TOOL_NAMES,
+      // A goal of 0.1.0 keeps the tool list its history recorded; memory-search came with the command queue's release.
+      tools: run.features[PATCH.commandQueue] ? GOAL_TOOL_NAMES : GOAL_TOOL_NAMES_0_1,
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
     };

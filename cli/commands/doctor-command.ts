@@ -34,10 +34,21 @@ export async function doctorCommand(context: CliContext, options: DoctorOptions 
     sandboxMode: options.sandbox,
     findTemporalBinary,
   });
+  checks.push(configFilesCheck(settings.configFiles ?? []));
   checks.push(...(await extensionChecks(context, options)));
   if (options.json) printJson({ checks });
   else for (const check of checks) say(formatDoctorLine(check));
   return checks.some((check) => check.required && !check.ok) ? ExitCode.failedOrBlocked : ExitCode.completed;
+}
+
+/** Which config files were read: the global one, then the project's (`.goalrun/config.json`). */
+function configFilesCheck(files: string[]): DoctorCheck {
+  return {
+    name: 'config files',
+    ok: true,
+    required: false,
+    detail: files.length > 0 ? `read ${files.join(', then ')}` : 'none (defaults and the environment only)',
+  };
 }
 
 /** The checks of the workspace's instructions, hooks and MCP servers (each server is started). */

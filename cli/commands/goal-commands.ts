@@ -10,17 +10,19 @@ import { innermostMessage } from '../../workflows/failures';
 import type { CliContext } from '../context';
 import { type FollowOptions, followGoal } from '../follow';
 import { goalFromOptions } from '../goal-definition';
-import { resolveSessionId } from '../goal-id';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { writableFile, writeLastMessage } from '../last-message';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
+import { claimNamedSession } from '../named-start';
 import { objectiveFrom } from '../objective-input';
 import { notice, printJson, say } from '../output';
 import { outputFormatOf } from '../output-format';
+import { sessionToResume } from '../resume-target';
 import { requireSandbox } from '../sandbox-check';
+import { type HeldSessionLock, lockSession } from '../session-lock';
 import { onInterrupt } from '../signals';
-import { startGoal } from '../start-goal';
+import { type StartedGoal, startGoal } from '../start-goal';
 import { senderName, steerGoal } from '../steer-client';
 import { webUiUrl } from '../web-ui';
 import {
@@ -52,19 +54,52 @@ async function requireSandboxForGoal(goal: GoalDefinition): Promise<void> {
 /** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
 export async function runCommand(
   context: CliContext,
-  objective: string,
-  options: GoalOptions,
+  objectiveArg: string,
+  options: GoalOptions & { name?: string },
 ): Promise<number> {
   const interrupted = onInterrupt();
   const hostsWorker = options.worker !== false;
+  const objective = objectiveFrom(objectiveArg);
   // Checked before the goal starts: a typo in the path must not cost a whole run.
   const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const follow = await followOptions(context, sessionId, options, interrupted, 'start');
-  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, hostsWorker);
+  const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  // Before a name is claimed: a machine that cannot sandbox the goal starts nothing.
   await requireSandboxForGoal(goal);
+  if (options.name !== undefined) {
+    const claim = await claimNamedSession(context, options.name, objective, options, hostsWorker);
+    try {
+      if (claim.kind === 'continue') {
+        return await resumeSession(
+          context,
+          claim.sessionId,
+          { ...options, message: objective },
+          interrupted,
+          claim.lock,
+        );
+      }
+      return await runGoal(context, claim.goal, options, interrupted, claim.lock, lastMessageFile);
+    } finally {
+      await claim.lock.release();
+    }
+  }
+  return runGoal(context, goal, options, interrupted, undefined, lastMessageFile);
+}
+
+/** Starts a new goal with a worker here (unless --no-worker) and follows it. */
+async function runGoal(
+  context: CliContext,
+  goal: GoalDefinition,
+  options: GoalOptions,
+  interrupted: Promise<NodeJS.Signals>,
+  lock?: HeldSessionLock,
+  lastMessageFile?: string,
+): Promise<number> {
+  const hostsWorker = options.worker !== false;
+  const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
+  await lock?.release();
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model);
   await warnIfNoToolHost(context, goal);
@@ -76,30 +111,53 @@ export async function runCommand(
 /** `goalrun start`: start a goal and return at once. */
 export async function startCommand(
   context: CliContext,
-  objective: string,
-  options: GoalOptions,
+  objectiveArg: string,
+  options: GoalOptions & { name?: string },
 ): Promise<number> {
+  const objective = objectiveFrom(objectiveArg);
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const goal = goalFromOptions(objectiveFrom(objective), options, context.settings, sessionId, false);
+  const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
   await requireSandboxForGoal(goal);
+  if (options.name !== undefined) {
+    const claim = await claimNamedSession(context, options.name, objective, options, false);
+    try {
+      if (claim.kind === 'continue') {
+        const resumeOptions = { ...options, message: objective, worker: false };
+        return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
+      }
+      const started = await startGoal(context, claim.goal);
+      await claim.lock.release();
+      await reportStarted(context, started, options.json);
+      return 0;
+    } finally {
+      await claim.lock.release();
+    }
+  }
   const started = await startGoal(context, goal);
-  if (options.json) {
+  await reportStarted(context, started, options.json);
+  noteModel(goal.model);
+  await warnIfNoToolHost(context, goal);
+  return 0;
+}
+
+/** What `start` prints once a goal's execution has started, and the warning when no worker runs it. */
+async function reportStarted(context: CliContext, started: StartedGoal, json?: boolean): Promise<number> {
+  if (json) {
     printJson(started);
   } else {
     say(`started goal ${started.sessionId} (workflow ${started.workflowId})`);
     say(`  a worker must be running:  ${context.workerHint()}`);
     say(`  follow it:                 goalrun watch ${started.sessionId}`);
   }
-  noteModel(goal.model);
   await warnIfNoWorker(context, started.taskQueue);
-  await warnIfNoToolHost(context, goal);
   return 0;
 }
 
 /**
  * `goalrun resume`: attach to a running goal, or start a new execution of a stopped one from its
  * checkpoint, with counters and the structured history carried over. A completed goal needs a new
- * instruction (--message) or --force; a goal at a limit needs that limit raised.
+ * instruction (--message) or --force; a goal at a limit needs that limit raised. The goal is named by
+ * id, prefix, --last or name (get only); with none of them, picked from the project's sessions.
  */
 export async function resumeCommand(
   context: CliContext,
@@ -107,7 +165,29 @@ export async function resumeCommand(
   options: ResumeOptions,
 ): Promise<number> {
   const interrupted = onInterrupt();
-  const sessionId = await resolveSessionId(context, { id, last: options.last });
+  const sessionId = await sessionToResume(context, id, options.last);
+  const store = await context.sessionStore();
+  const lock = await lockSession(store, sessionId, 'resume');
+  try {
+    return await resumeSession(context, sessionId, options, interrupted, lock);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Resumes one session while holding its operation lock, which is given back once the new execution
+ * has started (before following it). With `follow: false` (`start --name` of a stopped session) it
+ * returns as `start` does.
+ */
+export async function resumeSession(
+  context: CliContext,
+  sessionId: string,
+  options: ResumeOptions,
+  interrupted: Promise<NodeJS.Signals>,
+  lock: HeldSessionLock,
+  follow = true,
+): Promise<number> {
   const message = options.message?.trim();
   if (options.message !== undefined && !message)
     throw new ConfigError('--message is empty; say what to do next');
@@ -115,10 +195,12 @@ export async function resumeCommand(
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
   if (status === 'RUNNING') {
+    if (!follow) throw new ConfigError(`session ${sessionId} is running; steer it, or cancel it first`);
+    await lock.release();
     if (hostsWorker) await hostRunningGoal(context, sessionId);
-    const follow = await followOptions(context, sessionId, options, interrupted, 'now');
-    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), follow.json === true);
-    return followGoal(context, sessionId, follow);
+    const followed = await followOptions(context, sessionId, options, interrupted, 'now');
+    await steerRunningGoal(context, sessionId, message, limitsFromFlags(options), followed.json === true);
+    return followGoal(context, sessionId, followed);
   }
   const store = await context.sessionStore();
   const row = await store.findSession(sessionId);
@@ -144,7 +226,9 @@ export async function resumeCommand(
   if (!saved) {
     // Stopped before its first checkpoint (cancelled before any worker ran it): nothing to carry over.
     if (hostsWorker) await context.hostWorker();
-    await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
+    const started = await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
+    await lock.release();
+    if (!follow) return reportStarted(context, started, options.json);
     if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
     return followGoal(
       context,
@@ -168,8 +252,10 @@ export async function resumeCommand(
     );
   }
   if (hostsWorker) await context.hostWorker();
-  const follow = await followOptions(context, sessionId, options, interrupted, 'now');
-  await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
+  const followed = follow ? await followOptions(context, sessionId, options, interrupted, 'now') : null;
+  const started = await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
+  await lock.release();
+  if (!followed) return reportStarted(context, started, options.json);
   if (!options.json) {
     say(
       `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
@@ -177,7 +263,7 @@ export async function resumeCommand(
   }
   // The earlier run's recent actions (paused, limits changed, …) are history: follow from here on.
   const shownUpTo = Math.max(0, ...(saved.recent ?? []).map((action) => action.n));
-  return followGoal(context, sessionId, { ...follow, shownUpTo });
+  return followGoal(context, sessionId, { ...followed, shownUpTo });
 }
 
 /**

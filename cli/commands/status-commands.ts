@@ -28,6 +28,16 @@ export async function statusCommand(
 ): Promise<number> {
   context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last } satisfies GoalRef);
+  const cleaned = (await (await context.sessionStore()).getSession(sessionId))?.cleanedAt;
+  if (cleaned) {
+    // `goalrun clean` removed its transcript; the catalog row says when (issue 17).
+    if (options.json) printJson({ sessionId, status: 'cleaned', cleanedAt: cleaned.toISOString() });
+    else
+      say(
+        `goal ${sessionId} was cleaned at ${cleaned.toISOString()}: its transcript, events and checkpoints were removed`,
+      );
+    return 0;
+  }
   const view = await loadStatus(context, sessionId);
   const modelNote = view.modelNote ?? modelNoteOf(view.model);
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);

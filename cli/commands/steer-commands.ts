@@ -16,6 +16,7 @@ import { type GoalRef, resolveSessionId } from '../goal-id';
 import { positiveIntFlag } from '../goal-options';
 import { queryState, statusText, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
+import { checkSessionName } from '../session-names';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
@@ -69,8 +70,25 @@ export async function limitsCommand(
 
 /** `goalrun model <id> SPEC` and `goalrun rename <id> NAME`: a command with an argument. */
 export function argumentVerb(command: 'model' | 'rename' | 'compact') {
-  return (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) =>
-    send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
+  return async (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) => {
+    if (command === 'rename') {
+      const sessionId = await resolveSessionId(context, { id, last: options.last });
+      await checkNameFree(context, sessionId, checkSessionName(words.join(' ')));
+    }
+    return send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
+  };
+}
+
+/** Names are unique per project: `rename` to a name another session of the project has is refused. */
+async function checkNameFree(context: CliContext, sessionId: string, name: string): Promise<void> {
+  const store = await context.sessionStore();
+  const row = await store.getSession(sessionId);
+  if (!row) return;
+  const holder = await store.findSessionByName([row.projectHash], name);
+  if (holder && holder.id !== sessionId)
+    throw new ConfigError(
+      `the name "${name}" is taken by session ${holder.id} of this project; pick another`,
+    );
 }
 
 /** How long `approve` and `deny` wait for a worker to take the answer before they say none did. */

@@ -291,7 +291,8 @@ describe('ids', () => {
     const cancelByPrefix = await runCli(['cancel', olderPrefix], t.env);
     expect(cancelByPrefix.code, cancelByPrefix.stderr).toBe(0);
     expect(cancelByPrefix.stdout).toContain(`goal ${ids[0]} is not running (completed); nothing to cancel`);
-    const resumeByPrefix = await runCli(['resume', olderPrefix], t.env);
+    // A prefix reaches only the current project's sessions (issue 17): resume it from the workspace.
+    const resumeByPrefix = await runIn(t.workspace, ['resume', olderPrefix], t.env);
     expect(resumeByPrefix.stderr).toContain(`goal ${ids[0]} already completed`);
     expect(resumeByPrefix.stderr).not.toContain('no goal with');
     const last = await runIn(t.workspace, ['status', '--last', '--json'], t.env);

@@ -20,6 +20,7 @@ describe('toolSpecsFor: the tools a goal offers its model', () => {
       'tool-output',
       'job-output',
       'job-kill',
+      'memory-search',
       'todo-write',
       'finish',
     ]);
