@@ -3,11 +3,19 @@
  * which `--help` loads, because checking a model loads the provider specs and the script schema.
  */
 
+import path from 'node:path';
 import { readMcpConfigFile } from '../activities/extensions/extension-config';
+import {
+  PROJECT_CARDS_SUBDIR,
+  resolveCard,
+  USER_CARDS_SUBDIR,
+  userCardDirs,
+} from '../activities/models/catalog';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
 import { MAX_OBJECTIVE_CHARS } from '../core/limits';
+import { cardLacksPrices } from '../core/spend-cap';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
@@ -56,6 +64,7 @@ export function goalFromOptions(
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
     checkProviderConfig(model, settings.providerEnv, baseUrl);
   }
+  if (limits.maxCostUsd !== undefined) checkPricedCard(model, settings.home, workspace);
   return {
     sessionId,
     objective: objective.trim(),
@@ -79,5 +88,28 @@ export function goalFromOptions(
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
     ...(extensions ? { extensions } : {}),
+    ...(settings.config.budget_wait_minutes
+      ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
+      : {}),
   };
+}
+
+/**
+ * A money cap needs prices: a model whose card has none (no card at all, or a card without prices) is
+ * refused before the goal starts, naming where a card goes.
+ */
+export function checkPricedCard(model: string, home: string, workspace: string): void {
+  const parsed = parseModelSpec(model);
+  const resolved = resolveCard(parsed, { overlayDirs: userCardDirs({ home, workspace }) });
+  if (!cardLacksPrices(resolved.card)) return;
+  const file = `${parsed.provider}/${parsed.model}.json`;
+  throw new ConfigError(
+    `a money cap (--max-cost-usd or config max_cost_usd) needs prices, and ${resolved.spec} has ${
+      resolved.match === 'generic' ? 'no model card' : 'a card without prices'
+    }: put a card with its prices at ${path.join(home, USER_CARDS_SUBDIR, file)} (or ${path.join(
+      workspace,
+      ...PROJECT_CARDS_SUBDIR,
+      file,
+    )}), in the schema of the package's models/cards (see docs/configuration.md)`,
+  );
 }

@@ -4,6 +4,7 @@
  * can replay a goal from the start or follow it from a cursor after the fact.
  */
 import { EVENT_KINDS } from './event-kinds';
+import type { BudgetView, CapKind } from './spend-cap';
 import { clipBytes, type StreamEvent } from './stream-events';
 import type { TaskView } from './task-graph-types';
 import type { RequestUsage, UsageTotals } from './usage';
@@ -59,6 +60,13 @@ export interface GoalEndedData {
   elapsedMs?: number;
   costUsd?: number;
   usage?: UsageTotals;
+}
+
+/** What a `budget` row carries: the budget view, where the goal is, and which cap stopped it. */
+export interface BudgetEventData extends BudgetView {
+  at: 'cap' | 'raised';
+  cap: CapKind | null;
+  reason: string | null;
 }
 
 /** The stream events of one logged event (none for bookkeeping rows such as progress). */
@@ -183,6 +191,24 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
             total_tokens: usage?.totalTokens ?? 0,
             requests: usage?.requests ?? 0,
           },
+        },
+      ];
+    }
+    case EVENT_KINDS.budget: {
+      const view = data as Partial<BudgetEventData>;
+      return [
+        {
+          ...base,
+          type: 'budget',
+          at: view.at === 'raised' ? 'raised' : 'cap',
+          cap: view.cap === 'cost' || view.cap === 'tokens' ? view.cap : null,
+          reason: typeof view.reason === 'string' ? view.reason : null,
+          spent_usd: num(view.spentUsd),
+          reserved_usd: num(view.reservedUsd),
+          cap_usd: typeof view.capUsd === 'number' ? view.capUsd : null,
+          spent_tokens: num(view.spentTokens),
+          reserved_tokens: num(view.reservedTokens),
+          cap_tokens: typeof view.capTokens === 'number' ? view.capTokens : null,
         },
       ];
     }

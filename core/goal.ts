@@ -18,6 +18,7 @@ import {
   RECENT_ACTIONS_KEPT,
 } from './limits';
 import type { SandboxSettings } from './sandbox-settings';
+import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
@@ -35,9 +36,10 @@ export type GoalStatus =
   | 'failed'
   | 'cancelled'
   | 'limit_reached'
-  | 'cleared';
+  | 'cleared'
+  | 'budget_reached';
 
-/** Statuses after which a goal does no more work (a goal at limit_reached may still be raised with /limits). */
+/** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
   'completed',
   'blocked',
@@ -45,6 +47,7 @@ export const FINAL_STATUSES: GoalStatus[] = [
   'cancelled',
   'limit_reached',
   'cleared',
+  'budget_reached',
 ];
 
 /** Limits of one goal. */
@@ -54,6 +57,10 @@ export interface GoalLimits {
   maxMinutes: number;
   /** Consecutive iterations without progress before the goal is blocked. */
   noProgressLimit: number;
+  /** Money cap in US dollars, summarizer included (issue 18); at it the goal waits in budget_reached. */
+  maxCostUsd?: number;
+  /** Token cap (input plus output of every request, summarizer included); like maxCostUsd. */
+  maxTokens?: number;
 }
 
 export const DEFAULT_LIMITS: GoalLimits = {
@@ -104,6 +111,11 @@ export interface GoalDefinition {
    * (a file path on the tool host, a trust flag), never a value from them.
    */
   extensions?: ExtensionSources;
+  /**
+   * How long a goal at its money or token cap waits for a raise before it ends as budget_reached
+   * (config budget_wait_minutes); a day when absent.
+   */
+  budgetWaitMinutes?: number;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -188,6 +200,8 @@ export interface GoalState {
    * for goals started before it did.
    */
   workspaceContext?: WorkspaceContextCounts;
+  /** The worst case of the model call in flight, held against the goal's caps until its usage settles it. */
+  budgetReserved?: SpendAmount | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -287,6 +301,8 @@ export interface GoalSnapshot {
   runningJobs?: number;
   /** Said once about the model, e.g. that it has no model card. */
   modelNote?: string | null;
+  /** Spent, reserved and cap, for a goal with a money or token cap (issue 18). */
+  budget?: BudgetView;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -318,6 +334,9 @@ export function snapshotOf(
     approval: state.approval ?? null,
     runningJobs: (state.jobs ?? []).filter((job) => job.status === 'running').length,
     modelNote: state.modelNote ?? null,
+    ...(hasCap(state.goal.limits)
+      ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
+      : {}),
   };
 }
 
@@ -340,6 +359,7 @@ export function detailsMarkdown(
       : []),
     `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
     ...(contextLine ? [`**Context:** ${contextLine}`] : []),
+    ...(snapshot.budget ? [`**Budget:** ${budgetLine(snapshot.budget)}`] : []),
     `**Last tool:** ${snapshot.lastTool ? `\`${snapshot.lastTool}\`` : '—'}`,
     `**Usage:** total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests · largest request ${snapshot.usage.contextTokens} tokens`,
     `**Session:** \`${snapshot.sessionId}\`${snapshot.name ? ` (${snapshot.name})` : ''} · **model:** \`${snapshot.model}\`${snapshot.sandbox === 'off' ? ' · **sandbox: off**' : ''}`,

@@ -36,6 +36,12 @@ function buildConfigSchema(z: typeof Zod) {
       max_steps: positiveInt.optional(),
       max_minutes: positiveInt.optional(),
       no_progress_limit: positiveInt.optional(),
+      /** Money cap of each goal in US dollars (issue 18), as `--max-cost-usd`. */
+      max_cost_usd: z.number().positive().finite().optional(),
+      /** Token cap of each goal, as `--max-tokens`. */
+      max_tokens: positiveInt.optional(),
+      /** How long a goal at its cap waits for a raise before it ends as budget_reached. */
+      budget_wait_minutes: positiveInt.optional(),
       temporal_address: z.string().min(1).optional(),
       /** Temporal's HTTP API, `host:port` or an http(s) URL: the read-only commands use it instead of gRPC. */
       temporal_http_address: z

@@ -187,6 +187,8 @@ function recordModelStep(
     ...run.state,
     usage: addRequestUsage(run.state.usage, step.usage),
     ledger: appendLedger(run.state.ledger, step.entry),
+    // The reported usage settles the call's reservation (goals with a cap only hold one).
+    ...(run.state.budgetReserved ? { budgetReserved: null } : {}),
   };
   const compaction = run.state.compaction;
   if (compaction) {

@@ -2,7 +2,9 @@
  * `status` and `list`: read-only, so they read Temporal through the HTTP API when one is known and
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
+
 import { ConfigError } from '../../core/errors';
+import { usd } from '../../core/spend-cap';
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
 import { extensionsLines, extensionsView } from '../extensions-status';
@@ -73,7 +75,12 @@ export async function listCommand(
     return 0;
   }
   for (const view of views) {
-    const objective = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    const clipped = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    // A goal with a money cap shows what it spent of it.
+    const objective =
+      view.budget?.capUsd != null
+        ? `[${usd(view.budget.spentUsd)} of ${usd(view.budget.capUsd)}] ${clipped}`
+        : clipped;
     say(
       `${view.sessionId}  ${statusText(view.status).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${objective}`,
     );

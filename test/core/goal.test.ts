@@ -65,7 +65,7 @@ describe('limits defaults', () => {
       expect(FINAL_STATUSES).not.toContain(waiting);
     }
     expect([...FINAL_STATUSES].sort()).toEqual(
-      ['blocked', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
+      ['blocked', 'budget_reached', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
     );
   });
 });
