@@ -203,8 +203,8 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
           at: view.at === 'raised' ? 'raised' : 'cap',
           cap: view.cap === 'cost' || view.cap === 'tokens' ? view.cap : null,
           reason: typeof view.reason === 'string' ? view.reason : null,
-          spent_usd: num(view.spentUsd),
-          reserved_usd: num(view.reservedUsd),
+          spent_usd: dollars(view.spentUsd),
+          reserved_usd: dollars(view.reservedUsd),
           cap_usd: typeof view.capUsd === 'number' ? view.capUsd : null,
           spent_tokens: num(view.spentTokens),
           reserved_tokens: num(view.reservedTokens),
@@ -244,6 +244,11 @@ function compactionKind(kind: unknown): 'auto' | 'manual' | 'forced' | 'recovery
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
+
+/** A dollar amount as logged (num() would cut the cents off). */
+function dollars(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 function num(value: unknown): number {

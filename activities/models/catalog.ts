@@ -12,7 +12,14 @@ import { formatModelSpec, type ModelSpec, parseModelSpec } from '../providers/sp
 import { parseCardFile } from './card-file';
 import { type CardMatch, cardsDir, chooseCard, listCardFiles } from './card-names';
 
-export { ANY_MODEL_CARD, type CardMatch, cardsDir } from './card-names';
+export {
+  ANY_MODEL_CARD,
+  type CardMatch,
+  cardsDir,
+  PROJECT_CARDS_SUBDIR,
+  USER_CARDS_SUBDIR,
+  userCardDirs,
+} from './card-names';
 
 /** A specifier's card, and what the caller should tell the user about it. */
 export interface ResolvedCard {
@@ -74,21 +81,6 @@ export function loadCatalog(dir: string = cardsDir(), overlayDirs: readonly stri
     }
   }
   return catalog;
-}
-
-/** Folder of user cards under GOALRUN_HOME, and of a project's cards under its workspace. */
-export const USER_CARDS_SUBDIR = 'cards';
-export const PROJECT_CARDS_SUBDIR = ['.goalrun', 'cards'];
-
-/**
- * Where users add or override cards without touching the package, later ones winning:
- * `$GOALRUN_HOME/cards/<provider>/<model>.json`, then `<workspace>/.goalrun/cards/<provider>/<model>.json`.
- */
-export function userCardDirs(where: { home?: string; workspace?: string }): string[] {
-  return [
-    ...(where.home ? [path.join(where.home, USER_CARDS_SUBDIR)] : []),
-    ...(where.workspace ? [path.join(where.workspace, ...PROJECT_CARDS_SUBDIR)] : []),
-  ];
 }
 
 /** The GOALRUN_HOME of this process (as worker/settings.ts reads it; activities do not load the settings). */

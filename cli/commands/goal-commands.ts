@@ -51,7 +51,7 @@ export async function runCommand(
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   return followGoal(context, started.sessionId, follow);
 }
@@ -72,7 +72,7 @@ export async function startCommand(
     say(`  a worker must be running:  ${context.workerHint()}`);
     say(`  follow it:                 goalrun watch ${started.sessionId}`);
   }
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoWorker(context, started.taskQueue);
   await warnIfNoToolHost(context, goal);
   return 0;
@@ -247,8 +247,8 @@ function afterCursor(options: { fromStart?: boolean; after?: string }): number |
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */
-function noteModel(model: string): void {
-  const note = modelNoteOf(model);
+function noteModel(model: string, where: { home: string; workspace: string }): void {
+  const note = modelNoteOf(model, where);
   if (note) notice(note);
 }
 

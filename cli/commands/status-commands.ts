@@ -30,7 +30,8 @@ export async function statusCommand(
   context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last } satisfies GoalRef);
   const view = await loadStatus(context, sessionId);
-  const modelNote = view.modelNote ?? modelNoteOf(view.model);
+  const modelNote =
+    view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home, workspace: view.workspace });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   if (options.json) {
     printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });
