@@ -15,6 +15,7 @@ import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../acti
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
 import { MAX_OBJECTIVE_CHARS } from '../core/limits';
+import type { BreakerSettings } from '../core/runaway-breaker';
 import { cardLacksPrices } from '../core/spend-cap';
 import type { Settings } from '../worker/settings';
 import {
@@ -88,6 +89,7 @@ export function goalFromOptions(
       ? normalizeModelSpec(settings.config.summarizer_model)
       : undefined,
     ...(extensions ? { extensions } : {}),
+    ...(settings.config.breaker ? { breaker: breakerFromConfig(settings.config.breaker) } : {}),
     ...(settings.config.budget_wait_minutes
       ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
       : {}),
@@ -112,4 +114,17 @@ export function checkPricedCard(model: string, home: string, workspace: string):
       file,
     )}), in the schema of the package's models/cards (see docs/configuration.md)`,
   );
+}
+
+/** The config's `breaker` section as the goal carries it (only the keys it sets). */
+function breakerFromConfig(config: NonNullable<Settings['config']['breaker']>): Partial<BreakerSettings> {
+  return {
+    ...(config.repeat_limit !== undefined ? { repeatLimit: config.repeat_limit } : {}),
+    ...(config.idle_turns !== undefined ? { idleTurns: config.idle_turns } : {}),
+    ...(config.max_usd_per_minute !== undefined ? { maxUsdPerMinute: config.max_usd_per_minute } : {}),
+    ...(config.max_tokens_per_minute !== undefined
+      ? { maxTokensPerMinute: config.max_tokens_per_minute }
+      : {}),
+    ...(config.window_seconds !== undefined ? { windowMs: config.window_seconds * 1000 } : {}),
+  };
 }

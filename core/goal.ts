@@ -17,6 +17,7 @@ import {
   RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
+import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
 import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
 import { renderTasksMarkdown } from './task-graph-render';
@@ -116,6 +117,8 @@ export interface GoalDefinition {
    * (config budget_wait_minutes); a day when absent.
    */
   budgetWaitMinutes?: number;
+  /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
+  breaker?: Partial<BreakerSettings>;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -202,6 +205,8 @@ export interface GoalState {
   workspaceContext?: WorkspaceContextCounts;
   /** The worst case of the model call in flight, held against the goal's caps until its usage settles it. */
   budgetReserved?: SpendAmount | null;
+  /** What the runaway breaker counts (goals of the command queue). */
+  breaker?: BreakerState;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

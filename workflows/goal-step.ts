@@ -16,6 +16,7 @@ import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, MODEL_STEP_MAX_ATTEMPTS } from '.
 import { userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
+import { spentOf } from '../core/spend-cap';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { plural } from '../core/text';
@@ -29,6 +30,7 @@ import {
   unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
 import { jobActivities, modelActivities, toolActivities } from './activities-proxy';
+import { breakerAfterTool, breakerAfterTurn } from './breaker-gate';
 import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
@@ -66,7 +68,13 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
+  const spentBefore = spentOf(run.state);
   recordModelStep(run, step, stepNumber, model, card);
+  const spentAfter = spentOf(run.state);
+  breakerAfterTurn(run, step.toolCalls.length, {
+    costUsd: spentAfter.costUsd - spentBefore.costUsd,
+    tokens: spentAfter.tokens - spentBefore.tokens,
+  });
 
   if (step.toolCalls.length === 0) {
     if (step.textPreview) run.session.note(`step ${stepNumber} · said: ${step.textPreview}`);
@@ -283,6 +291,7 @@ async function runWorkspaceTool(
   if (result.job) run.session.jobStarted(result.job);
   if (result.killedJobs?.length) run.session.jobsEnded(result.killedJobs, 'killed');
   record(run, call, result.ok, result.changedWorkspace);
+  breakerAfterTool(run, call, result);
 }
 
 function record(run: GoalRun, call: ToolCallRef, ok: boolean, changedWorkspace: boolean): void {
