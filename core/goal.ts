@@ -38,7 +38,8 @@ export type GoalStatus =
   | 'cancelled'
   | 'limit_reached'
   | 'cleared'
-  | 'budget_reached';
+  | 'budget_reached'
+  | 'waiting_quota';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -207,6 +208,8 @@ export interface GoalState {
   budgetReserved?: SpendAmount | null;
   /** What the runaway breaker counts (goals of the command queue). */
   breaker?: BreakerState;
+  /** Why the goal pauses when it is not a person's /pause (e.g. a quota with no reset time). */
+  pauseReason?: string | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

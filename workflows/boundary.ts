@@ -20,7 +20,10 @@ const SUMMARY_MAX_CHARS = 150;
 /** The goal stops at a step boundary: its clock and time limit stop, and a checkpoint is saved. */
 export async function enterPause(run: GoalRun): Promise<void> {
   const tripped = run.state.breaker?.tripped;
-  run.session.setStatus('paused', tripped ? `runaway breaker: ${tripped}` : 'paused by request');
+  run.session.setStatus(
+    'paused',
+    run.state.pauseReason ?? (tripped ? `runaway breaker: ${tripped}` : 'paused by request'),
+  );
   run.session.stopClock();
   run.timeLimit.disarm();
   run.session.note('paused');
@@ -34,6 +37,7 @@ export async function resumeFromPause(run: GoalRun): Promise<void> {
   run.session.startClock();
   run.timeLimit.arm(run.session.remainingMs());
   run.publish();
+  if (run.state.pauseReason) run.state = { ...run.state, pauseReason: null };
   await run.saveState(true, { kind: 'unpaused', data: { steps: run.state.steps } });
   // A pause of the runaway breaker: the model hears once why it was stopped.
   if (run.state.breaker?.tripped) {

@@ -39,6 +39,7 @@ import { withStopHooks } from './goal-hooks';
 import type { GoalRun } from './goal-run';
 import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
+import { waitForQuota } from './quota-wait';
 
 /** How a step ended the goal, if it did. */
 export type StepEnd = { status: GoalStatus; reason: string | null } | null;
@@ -62,10 +63,13 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
   try {
     step = await callModel(run, control, stepNumber);
   } catch (err) {
-    if (!(err instanceof ModelCallInterrupted)) throw err;
+    const quota = run.features[PATCH.commandQueue] && failureType(err) === FailureType.QuotaExhausted;
+    if (!(err instanceof ModelCallInterrupted) && !quota) throw err;
     // Nothing of the step is in the ledger yet: it simply has not happened.
     run.state = { ...run.state, steps: stepNumber - 1 };
-    run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
+    if (quota) await waitForQuota(run, control, err, stepNumber);
+    else
+      run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
   const spentBefore = spentOf(run.state);
