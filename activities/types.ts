@@ -114,6 +114,9 @@ export interface RunToolResult {
   changedWorkspace: boolean;
   firstLine: string;
   lastLine: string;
+  /** A short hash of the tool name and arguments, and one of the output (the runaway breaker compares them). */
+  callDigest?: string;
+  outputDigest?: string;
   /** A background job this call started. */
   job?: { jobId: string; command: string; processQueue: string; pid?: number };
   /** Jobs a job-kill call killed. */

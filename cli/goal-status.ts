@@ -4,7 +4,7 @@
  * has no row) from what Temporal knows: the input it was started with.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { cardWarning } from '../activities/models/card-names';
+import { cardWarning, userCardDirs } from '../activities/models/card-names';
 import { ConfigError } from '../core/errors';
 import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
 import { EMPTY_USAGE } from '../core/usage';
@@ -221,9 +221,9 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
 }
 
 /** What to say once about a goal's model: that it has no model card, or null. */
-export function modelNoteOf(model: string): string | null {
+export function modelNoteOf(model: string, where: { home?: string; workspace?: string } = {}): string | null {
   try {
-    return cardWarning(model) ?? null;
+    return cardWarning(model, undefined, userCardDirs(where)) ?? null;
   } catch {
     return null;
   }

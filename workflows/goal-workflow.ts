@@ -16,6 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { GoalDefinition, GoalLimits, GoalSnapshot, GoalState } from '../core/goal';
 import { taskView } from '../core/task-graph';
+import { checkNextCall, reserve } from './budget-gate';
 import { CommandQueue } from './command-queue';
 import { GOAL_FAILED_TYPE, jobsQuery, stateQuery, tasksQuery } from './definitions';
 import { goalFailureReason } from './failures';
@@ -65,12 +66,19 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         await run.finish(stop.status, stop.reason);
         break;
       }
+      // The money and token cap (issue 18): the next call's worst case must fit, or the goal waits.
+      const budget = run.features[PATCH.commandQueue] ? checkNextCall(run.state) : null;
+      if (budget?.stop && control.waitAtBudget) {
+        if (await control.waitAtBudget(budget.stop)) continue;
+        break;
+      }
       if (workflowInfo().continueAsNewSuggested) {
         if (await control.beforeContinueAsNew()) {
           return await continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
         }
         continue;
       }
+      if (budget) reserve(run, budget.reservation);
       try {
         const ended = await run.timeLimit.runStep(() => runStep(run, control));
         run.publish();
@@ -81,6 +89,9 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       } catch (err) {
         if (!(err instanceof TimeLimitReached)) throw err;
         await run.answerUnanswered('the goal reached its time limit');
+      } finally {
+        // Settled by the step's reported usage (or released: a call that did not happen costs nothing).
+        if (budget) reserve(run, null);
       }
     }
     await control.beforeRunEnds();
