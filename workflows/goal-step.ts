@@ -139,6 +139,7 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       tools: run.features[PATCH.commandQueue] ? GOAL_TOOL_NAMES : GOAL_TOOL_NAMES_0_1,
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
+      ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
     };
     const proxy = (placement: Placement) =>
       modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);
