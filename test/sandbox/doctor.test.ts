@@ -23,6 +23,7 @@ describe('runDoctorChecks', () => {
     console.log(lines.join('\n'));
     expect(checks.map((check) => check.name)).toEqual([
       'bubblewrap',
+      'resource limits',
       'ripgrep',
       'temporal CLI',
       'database',
@@ -42,6 +43,8 @@ describe('runDoctorChecks', () => {
       databaseUrl: 'postgres://goalrun:hunter2-secret@127.0.0.1:1/goalrun',
       describeStore: 'PostgreSQL at 127.0.0.1:1/goalrun',
       findTemporalBinary: () => null,
+      // Root, no cgroup to make, no util-linux.
+      limitMechanism: { prlimit: null, nprocApplies: false },
     });
     const lines = checks.map(formatDoctorLine);
     console.log(lines.join('\n'));
@@ -49,6 +52,9 @@ describe('runDoctorChecks', () => {
     expect(lines).toEqual([
       expect.stringMatching(
         /^missing {2}bubblewrap: not installed.*; fix: apt-get install bubblewrap \(or run goals with --sandbox off\)$/,
+      ),
+      expect.stringMatching(
+        /^missing {2}resource limits: memory by nothing, process count by nothing \(root without a writable pids cgroup\), CPU time by nothing \(prlimit missing\); fix: run the worker where it may create cgroups/,
       ),
       expect.stringMatching(/^missing {2}ripgrep: .*; fix: apt-get install ripgrep$/),
       expect.stringMatching(/^missing {2}temporal CLI: .*; fix: npm run temporal/),
