@@ -8,7 +8,7 @@
  * completes, every call ran to its end exactly once (a marker per call), no store key is duplicated,
  * and status, list and watch answer over the server's HTTP API.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -140,6 +140,17 @@ describe('the compose topology on a real Temporal server', () => {
   });
 
   afterAll(async () => {
+    // runuser does not pass SIGKILL on: the tool host's own process is killed first.
+    if (toolHost?.pid && toolHost.exitCode === null) {
+      const inner = spawnSync('pgrep', ['-P', String(toolHost.pid)], { encoding: 'utf8' }).stdout.trim();
+      for (const pid of inner.split('\n').filter(Boolean)) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
     for (const child of [...modelWorkers, toolHost]) if (child) await killAndWait(child, 'SIGKILL');
     await server?.kill('SIGKILL');
     await model?.close();
