@@ -11,6 +11,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  makeContinueAsNewFunc,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -39,6 +40,18 @@ export interface GoalWorkflowInput {
   state?: GoalState;
   /** A user message delivered as the first message of a resumed execution (`resume --message`). */
   resumeMessage?: string;
+}
+
+/**
+ * Continues the goal as new. A run of this build asks for AUTO_UPGRADE there: a goal pinned to the
+ * build that started it (goalrun worker --versioning) moves to the deployment's current build at this
+ * point, where no history needs replaying; unversioned workers and servers without versioning ignore it.
+ */
+function continueAsNewAt(run: GoalRun): Promise<never> {
+  if (!run.features[PATCH.commandQueue]) return continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
+  return makeContinueAsNewFunc<typeof goalWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(
+    run.continueAsNewInput(),
+  );
 }
 
 /** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
@@ -74,7 +87,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       }
       if (workflowInfo().continueAsNewSuggested) {
         if (await control.beforeContinueAsNew()) {
-          return await continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
+          return await continueAsNewAt(run);
         }
         continue;
       }

@@ -49,7 +49,14 @@ export async function statusCommand(
     return 0;
   }
   say(
-    formatSnapshot({ ...view, modelNote, extraLines: extensions ? extensionsLines(extensions) : undefined }),
+    formatSnapshot({
+      ...view,
+      modelNote,
+      extraLines: [
+        ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(extensions ? extensionsLines(extensions) : []),
+      ],
+    }),
   );
   if (view.status === WAITING_FOR_WORKER && view.taskQueue) {
     const reader = await context.temporalReader();
