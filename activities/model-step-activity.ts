@@ -9,7 +9,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
 import type { WorkspaceContextData } from '../core/extensions/workspace-context';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
+import { PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
   type MessageMeta,
   type StoredMessage,
@@ -34,6 +34,7 @@ import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
 import { systemPrompt } from './prompt';
 import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
+import { idleTimeoutMsOf } from './providers/stream-idle';
 import type { ModelClient } from './providers/types';
 import {
   type ModelStepHeartbeat,
@@ -132,7 +133,9 @@ export function createModelStepActivity(deps: ActivityDeps) {
       };
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
-      const heartbeat = setInterval(beat, MODEL_HEARTBEAT_INTERVAL_MS);
+      // Heartbeats follow the stream, not a timer: a stalled provider must not look alive. The idle
+      // timer (stream-idle.ts) ends a silent stream before the heartbeat timeout, with a clear error.
+      beat();
       // Only a failure of the provider call is the provider's: the store writes after it fail as the store.
       let answered = false;
       try {
@@ -142,6 +145,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
           tools,
           stepNumber: input.stepNumber,
           abortSignal: context.cancellationSignal,
+          idleTimeoutMs: idleTimeoutMsOf(input.streamIdleTimeoutS),
+          onBytes: beat,
           onProgress: (chars) => {
             received = chars;
             // The provider answered: whatever happens next, it was reachable.
@@ -245,8 +250,6 @@ export function createModelStepActivity(deps: ActivityDeps) {
           )
           .catch(() => undefined);
         throw failure;
-      } finally {
-        clearInterval(heartbeat);
       }
     },
   };

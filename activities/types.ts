@@ -50,6 +50,8 @@ export interface ModelStepInput {
   state?: StateWrite;
   /** A provider unreachable this long (minutes) fails the step for good instead of retrying. */
   providerUnreachableMinutes?: number;
+  /** A provider stream silent this long (seconds) is retried as stalled; the default when absent. */
+  streamIdleTimeoutS?: number;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */

@@ -38,6 +38,19 @@ export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
   extraLines?: string[];
 };
 
+/** The words a stalled model stream fails with (activities/providers/stream-idle.ts STALLED_PREFIX). */
+const STALLED_PREFIX = 'provider stream stalled';
+
+/** Whether a failure message is a stalled provider stream's. */
+export function isStalledFailure(message: string | null | undefined): boolean {
+  return message?.includes(STALLED_PREFIX) ?? false;
+}
+
+/** What `status` and the live line say while a stalled stream is retried. */
+export function stalledText(attempt: number): string {
+  return `${STALLED_PREFIX}, retrying (attempt ${attempt})`;
+}
+
 /** The multi-line human view of a goal's status. */
 export function formatSnapshot(snapshot: SnapshotLike): string {
   const status = snapshot.status === 'waiting_for_worker' ? 'waiting for a worker' : snapshot.status;
@@ -69,7 +82,11 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);
   if (snapshot.retrying) {
     const { activity, attempt, lastFailure } = snapshot.retrying;
-    lines.push(`retrying   ${activity}, attempt ${attempt}, after: ${lastFailure}`);
+    lines.push(
+      isStalledFailure(lastFailure)
+        ? `retrying   ${stalledText(attempt)}; ${lastFailure}`
+        : `retrying   ${activity}, attempt ${attempt}, after: ${lastFailure}`,
+    );
   }
   if (snapshot.finishSummary) lines.push(`summary    ${snapshot.finishSummary}`);
   if (snapshot.recent.length > 0) {

@@ -54,6 +54,16 @@ export const JOB_COMMAND_MAX_CHARS = 120;
 export const MODEL_HEARTBEAT_TIMEOUT_MS = 15_000;
 /** How often a model step heartbeats while it waits for the provider. */
 export const MODEL_HEARTBEAT_INTERVAL_MS = 3_000;
+/**
+ * A model stream that sends nothing at all (no byte, not even an SSE comment or ping) for this
+ * long is given up as stalled and retried (config stream_idle_timeout_s, --stream-idle-timeout).
+ */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_S = 120;
+/**
+ * A model step heartbeats when bytes arrive, so its heartbeat timeout is the stream idle timeout
+ * plus this margin: the idle timer, not Temporal, ends a stalled stream (with a clear error).
+ */
+export const MODEL_HEARTBEAT_MARGIN_MS = 30_000;
 /** Upper bound on one model call, streaming included. */
 export const MODEL_STEP_TIMEOUT_MS = 15 * 60_000;
 /** A tool whose worker stops heartbeating for this long is retried elsewhere. */

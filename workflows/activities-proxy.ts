@@ -38,16 +38,20 @@ export const storeActivities = proxyLocalActivities<AllActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
-/** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
+/**
+ * Model calls: they heartbeat as the stream delivers bytes, so the heartbeat timeout (the stream idle
+ * timeout plus a margin, see goal-step.ts) notices a dead worker; typed provider errors.
+ */
 export function modelActivities(
   summary: string,
   maximumAttempts = MODEL_STEP_MAX_ATTEMPTS,
   placement: Placement = {},
+  heartbeatTimeoutMs = MODEL_HEARTBEAT_TIMEOUT_MS,
 ) {
   return proxyActivities<AllActivities>({
     ...placed(placement),
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
-    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+    heartbeatTimeout: heartbeatTimeoutMs,
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
