@@ -64,6 +64,14 @@ export const DEFAULT_STREAM_IDLE_TIMEOUT_S = 120;
  * plus this margin: the idle timer, not Temporal, ends a stalled stream (with a clear error).
  */
 export const MODEL_HEARTBEAT_MARGIN_MS = 30_000;
+/** A tool result the store refused (outage) is written again after this long, doubling… */
+export const STORE_RETRY_INITIAL_MS = 500;
+/** …up to this long between tries, for as long as the tool's attempt may run. */
+export const STORE_RETRY_MAX_MS = 5_000;
+/** How often a write waiting for the store heartbeats (well under TOOL_HEARTBEAT_TIMEOUT_MS). */
+export const STORE_OUTAGE_HEARTBEAT_MS = 3_000;
+/** A write waiting for the store gives up this long before its attempt's deadline. */
+export const STORE_RETRY_MARGIN_MS = 10_000;
 /** Upper bound on one model call, streaming included. */
 export const MODEL_STEP_TIMEOUT_MS = 15 * 60_000;
 /** A tool whose worker stops heartbeating for this long is retried elsewhere. */
