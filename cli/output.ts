@@ -1,5 +1,6 @@
 /** How the CLI prints: one place for human lines, JSON, and errors. */
 import type { GoalSnapshot } from '../core/goal';
+import { type Liveness, STUCK_TEXT } from '../core/liveness';
 import { plural } from '../core/text';
 
 /** Prints a line for a person (stdout). */
@@ -36,6 +37,8 @@ export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
   taskQueue?: string;
   /** More labelled lines after the queue (the workspace context: rules, MCP servers, hooks). */
   extraLines?: string[];
+  liveness?: Liveness;
+  shown?: 'live' | 'last recorded state';
 };
 
 /** The words a stalled model stream fails with (activities/providers/stream-idle.ts STALLED_PREFIX). */
@@ -51,13 +54,32 @@ export function stalledText(attempt: number): string {
   return `${STALLED_PREFIX}, retrying (attempt ${attempt})`;
 }
 
+/** `since 12:01:02 (3m 4s ago)` for an ISO time. */
+export function sinceText(iso: string, now = Date.now()): string {
+  const at = new Date(iso);
+  return `since ${at.toISOString().slice(11, 19)} UTC (${formatDuration(Math.max(0, now - at.getTime()))} ago)`;
+}
+
+/**
+ * A running goal's status as its liveness shows it: stuck on an incompatible build, waiting for a
+ * worker (since when), stalled; else the status itself.
+ */
+export function livenessStatus(status: string, liveness: Liveness | undefined): string {
+  if (!liveness) return status;
+  if (liveness.stuck) return `${STUCK_TEXT}: ${liveness.stuck}`;
+  if (liveness.waitingForWorkerSince)
+    return `waiting for a worker ${sinceText(liveness.waitingForWorkerSince)}`;
+  if (liveness.stalled) return `stalled (${status})`;
+  return status;
+}
+
 /** The multi-line human view of a goal's status. */
 export function formatSnapshot(snapshot: SnapshotLike): string {
   const status = snapshot.status === 'waiting_for_worker' ? 'waiting for a worker' : snapshot.status;
   const lines = [
     `session    ${snapshot.sessionId}`,
     `workflow   ${snapshot.workflowId}`,
-    `status     ${status}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
+    `status     ${livenessStatus(status, snapshot.liveness)}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
     `objective  ${snapshot.objective}`,
     `model      ${snapshot.model}`,
   ];
@@ -77,6 +99,12 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
     `usage      context ${plural(snapshot.usage.contextTokens, 'token')}, total ${plural(snapshot.usage.totalTokens, 'token')}, ${plural(snapshot.usage.requests, 'request')}`,
   );
+  if (snapshot.liveness?.stalled) {
+    const { since, waitingOn } = snapshot.liveness.stalled;
+    lines.push(`stalled    no step finished ${sinceText(since)}; waiting on: ${waitingOn}`);
+  }
+  if (snapshot.shown === 'last recorded state')
+    lines.push("shown      the last recorded state (the goal's workflow did not answer)");
   if (snapshot.taskQueue) lines.push(`queue      ${snapshot.taskQueue}`);
   if (snapshot.extraLines) lines.push(...snapshot.extraLines);
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);

@@ -3,13 +3,18 @@
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
 import { ConfigError } from '../../core/errors';
+import { FINAL_STATUSES } from '../../core/goal';
+import { STUCK_TEXT } from '../../core/liveness';
 import type { SessionRow } from '../../store/types';
+import { workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { extensionsLines, extensionsView } from '../extensions-status';
 import { type GoalRef, resolveSessionId } from '../goal-id';
+import { goalLiveness } from '../goal-liveness';
 import {
   loadStatus,
   modelNoteOf,
+  recordedView,
   type StatusView,
   statusText,
   viewOfRow,
@@ -59,7 +64,12 @@ export async function listCommand(
   const rows = await store.listSessions(limit);
   const waiting = await waitingGoals(context, rows);
   const views = [
-    ...rows.map((row) => ({ ...viewOfRow(row), createdAt: row.createdAt.toISOString() })),
+    ...(await Promise.all(
+      rows.map(async (row) => ({
+        ...(await listedView(context, row)),
+        createdAt: row.createdAt.toISOString(),
+      })),
+    )),
     ...waiting,
   ]
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
@@ -75,10 +85,39 @@ export async function listCommand(
   for (const view of views) {
     const objective = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
     say(
-      `${view.sessionId}  ${statusText(view.status).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${objective}`,
+      `${view.sessionId}  ${listStatus(view).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${objective}`,
     );
   }
   return 0;
+}
+
+/** A goal's status in the list: how its liveness shows it, or its status. */
+function listStatus(view: StatusView): string {
+  const { liveness } = view;
+  if (liveness?.stuck) return `${STUCK_TEXT} (${liveness.stuck})`;
+  if (liveness?.waitingForWorkerSince) return statusText(WAITING_FOR_WORKER);
+  if (liveness?.stalled) return 'stalled';
+  return statusText(view.status);
+}
+
+/**
+ * The view of a listed goal: its last recorded state, and for a goal that is still running, whether
+ * a worker serves it, whether it is stuck or stalled, with its clock running.
+ */
+async function listedView(context: CliContext, row: SessionRow): Promise<StatusView> {
+  const view = viewOfRow(row);
+  if (FINAL_STATUSES.includes(row.status)) return view;
+  const reader = await context.temporalReader();
+  const summary = reader ? await reader.describe(workflowIdOf(row.id)).catch(() => null) : null;
+  if (!reader || summary?.status !== 'RUNNING') return view;
+  const liveness = await goalLiveness(reader, {
+    sessionId: row.id,
+    status: view.status,
+    summary,
+    store: await context.sessionStore(),
+    stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+  }).catch(() => undefined);
+  return { ...recordedView(row), ...(liveness ? { liveness } : {}) };
 }
 
 /** Goals of this store's queue that Temporal runs but the store has no row for: nothing ran yet. */
@@ -97,7 +136,20 @@ async function waitingGoals(
     const first = await firstEvents(reader, goal.workflowId).catch(() => null);
     if (!first) continue;
     const view = viewOfStart(goal.sessionId, first, first.pickedUp ? 'running' : WAITING_FOR_WORKER);
-    views.push({ ...view, createdAt: goal.startedAt.toISOString() });
+    // A goal a worker picked up but that wrote no row: a worker that cannot run it, say why.
+    const summary = first.pickedUp ? await reader.describe(goal.workflowId).catch(() => null) : null;
+    const liveness =
+      summary?.status === 'RUNNING'
+        ? await goalLiveness(reader, {
+            sessionId: goal.sessionId,
+            status: view.status,
+            summary,
+            store,
+            runStartedMs: first.startedAt?.getTime() ?? null,
+            stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+          }).catch(() => undefined)
+        : undefined;
+    views.push({ ...view, ...(liveness ? { liveness } : {}), createdAt: goal.startedAt.toISOString() });
   }
   return views;
 }

@@ -20,62 +20,66 @@ describe('a provider stream stalled mid-answer', () => {
   });
   afterAll(async () => server?.close());
 
-  it('is retried as ProviderStalled, shown in status, and the goal completes', async () => {
-    const t = goalTestEnv('stall');
-    // Two stalled attempts, so that status can be read while the second one hangs.
-    server.enqueue(
-      { text: 'never finished', stallAfterFirstChunk: true },
-      { text: 'never finished either', stallAfterFirstChunk: true },
-      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered' } }] },
-    );
-    const worker = spawnCli(['worker'], t.env);
-    try {
-      const started = await runCli(
-        [
-          'start',
-          'answer once the provider is back',
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          server.url,
-          ...(setting === 'default' ? [] : ['--stream-idle-timeout', String(idleS)]),
-          '--json',
-        ],
-        t.env,
+  it(
+    'is retried as ProviderStalled, shown in status, and the goal completes',
+    async () => {
+      const t = goalTestEnv('stall');
+      // Two stalled attempts, so that status can be read while the second one hangs.
+      server.enqueue(
+        { text: 'never finished', stallAfterFirstChunk: true },
+        { text: 'never finished either', stallAfterFirstChunk: true },
+        { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered' } }] },
       );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
-      const shown = await waitFor(
-        'status to say the stream stalled',
-        async () => {
-          const status = await runCli(['status', sessionId], t.env);
-          return /provider stream stalled, retrying \(attempt 2\)/.test(status.stdout)
-            ? status.stdout
-            : undefined;
-        },
-        (idleS * 2 + 60) * 1000,
-        300,
-      );
-      expect(shown).toMatch(new RegExp(`sent nothing for ${idleS} s`));
-      const watched = await runCli(['watch', sessionId, '--json'], t.env, (idleS * 3 + 120) * 1000);
-      expect(watched.code, watched.stderr).toBe(0);
-      expect(JSON.parse(watched.stdout).status).toBe('completed');
-      const requests = server.requests.slice(-3);
-      expect(requests).toHaveLength(3);
-      // Each stalled attempt was given up after the idle timeout (plus the retry backoff), not later.
-      const firstRecovery = requests[1].time - requests[0].time;
-      const secondRecovery = requests[2].time - requests[1].time;
-      console.log(
-        `stall recovery with a ${idleS} s idle timeout: ${firstRecovery} ms, then ${secondRecovery} ms`,
-      );
-      for (const gap of [firstRecovery, secondRecovery]) {
-        expect(gap).toBeGreaterThanOrEqual(idleS * 1000);
-        expect(gap).toBeLessThan(idleS * 1000 + 15_000);
+      const worker = spawnCli(['worker'], t.env);
+      try {
+        const started = await runCli(
+          [
+            'start',
+            'answer once the provider is back',
+            '--workspace',
+            t.workspace,
+            '--model',
+            'openai-compatible:test-model',
+            '--base-url',
+            server.url,
+            ...(setting === 'default' ? [] : ['--stream-idle-timeout', String(idleS)]),
+            '--json',
+          ],
+          t.env,
+        );
+        expect(started.code, started.stderr).toBe(0);
+        const { sessionId } = JSON.parse(started.stdout);
+        const shown = await waitFor(
+          'status to say the stream stalled',
+          async () => {
+            const status = await runCli(['status', sessionId], t.env);
+            return /provider stream stalled, retrying \(attempt 2\)/.test(status.stdout)
+              ? status.stdout
+              : undefined;
+          },
+          (idleS * 2 + 60) * 1000,
+          300,
+        );
+        expect(shown).toMatch(new RegExp(`sent nothing for ${idleS} s`));
+        const watched = await runCli(['watch', sessionId, '--json'], t.env, (idleS * 3 + 120) * 1000);
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(JSON.parse(watched.stdout).status).toBe('completed');
+        const requests = server.requests.slice(-3);
+        expect(requests).toHaveLength(3);
+        // Each stalled attempt was given up after the idle timeout (plus the retry backoff), not later.
+        const firstRecovery = requests[1].time - requests[0].time;
+        const secondRecovery = requests[2].time - requests[1].time;
+        console.log(
+          `stall recovery with a ${idleS} s idle timeout: ${firstRecovery} ms, then ${secondRecovery} ms`,
+        );
+        for (const gap of [firstRecovery, secondRecovery]) {
+          expect(gap).toBeGreaterThanOrEqual(idleS * 1000);
+          expect(gap).toBeLessThan(idleS * 1000 + 15_000);
+        }
+      } finally {
+        await killAndWait(worker, 'SIGTERM');
       }
-    } finally {
-      await killAndWait(worker, 'SIGTERM');
-    }
-  });
+    },
+    (idleS * 3 + 180) * 1000,
+  );
 });
