@@ -31,7 +31,7 @@ const LIVENESS_EVERY_POLLS = 7;
 export interface FollowOptions {
   json?: boolean;
   /** stream-json: print the event log from this cursor instead of live lines. */
-  stream?: { fromCursor: number };
+  stream?: { fromCursor: number; awaitInit?: boolean };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
 }
@@ -54,6 +54,11 @@ export async function followGoal(
   const printer = options.stream
     ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
     : null;
+  // A run from the start, or a resume, opens with the goal's own init; a late watch with one made now.
+  printer?.openWith(
+    () => loadStatus(context, sessionId),
+    options.stream?.awaitInit ?? options.stream?.fromCursor === 0,
+  );
   const progress = new ActivityProgressReader(client, workflowId);
   let printed = 0;
   let temporalStatus = 'RUNNING';

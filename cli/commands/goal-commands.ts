@@ -149,6 +149,8 @@ export async function resumeCommand(
   }
   if (hostsWorker) await context.hostWorker();
   const follow = await followOptions(context, sessionId, options, interrupted, 'now');
+  // The resumed execution logs its own init: the stream opens with it.
+  if (follow.stream) follow.stream.awaitInit = true;
   await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
   if (!options.json) {
     say(
