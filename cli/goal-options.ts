@@ -12,6 +12,7 @@ import {
 } from '../core/limits';
 import {
   APPROVAL_POLICIES,
+  DEFAULT_RESOURCE_LIMITS,
   DEFAULT_SANDBOX,
   SANDBOX_MODES,
   type SandboxSettings,
@@ -125,6 +126,11 @@ export function sandboxFromOptions(options: GoalOptions, settings: Settings): Sa
       config.approval ??
       DEFAULT_SANDBOX.approval,
     approvalTimeoutMinutes: config.approval_timeout_minutes ?? DEFAULT_SANDBOX.approvalTimeoutMinutes,
+    limits: {
+      memoryMb: config.memory_mb ?? DEFAULT_RESOURCE_LIMITS.memoryMb,
+      maxProcesses: config.max_processes ?? DEFAULT_RESOURCE_LIMITS.maxProcesses,
+      cpuSeconds: config.cpu_seconds ?? DEFAULT_RESOURCE_LIMITS.cpuSeconds,
+    },
   };
 }
 

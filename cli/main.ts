@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_MODEL } from '../core/limits';
 import { SANDBOX_MODES } from '../core/sandbox-settings';
+import { versionText } from '../worker/build-info';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
 import type { CliContext } from './context';
@@ -61,6 +62,8 @@ const tasksCommands = (): typeof import('./commands/tasks-command') => require('
 const serviceCommands = (): typeof import('./commands/service-commands') =>
   require('./commands/service-commands');
 const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
+const upgradeCheckCommands = (): typeof import('./commands/upgrade-check-command') =>
+  require('./commands/upgrade-check-command');
 const codecServerCommands = (): typeof import('./commands/codec-server-command') =>
   require('./commands/codec-server-command');
 
@@ -98,7 +101,7 @@ function reportError(err: unknown): number {
 function buildProgram(): Command {
   const program = new Command('goalrun')
     .description('Durable, unattended LLM goal runs on Temporal, with a Postgres session store.')
-    .version('0.1.0')
+    .version(versionText(), '-V, --version', 'print the version and the workflow bundle hashes')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride();
@@ -206,6 +209,19 @@ function buildProgram(): Command {
     .action(action((context, options) => statusCommands().listCommand(context, options)));
 
   program
+    .command('upgrade-check')
+    .description(
+      'list the open goals started by builds N or more releases older than this one (read from their patch markers)',
+    )
+    .option(
+      '--releases <n>',
+      'how many releases behind a goal must be to be listed (0: every open goal)',
+      '1',
+    )
+    .option('--json', 'print as JSON')
+    .action(action((context, options) => upgradeCheckCommands().upgradeCheckCommand(context, options)));
+
+  program
     .command('watch')
     .description('follow a goal until it ends (exit code as for run)')
     .argument('[id]', ID_HELP)
@@ -273,6 +289,12 @@ function buildProgram(): Command {
     .option(
       '--workspace-root <dir>',
       'with --role tools: the directory whose workspaces this host serves; tool calls of goals outside it are refused (default: the current one)',
+    )
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'the sandbox mode of the goals whose tools run here (default: config sandbox.mode); with off, bubblewrap is not required',
+      ).choices([...SANDBOX_MODES]),
     )
     .option(...TASK_QUEUE_OPTION)
     .option(

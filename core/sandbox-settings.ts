@@ -28,7 +28,26 @@ export interface SandboxSettings {
   approval: ApprovalPolicy;
   /** An escalation nobody answers within this many minutes is denied. */
   approvalTimeoutMinutes: number;
+  /** Memory, process count and CPU time of each tool call; absent (goals started before 0.2.0): the defaults. */
+  limits?: ResourceLimits;
 }
+
+/** What one tool call (and everything it starts) may use (config `sandbox.memory_mb` and the others). */
+export interface ResourceLimits {
+  /** Memory in MiB: the call's cgroup memory.max, or each process's data size (RLIMIT_DATA). */
+  memoryMb: number;
+  /** Processes and threads at once: the call's cgroup pids.max, or RLIMIT_NPROC (not for root). */
+  maxProcesses: number;
+  /** CPU seconds of each process (RLIMIT_CPU). */
+  cpuSeconds: number;
+}
+
+/** Defaults that fit a test suite (a big build, a parallel test run) and stop a leak or a fork bomb. */
+export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = {
+  memoryMb: 4096,
+  maxProcesses: 1024,
+  cpuSeconds: 600,
+};
 
 /** Minutes an escalation waits for a human before it is denied. */
 export const DEFAULT_APPROVAL_TIMEOUT_MINUTES = 30;

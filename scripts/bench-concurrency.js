@@ -277,7 +277,8 @@ async function main() {
     goals,
     workers.map((worker) => worker.peakRssMb()),
   );
-  for (const [i, worker] of workers.entries()) await diagnose(worker, `worker ${i + 1}`);
+  for (const [i, worker] of workers.entries())
+    await diagnose(worker, `worker ${i + 1}`, opts.workers === 1 ? opts.concurrent * opts.repeat : 0);
   if (floorWorker) {
     const floorRate = report(`${opts.concurrent} floor workflows`, floors, [floorWorker.peakRssMb()]);
     const shares = goalRate.map((rate, i) => (100 * rate) / floorRate[i]);

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleHash, writeBuildInfo } from './build-info';
 import { encryptedFailureConverterPath } from './data-converter';
 
 /** Where the prebuilt bundle lives: beside the compiled folders in dist/. */
@@ -21,7 +22,8 @@ export function findWorkflowBundle(encrypted = false): string | undefined {
   return candidates.find((candidate) => fs.existsSync(candidate));
 }
 
-async function writeBundle(file: string, failureConverterPath?: string): Promise<void> {
+/** Writes one bundle and returns the sha256 of its code. */
+async function writeBundle(file: string, failureConverterPath?: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     failureConverterPath,
@@ -30,11 +32,14 @@ async function writeBundle(file: string, failureConverterPath?: string): Promise
   const target = path.resolve(__dirname, '..', file);
   fs.writeFileSync(target, code);
   console.log(`workflow bundle written to ${path.relative(process.cwd(), target)} (${code.length} bytes)`);
+  return bundleHash(code);
 }
 
 async function main(): Promise<void> {
-  await writeBundle(BUNDLE_FILE);
-  await writeBundle(ENCRYPTED_BUNDLE_FILE, encryptedFailureConverterPath());
+  const plain = await writeBundle(BUNDLE_FILE);
+  const encrypted = await writeBundle(ENCRYPTED_BUNDLE_FILE, encryptedFailureConverterPath());
+  const info = writeBuildInfo({ plain, encrypted });
+  console.log(`build info written to dist/build-info.json (goalrun ${info.version})`);
 }
 
 if (require.main === module) {

@@ -24,6 +24,10 @@ function buildConfigSchema(z: typeof Zod) {
       env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).optional(),
       approval: z.enum(APPROVAL_POLICIES).optional(),
       approval_timeout_minutes: positiveInt.optional(),
+      /** Resource limits of each tool call (see docs/sandbox.md). */
+      memory_mb: positiveInt.optional(),
+      max_processes: positiveInt.optional(),
+      cpu_seconds: positiveInt.optional(),
     })
     .strict();
 

@@ -10,6 +10,7 @@ import { Client } from '../../store/pg';
 import { findExecutable } from './host';
 import { probeSandbox } from './probe';
 import { redactSecrets, urlPassword } from './redact';
+import { describeMechanism, type LimitMechanism, limitMechanism } from './resource-limits';
 
 /** How long the database check waits for a connection. */
 const DATABASE_TIMEOUT_MS = 5_000;
@@ -28,6 +29,8 @@ export interface DoctorInput {
   sandboxMode?: SandboxMode;
   /** Finds the temporal CLI (cli/temporal-binary.ts), passed in so activities do not import cli/. */
   findTemporalBinary: (env: NodeJS.ProcessEnv) => string | null;
+  /** How tool calls are limited here; detected when absent (tests pass their own). */
+  limitMechanism?: LimitMechanism;
   /** Connects to the database and runs a query; tests pass their own. */
   checkDatabase?: (databaseUrl: string) => Promise<void>;
 }
@@ -194,6 +197,18 @@ function providerKeyCheck(input: DoctorInput, variable: string, provider: string
   };
 }
 
+/** Which mechanism limits each tool call's memory, processes and CPU time on this machine. */
+function resourceLimitsCheck(input: DoctorInput): DoctorCheck {
+  const { detail, ok } = describeMechanism(input.limitMechanism ?? limitMechanism());
+  return {
+    name: 'resource limits',
+    ok,
+    required: false,
+    detail,
+    fix: 'run the worker where it may create cgroups (cgroup v2 with memory and pids delegated, or writable v1 memory and pids hierarchies), or as a non-root user (RLIMIT_NPROC), and install util-linux (prlimit)',
+  };
+}
+
 /** Runs every check; never throws. */
 export async function runDoctorChecks(input: DoctorInput): Promise<DoctorCheck[]> {
   const [bubblewrap, ripgrep, database] = await Promise.all([
@@ -203,6 +218,7 @@ export async function runDoctorChecks(input: DoctorInput): Promise<DoctorCheck[]
   ]);
   return [
     bubblewrap,
+    resourceLimitsCheck(input),
     ripgrep,
     temporalCheck(input),
     database,

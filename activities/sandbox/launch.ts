@@ -5,12 +5,14 @@
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { SandboxSettings } from '../../core/sandbox-settings';
-import { buildBwrapArgs, SANDBOX_TMP } from './bwrap-args';
+import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
+import { buildBwrapArgs, isWithin, SANDBOX_TMP } from './bwrap-args';
 import { isProviderOrStoreName, toolEnvironment } from './environment';
+import { prepareGitProtection } from './git-protection';
 import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
 import { cachedExposedPathDirs } from './path-exposure';
 import { checkSandbox } from './probe';
+import { type CallLimits, limitCall } from './resource-limits';
 
 /**
  * Merges stderr into stdout in the child itself so both arrive through one pipe in the order they
@@ -29,6 +31,8 @@ export interface LaunchSpec {
   cwd: string;
   /** True when the process runs in bubblewrap (its stderr then carries only bwrap's own errors). */
   sandboxed: boolean;
+  /** The call's resource limits, when the request asked for them: what it went over, and cleanup. */
+  limits?: CallLimits;
 }
 
 /** What the caller knows about the command to start. */
@@ -49,6 +53,11 @@ export interface LaunchRequest {
   extraEnv?: Record<string, string>;
   /** Whether bwrap reports the sandbox's pid on fd 3 (the caller must then open it); default true. */
   infoFd?: boolean;
+  /**
+   * Limit memory, processes and CPU time (sandbox limits); the caller then calls `spec.limits.cleanup()`
+   * once the process is gone. Long-lived servers (MCP) are not limited.
+   */
+  limited?: boolean;
 }
 
 function realExistingDir(dir: string): string | undefined {
@@ -99,6 +108,17 @@ function sensitiveHomeEntries(homes: readonly string[]): { dirs: string[]; files
 export async function prepareLaunch(
   request: LaunchRequest,
 ): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
+  const prepared = await prepareUnlimited(request);
+  // A human-approved escalation runs as the human would run it.
+  if (!prepared.ok || !request.limited || request.escalated) return prepared;
+  const limits = limitCall(request.settings.limits ?? DEFAULT_RESOURCE_LIMITS);
+  const wrapped = limits.wrap(prepared.spec.file, prepared.spec.args);
+  return { ok: true, spec: { ...prepared.spec, ...wrapped, limits } };
+}
+
+async function prepareUnlimited(
+  request: LaunchRequest,
+): Promise<{ ok: true; spec: LaunchSpec } | { ok: false; error: string }> {
   const { settings, host } = request;
   const inner = request.argv
     ? [...request.argv]
@@ -135,14 +155,19 @@ export async function prepareLaunch(
   // A home bound as the workspace (or a writable root) is visible: its credentials are hidden one by one.
   const sensitive = sensitiveHomeEntries(homes.filter((home) => binds.includes(home)));
   const installDir = realExistingDir(host.installDir);
+  const writable = settings.mode === 'workspace-write';
+  // Hooks and git config stay read-only inside writable roots (only there: elsewhere all is read-only,
+  // and a hooks path in a hidden home must stay hidden rather than be shown read-only).
+  const git = writable ? prepareGitProtection(binds) : { readOnly: [], pinned: [] };
+  const gitReadOnly = git.readOnly.filter((entry) => binds.some((bind) => isWithin(entry, bind)));
   const args = buildBwrapArgs({
-    writable: settings.mode === 'workspace-write',
+    writable,
     network: settings.network,
     workspace,
-    writableRoots,
+    writableRoots: [...writableRoots, ...git.pinned],
     privateTmp: dirs.tmp,
     hide: [...hide, ...sockets, ...sensitive.dirs],
-    protect: installDir ? [installDir] : [],
+    protect: [...(installDir ? [installDir] : []), ...gitReadOnly],
     expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
     maskFiles: sensitive.files,
     cwd: workspace,

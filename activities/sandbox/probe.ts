@@ -56,7 +56,11 @@ function run(file: string, args: string[]): Promise<{ code: number; output: stri
 /** Probes bubblewrap now (no cache). */
 export async function probeSandbox(bwrapPath: string | null): Promise<SandboxProbe> {
   if (!bwrapPath) {
-    return { ok: false, problem: `sandbox unavailable: bubblewrap (bwrap) is not installed; ${SANDBOX_FIX}` };
+    return {
+      ok: false,
+      problem:
+        'sandbox unavailable: bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) or run the goal with --sandbox off (its tools then run unsandboxed)',
+    };
   }
   const version = await run(bwrapPath, ['--version']);
   const started = await run(bwrapPath, PROBE_ARGS);

@@ -50,6 +50,7 @@ export async function runCaptured(request: CapturedRequest): Promise<CapturedRun
     host: request.host,
     extraEnv: request.extraEnv,
     infoFd: false,
+    limited: true,
   });
   if (!launch.ok) return { code: null, stdout: '', stderr: '', timedOut: false, startError: launch.error };
   const { spec } = launch;
@@ -63,7 +64,10 @@ export async function runCaptured(request: CapturedRequest): Promise<CapturedRun
     child.once('spawn', () => resolve(undefined));
     child.once('error', (err) => resolve(`failed to start ${spec.file}: ${err.message}`));
   });
-  if (startError) return { code: null, stdout: '', stderr: '', timedOut: false, startError };
+  if (startError) {
+    await spec.limits?.cleanup();
+    return { code: null, stdout: '', stderr: '', timedOut: false, startError };
+  }
   const out = capture(child.stdout);
   const err = capture(child.stderr);
   // A program that does not read its stdin must not fail the run with EPIPE.
@@ -86,6 +90,7 @@ export async function runCaptured(request: CapturedRequest): Promise<CapturedRun
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', stop);
+    await spec.limits?.cleanup();
   }
 }
 

@@ -15,9 +15,10 @@ import {
   BASH_OUTPUT_CAP_BYTES,
   JOB_OUTPUT_DEFAULT_LIMIT,
 } from '../../core/limits';
-import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { DEFAULT_RESOURCE_LIMITS, DEFAULT_SANDBOX } from '../../core/sandbox-settings';
 import { TOOL } from '../../core/tool-names';
-import { prepareLaunch } from '../sandbox/launch';
+import { type LaunchSpec, prepareLaunch } from '../sandbox/launch';
+import { CPU_LIMIT_SIGNAL, type LimitHit, limitMessage } from '../sandbox/resource-limits';
 import { HeadTailBuffer } from './head-tail-buffer';
 import { readJobOutput, startBackgroundJob } from './job-tools';
 import { KILLED_BY_SHUTDOWN_MESSAGE, processJobManager, shuttingDownFailure } from './jobs';
@@ -143,7 +144,7 @@ export async function runBash(
   return note === '' ? outcome : { ...outcome, output: `${note}${outcome.output}` };
 }
 
-type StopReason = 'timeout' | 'cancel' | 'shutdown';
+type StopReason = 'timeout' | 'cancel' | 'shutdown' | 'limit';
 
 async function runForeground(
   command: string,
@@ -164,15 +165,31 @@ async function runForeground(
     settings: context.sandbox ?? DEFAULT_SANDBOX,
     escalated: context.escalated ?? false,
     host: jobs.host,
+    limited: true,
   });
   if (!launch.ok) return { ok: false, output: launch.error, changedWorkspace: false };
+  try {
+    return await runLaunched(launch.spec, timeoutMs, context, options);
+  } finally {
+    await launch.spec.limits?.cleanup();
+  }
+}
+
+async function runLaunched(
+  spec: LaunchSpec,
+  timeoutMs: number,
+  context: ToolContext,
+  options: BashRunOptions,
+): Promise<ToolOutcome> {
+  const { signal } = context;
+  const jobs = context.jobs ?? processJobManager();
   if (signal.aborted) throw cancellationError(signal);
   jobs.assertAcceptingWork();
 
   const graceMs = options.killGraceMs ?? BASH_KILL_GRACE_MS;
   const output = new HeadTailBuffer(options.outputCapBytes ?? BASH_OUTPUT_CAP_BYTES);
   const startedAt = Date.now();
-  const started = await ToolProcess.start(launch.spec, (chunk) => output.push(chunk));
+  const started = await ToolProcess.start(spec, (chunk) => output.push(chunk));
   if (!started.ok) return { ok: false, output: started.error, changedWorkspace: false };
   const child = started.process;
 
@@ -186,7 +203,11 @@ async function runForeground(
   signal.addEventListener('abort', onAbort, { once: true });
   // The signal may have fired while the sandbox was prepared, before the listener existed.
   if (signal.aborted) onAbort();
+  let limitHit: LimitHit | undefined;
   const heartbeat = setInterval(() => {
+    // A call over its memory or process limit is stopped whole: a fork bomb would otherwise spin until its timeout.
+    limitHit ??= spec.limits?.overLimit();
+    if (limitHit) requestStop('limit');
     try {
       context.heartbeat({ elapsedMs: Date.now() - startedAt, outputBytes: output.totalBytes });
     } catch {
@@ -228,9 +249,12 @@ async function runForeground(
   if (sandboxFailure && exit?.code !== 0) {
     return { ok: false, output: `sandbox failed to start: ${sandboxFailure}`, changedWorkspace: false };
   }
+  limitHit ??= spec.limits?.overLimit() ?? (killedByCpuLimit(exit) ? 'cpu' : undefined);
+  const status = statusLines(stopReason, timeoutMs, exit, groupGone, leftoversKilled);
+  const limits = context.sandbox?.limits ?? DEFAULT_RESOURCE_LIMITS;
   return {
-    ok: stopReason === undefined && exit?.code === 0,
-    output: formatOutput(output.text(), statusLines(stopReason, timeoutMs, exit, groupGone, leftoversKilled)),
+    ok: stopReason === undefined && limitHit === undefined && exit?.code === 0,
+    output: formatOutput(output.text(), limitHit ? [...status, limitMessage(limitHit, limits)] : status),
     changedWorkspace: true,
   };
 }
@@ -244,6 +268,12 @@ async function checkWorkspace(workspace: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** True when the command died of SIGXCPU, the signal of the CPU-time rlimit (bwrap reports 128+N). */
+function killedByCpuLimit(exit: ProcessExit | undefined): boolean {
+  const xcpu = osConstants.signals[CPU_LIMIT_SIGNAL];
+  return exit?.signal === CPU_LIMIT_SIGNAL || exit?.code === SIGNAL_EXIT_BASE + xcpu;
+}
+
 function statusLines(
   stopReason: StopReason | undefined,
   timeoutMs: number,
@@ -254,6 +284,7 @@ function statusLines(
   const survivors = groupGone ? '' : '; some processes of the group could not be killed';
   if (stopReason === 'timeout')
     return [`[timed out after ${timeoutMs} ms; process group killed${survivors}]`];
+  if (stopReason === 'limit') return [`[process group killed${survivors}]`];
   const lines: string[] = [];
   if (leftoversKilled) {
     lines.push(`[background processes the command left running were killed${survivors}]`);

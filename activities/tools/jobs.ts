@@ -14,9 +14,10 @@ import {
   MAX_FINISHED_JOBS_PER_SESSION,
   MAX_RUNNING_JOBS_PER_SESSION,
 } from '../../core/limits';
-import type { SandboxSettings } from '../../core/sandbox-settings';
+import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
 import { defaultSandboxHost, type SandboxHost, sessionDirRoot } from '../sandbox/host';
 import { prepareLaunch } from '../sandbox/launch';
+import { limitMessage } from '../sandbox/resource-limits';
 import { ByteRing, readRingText } from './ring-buffer';
 import { ToolProcess } from './tool-process';
 
@@ -170,12 +171,16 @@ export class JobManager {
       settings: request.sandbox,
       escalated: request.escalated,
       host: this.host,
+      limited: true,
     });
     if (!launch.ok) return { ok: false, error: launch.error };
     this.assertAcceptingWork();
     const output = new ByteRing(this.bufferBytes);
     const started = await ToolProcess.start(launch.spec, (chunk) => output.push(chunk));
-    if (!started.ok) return { ok: false, error: started.error };
+    if (!started.ok) {
+      await launch.spec.limits?.cleanup();
+      return { ok: false, error: started.error };
+    }
     const job: Job = {
       process: started.process,
       output,
@@ -197,6 +202,10 @@ export class JobManager {
       job.info.signal = exit.signal;
       const failure = started.process.sandboxFailure();
       if (failure) output.push(Buffer.from(`[sandbox failed to start: ${failure}]\n`));
+      const hit = launch.spec.limits?.overLimit();
+      if (hit)
+        output.push(Buffer.from(`${limitMessage(hit, request.sandbox.limits ?? DEFAULT_RESOURCE_LIMITS)}\n`));
+      void launch.spec.limits?.cleanup();
       this.forgetOldJobs(request.sessionId);
     });
     return { ok: true, job: this.snapshot(job), existing: false };

@@ -9,6 +9,12 @@
 import { constants as fsConstants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  type GitProtection,
+  gitProtectedError,
+  gitProtectionOf,
+  isGitProtected,
+} from '../sandbox/git-protection';
 import { describeFsError, displayPath, resolveToolPath } from './paths';
 import { type PinnedDirectory, pinDirectory } from './pinned-directory';
 import type { ToolContext } from './types';
@@ -202,6 +208,10 @@ export async function openForWrite(
   if (boundary.readOnly) return { ok: false, error: readOnlyError(options.toolName) };
   let lexical = resolveToolPath(context.workspace, toolPath);
   const shown = displayPath(context.workspace, lexical);
+  // Checked before anything is made (no empty hooks directory left behind), and again on the descriptor.
+  const gitProtected = boundary.writeRoots.map(gitProtectionOf);
+  if (isGitPath(await realOfMissing(lexical), gitProtected))
+    return { ok: false, error: gitProtectedError(options.toolName, shown) };
   for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
     const name = path.basename(lexical);
     if (path.dirname(lexical) === lexical) return { ok: false, error: `${shown} is not a file path` };
@@ -229,6 +239,7 @@ export async function openForWrite(
         opened.created,
         boundary,
         shown,
+        { toolName: options.toolName, gitProtected },
       );
       if (!checked.ok) return checked;
       return { ok: true, handle: opened.handle, real: checked.real, shown, created: opened.created };
@@ -246,6 +257,7 @@ async function checkOpened(
   created: boolean,
   boundary: Boundary,
   shown: string,
+  git: { toolName: string; gitProtected: GitProtection[] },
 ): Promise<Checked<{ real: string }>> {
   const opened = await pathOfDescriptor(handle, target);
   const refuse = async (error: string): Promise<Checked<{ real: string }>> => {
@@ -255,6 +267,7 @@ async function checkOpened(
   };
   if (!opened || !isInside(opened, boundary.writeRoots))
     return refuse(outsideError(boundary, shown, opened ?? target));
+  if (isGitPath(opened, git.gitProtected)) return refuse(gitProtectedError(git.toolName, shown));
   const stat = await handle.stat();
   if (!stat.isFile()) return refuse(`${shown} is not a regular file (a device, FIFO or socket)`);
   // Another name of the same file may be outside the workspace (a hard link made with the sandbox off).
@@ -264,6 +277,11 @@ async function checkOpened(
     );
   }
   return { ok: true, real: opened };
+}
+
+/** True when a real path is a git hook or git config the file tools never write. */
+function isGitPath(real: string, gitProtected: readonly GitProtection[]): boolean {
+  return gitProtected.some((protection) => isGitProtected(real, protection));
 }
 
 /** Replaces a file's content through an open descriptor (truncating only now, after every check). */

@@ -4,8 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { projectHash } from '../../store/session-id';
 import type { CliContext } from '../context';
+import { ExitCode } from '../exit-codes';
 import { say } from '../output';
+import { sandboxProblem } from '../sandbox-check';
 import { runCommand } from './goal-commands';
 
 const DEMO_OBJECTIVE =
@@ -54,7 +58,8 @@ function demoTurns() {
             name: 'finish',
             args: {
               status: 'complete',
-              summary: 'greet.js prints "Hello, <name>"; checked by running it (output in greeting.txt).',
+              // No claim here: the demo says what was checked after the goal, from what really happened.
+              summary: 'greet.js written, run, capitalised and run again (output in greeting.txt).',
             },
           },
         ],
@@ -64,7 +69,46 @@ function demoTurns() {
   };
 }
 
-/** Runs the demo goal in a fresh workspace under the data directory. */
+/** What the demo's goal printed into greeting.txt when every step worked. */
+const EXPECTED_GREETING = 'Hello, goalrun\n';
+
+/** The tool calls of a session whose result was a failure, as `step N · tool`. */
+async function failedToolCalls(
+  context: CliContext,
+  workspace: string,
+): Promise<{ failed: string[]; total: number }> {
+  const store = await context.sessionStore();
+  // The demo's workspace is new: its project has one session, the demo's.
+  const session = await store.latestSessionOfProject(projectHash(workspace));
+  if (!session) return { failed: ['the goal left no session'], total: 0 };
+  const failed: string[] = [];
+  let total = 0;
+  let step = 0;
+  for (const entry of await store.listMessages(session.id)) {
+    if (entry.message.role === 'assistant') step += 1;
+    if (entry.message.role !== 'tool') continue;
+    for (const part of entry.message.content) {
+      total += 1;
+      const ok = entry.meta?.tool?.ok ?? part.output.type === 'text';
+      if (!ok) failed.push(`step ${step} · ${part.toolName}`);
+    }
+  }
+  return { failed, total };
+}
+
+function readOr(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the demo goal in a fresh workspace under the data directory. Without a usable bubblewrap it
+ * runs unsandboxed (the workspace is its own throwaway directory and the model a script) and says so;
+ * its verdict comes from the tool results and the file the goal made, never from the script.
+ */
 export async function demoCommand(
   context: CliContext,
   options: { workspace?: string; json?: boolean },
@@ -75,9 +119,41 @@ export async function demoCommand(
   const script = path.join(context.settings.home, 'demo', `model-${stamp}.json`);
   fs.mkdirSync(path.dirname(script), { recursive: true });
   fs.writeFileSync(script, `${JSON.stringify(demoTurns(), null, 2)}\n`);
+  const configuredMode = context.settings.config.sandbox?.mode ?? DEFAULT_SANDBOX.mode;
+  const noSandbox = configuredMode === 'off' ? undefined : await sandboxProblem();
   if (!options.json) {
     say('goalrun demo: a scripted model works on a small goal, durably, on Temporal.');
     say(`  store: ${context.describeStore()}`);
+    if (noSandbox) {
+      say(`  ${noSandbox}`);
+      say(`  notice: the demo runs its scripted goal UNSANDBOXED in its throwaway workspace ${workspace}`);
+    }
   }
-  return runCommand(context, DEMO_OBJECTIVE, { workspace, model: `scripted:${script}`, json: options.json });
+  const code = await runCommand(context, DEMO_OBJECTIVE, {
+    workspace,
+    model: `scripted:${script}`,
+    json: options.json,
+    ...(noSandbox ? { sandbox: 'off' } : {}),
+  });
+  const { failed, total } = await failedToolCalls(context, workspace);
+  const greeting = readOr(path.join(workspace, 'greeting.txt'));
+  const worked = code === 0 && failed.length === 0 && greeting === EXPECTED_GREETING;
+  if (!options.json) {
+    if (worked) {
+      say(
+        `demo checked: all ${total} tool calls succeeded, and running greet.js printed "${EXPECTED_GREETING.trim()}" (greeting.txt)`,
+      );
+    } else {
+      const what =
+        failed.length > 0
+          ? `${failed.length} of ${total} tool calls failed (${failed.join(', ')})`
+          : 'the goal did not finish its work';
+      say(
+        `demo FAILED: ${what}; greeting.txt ${greeting === undefined ? 'was not written' : `says ${JSON.stringify(greeting)}`}`,
+      );
+    }
+    if (noSandbox)
+      say('  to sandbox goals here: apt-get install bubblewrap (until then, goals need --sandbox off)');
+  }
+  return code !== ExitCode.completed ? code : worked ? ExitCode.completed : ExitCode.failedOrBlocked;
 }

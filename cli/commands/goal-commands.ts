@@ -3,6 +3,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../core/errors';
 import type { GoalDefinition, GoalLimits } from '../../core/goal';
+import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
 import { newSessionId } from '../../store/session-id';
 import { hostUpdate, workflowIdOf } from '../../workflows/definitions';
 import { innermostMessage } from '../../workflows/failures';
@@ -15,6 +16,7 @@ import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goa
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
 import { notice, printJson, say } from '../output';
 import { outputFormatOf } from '../output-format';
+import { requireSandbox } from '../sandbox-check';
 import { onInterrupt } from '../signals';
 import { startGoal } from '../start-goal';
 import { senderName, steerGoal } from '../steer-client';
@@ -37,6 +39,14 @@ export interface ResumeOptions extends GoalOptions {
   last?: boolean;
 }
 
+/**
+ * Refuses (exit 2) a goal whose sandbox needs bubblewrap when this machine cannot sandbox. A goal
+ * with a tool host (--tools-queue) is not checked here: its tools run there, and that worker checks.
+ */
+async function requireSandboxForGoal(goal: GoalDefinition): Promise<void> {
+  if (goal.toolTaskQueue === undefined) await requireSandbox(goal.sandbox?.mode ?? DEFAULT_SANDBOX.mode);
+}
+
 /** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
 export async function runCommand(
   context: CliContext,
@@ -48,6 +58,7 @@ export async function runCommand(
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const follow = await followOptions(context, sessionId, options, interrupted, 'start');
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  await requireSandboxForGoal(goal);
   if (hostsWorker) await context.hostWorker();
   const started = await startGoal(context, goal);
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
@@ -64,6 +75,7 @@ export async function startCommand(
 ): Promise<number> {
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  await requireSandboxForGoal(goal);
   const started = await startGoal(context, goal);
   if (options.json) {
     printJson(started);
@@ -111,6 +123,8 @@ export async function resumeCommand(
       : (await firstEvents(client, workflowIdOf(sessionId)).catch(() => null))?.input?.goal;
   if (!goal) throw new ConfigError(`no saved goal with session or workflow id "${sessionId}" to resume`);
   if (hostsWorker) {
+    // This process runs the goal's tools (unless a tool host does): no goal restarts to fail call by call.
+    await requireSandboxForGoal(goal);
     // The same checks as `run`: this process will make the model calls.
     goalFromOptions(
       goal.objective,

@@ -3,20 +3,32 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../core/errors';
+import { DEFAULT_SANDBOX, type SandboxMode } from '../../core/sandbox-settings';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
 import { toolsQueueName, type WorkerRole } from '../../worker/roles';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
+import { requireSandbox } from '../sandbox-check';
 
 /** `goalrun worker`: runs goals and their tools until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function workerCommand(
   context: CliContext,
-  options: { logLevel?: string; metricsPort?: string; role?: string; workspaceRoot?: string },
+  options: {
+    logLevel?: string;
+    metricsPort?: string;
+    role?: string;
+    workspaceRoot?: string;
+    sandbox?: SandboxMode;
+  },
 ): Promise<number> {
   const role = (options.role ?? 'all') as WorkerRole;
   // Checked before anything starts: a tools worker without a real root would refuse every call.
   const workspaceRoot = role === 'tools' ? realWorkspaceRoot(options.workspaceRoot) : undefined;
+  // A worker that runs tools on a machine that cannot sandbox would fail every command of every goal.
+  if (role !== 'model') {
+    await requireSandbox(options.sandbox ?? context.settings.config.sandbox?.mode ?? DEFAULT_SANDBOX.mode);
+  }
   const level = (WORKER_LOG_LEVELS as readonly string[]).includes(options.logLevel ?? '')
     ? (options.logLevel as WorkerLogLevel)
     : 'info';

@@ -93,7 +93,8 @@ function metricTotal(metrics, name, labels = {}) {
 }
 
 /** Where a worker spent its time, from its metrics: mean latencies (sum / count) and its CPU. */
-async function diagnose(worker, name) {
+/** `goals`: how many goals this worker's counters cover, for the per-goal figures (0: none printed). */
+async function diagnose(worker, name, goals = 0) {
   const metrics = await scrape(worker.metricsUrl);
   const mean = (metric, labels) => {
     const count = metricTotal(metrics, `${metric}_count`, labels);
@@ -107,9 +108,17 @@ async function diagnose(worker, name) {
       `${type}: wait ${mean('temporal_activity_schedule_to_start_latency', { activity_type: type })}, run ${mean('temporal_activity_execution_latency', { activity_type: type })}`,
     );
   }
+  // `workflow_task_replay_latency` is recorded by sdk-core for EVERY workflow task (the time to catch up
+  // to the end of the task's new events), not only for full replays: its count is the number of
+  // workflow tasks. A full replay from the first event is a sticky-cache miss (a task that came
+  // with the whole history because the run was not in this worker's cache).
+  const counter = (metric) => metricTotal(metrics, metric) + metricTotal(metrics, `${metric}_total`);
+  const workflowTasks = metricTotal(metrics, 'temporal_workflow_task_replay_latency_count');
+  const perGoal = (value) => (goals > 0 ? ` (${fmt(value / goals, 1)} per goal)` : '');
   parts.push(
-    `cache evictions ${metricTotal(metrics, 'temporal_sticky_cache_total_forced_eviction')}, ` +
-      `replays ${metricTotal(metrics, 'temporal_workflow_task_replay_latency_count')}`,
+    `workflow tasks ${workflowTasks}${perGoal(workflowTasks)}, ` +
+      `full replays (sticky cache misses) ${counter('temporal_sticky_cache_miss')}${perGoal(counter('temporal_sticky_cache_miss'))}, ` +
+      `cache hits ${counter('temporal_sticky_cache_hit')}, evictions ${counter('temporal_sticky_cache_total_forced_eviction')}`,
   );
   parts.push(
     `CPU ${fmt(metricTotal(metrics, 'process_cpu_seconds_total'), 1)} s, event loop lag p99 ${fmt(1000 * metricTotal(metrics, 'nodejs_eventloop_lag_p99_seconds'), 0)} ms`,

@@ -14,6 +14,7 @@ import { goalTestEnv } from '../support/goal-env';
 
 const ITEMS = [
   'bubblewrap',
+  'resource limits',
   'ripgrep',
   'temporal CLI',
   'database',
@@ -73,6 +74,10 @@ describe('goalrun doctor', () => {
       /^ok +bubblewrap: bubblewrap \S+ at \/\S*bwrap starts a sandbox here$/,
     );
     expect(lineOf(result.stdout, 'temporal CLI')).toBe(`ok       temporal CLI: ${path.resolve(temporal)}`);
+    // Which mechanism limits each tool call here (this machine: cgroup v1 memory and pids, RLIMIT_CPU).
+    expect(lineOf(result.stdout, 'resource limits')).toMatch(
+      /^ok +resource limits: memory by (cgroup v[12] memory|RLIMIT_DATA \(prlimit\)), process count by (cgroup v[12] pids\.max|RLIMIT_NPROC \(prlimit\)), CPU time by RLIMIT_CPU \(prlimit\)$/,
+    );
     expect(lineOf(result.stdout, 'database')).toMatch(/^ok +database: PostgreSQL at .* answers$/);
     expect(lineOf(result.stdout, 'OPENAI_API_KEY')).toMatch(/^ok +OPENAI_API_KEY: set/);
     expect(lineOf(result.stdout, 'ANTHROPIC_API_KEY')).toMatch(/^ok +ANTHROPIC_API_KEY: set/);

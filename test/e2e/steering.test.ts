@@ -4,15 +4,15 @@
  * step; every app command works from `steer` and from its own verb, an unknown one is refused, and
  * the model never sees a `/` command.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTemporalReader } from '../../cli/temporal-grpc';
 import { livePollers } from '../../cli/worker-presence';
+import { packageVersion } from '../../worker/build-info';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
+import { saveHistoryFixture } from '../support/history-fixtures';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
@@ -21,7 +21,6 @@ import {
 } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
-const STEERING_FIXTURE = path.resolve(__dirname, '../fixtures/histories/steering-commands.json');
 const ACCEPTED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED;
 
 /** The text of every message of a request, in order. */
@@ -376,7 +375,7 @@ describe('steering', () => {
           .getHandle(started.workflowId as string)
           .fetchHistory();
         await connection.close();
-        fs.writeFileSync(STEERING_FIXTURE, JSON.stringify([history.toJSON()]));
+        saveHistoryFixture(packageVersion(), 'steering-commands', [history.toJSON()]);
       }
       // The transcript records the model switch.
       const notes = (await store.listMessages(id)).filter((m) => m.key.startsWith('notice:'));

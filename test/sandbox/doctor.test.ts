@@ -1,12 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { formatDoctorLine, runDoctorChecks } from '../../activities/sandbox/doctor';
-import { doctorCommand } from '../../cli/commands/doctor-command';
-import { CliContext } from '../../cli/context';
-import { findTemporalBinary } from '../../cli/temporal-binary';
-import { loadSettings } from '../../worker/settings';
+import { cliEnv, runCli } from '../support/cli';
 
 const home = mkdtempSync(path.join(os.tmpdir(), 'goalrun-doctor-'));
 
@@ -23,6 +20,7 @@ describe('runDoctorChecks', () => {
     console.log(lines.join('\n'));
     expect(checks.map((check) => check.name)).toEqual([
       'bubblewrap',
+      'resource limits',
       'ripgrep',
       'temporal CLI',
       'database',
@@ -42,6 +40,8 @@ describe('runDoctorChecks', () => {
       databaseUrl: 'postgres://goalrun:hunter2-secret@127.0.0.1:1/goalrun',
       describeStore: 'PostgreSQL at 127.0.0.1:1/goalrun',
       findTemporalBinary: () => null,
+      // Root, no cgroup to make, no util-linux.
+      limitMechanism: { prlimit: null, nprocApplies: false },
     });
     const lines = checks.map(formatDoctorLine);
     console.log(lines.join('\n'));
@@ -49,6 +49,9 @@ describe('runDoctorChecks', () => {
     expect(lines).toEqual([
       expect.stringMatching(
         /^missing {2}bubblewrap: not installed.*; fix: apt-get install bubblewrap \(or run goals with --sandbox off\)$/,
+      ),
+      expect.stringMatching(
+        /^missing {2}resource limits: memory by nothing, process count by nothing \(root without a writable pids cgroup\), CPU time by nothing \(prlimit missing\); fix: run the worker where it may create cgroups/,
       ),
       expect.stringMatching(/^missing {2}ripgrep: .*; fix: apt-get install ripgrep$/),
       expect.stringMatching(/^missing {2}temporal CLI: .*; fix: npm run temporal/),
@@ -78,28 +81,20 @@ describe('runDoctorChecks', () => {
 });
 
 describe('goalrun doctor', () => {
+  // The built CLI as a subprocess: the command loads its extension checks lazily from dist.
   it('prints the lines and exits 0 when nothing required is missing, 1 otherwise', async () => {
-    const printed: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      printed.push(String(chunk));
-      return true;
-    });
-    try {
-      const ready = new CliContext(
-        loadSettings({ ...process.env, GOALRUN_HOME: home, DATABASE_URL: inject('databaseUrl') }),
-      );
-      expect(await doctorCommand(ready)).toBe(0);
-      const broken = new CliContext(
-        loadSettings({ ...process.env, GOALRUN_HOME: home, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' }),
-      );
-      expect(await doctorCommand(broken, { json: true })).toBe(1);
-    } finally {
-      spy.mockRestore();
-    }
-    const text = printed.join('');
-    expect(text).toMatch(/^ok {7}bubblewrap: /m);
-    expect(text).toMatch(/^(ok {7}|missing {2})temporal CLI: /m);
-    expect(text).toContain('"name": "database"');
-    expect(findTemporalBinary).toBeTypeOf('function');
+    const ready = await runCli(
+      ['doctor'],
+      cliEnv({ GOALRUN_HOME: home, DATABASE_URL: inject('databaseUrl') }),
+    );
+    expect(ready.code, ready.stderr).toBe(0);
+    expect(ready.stdout).toMatch(/^ok {7}bubblewrap: /m);
+    expect(ready.stdout).toMatch(/^(ok {7}|missing {2})temporal CLI: /m);
+    const broken = await runCli(
+      ['doctor', '--json'],
+      cliEnv({ GOALRUN_HOME: home, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' }),
+    );
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain('"name": "database"');
   });
 });

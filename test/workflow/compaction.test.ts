@@ -3,13 +3,13 @@
  * the failure budget pauses and a manual compact resets it; a provider overflow is recovered
  * by a forced compaction and exactly one retry.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageVersion } from '../../worker/build-info';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { saveHistoryFixture } from '../support/history-fixtures';
 import {
   type OpenAITestServer,
   openAIErrorResponse,
@@ -17,7 +17,6 @@ import {
 } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
-const OVERFLOW_FIXTURE = path.resolve(__dirname, '../fixtures/histories/compaction-overflow.json');
 const CONSTRAINT = 'CONSTRAINT: keep the public API stable';
 
 /** A bash call that prints about `lines` lines of filler (each ~40 chars). */
@@ -273,7 +272,7 @@ describe('compaction', () => {
         const connection = await Connection.connect({ address: t.temporalAddress });
         const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
         await connection.close();
-        fs.writeFileSync(OVERFLOW_FIXTURE, JSON.stringify([history.toJSON()]));
+        saveHistoryFixture(packageVersion(), 'compaction-overflow', [history.toJSON()]);
       }
     } finally {
       server.setFallback(undefined);

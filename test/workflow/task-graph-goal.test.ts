@@ -10,12 +10,13 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { taskView } from '../../core/task-graph';
 import type { TaskGraph } from '../../core/task-graph-types';
+import { packageVersion } from '../../worker/build-info';
 import { tasksQuery } from '../../workflows/definitions';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { saveHistoryFixture } from '../support/history-fixtures';
 
 const BUNDLE = path.resolve(__dirname, '../../dist/workflow-bundle.js');
-const FIXTURE = path.resolve(__dirname, '../fixtures/histories/task-graph-goal.json');
 
 const plan = {
   todos: [
@@ -143,7 +144,11 @@ describe('the task graph in a goal', () => {
         await Worker.runReplayHistory({ workflowBundle: { codePath: BUNDLE } }, history, workflowId);
       }
       if (process.env.GOALRUN_SAVE_HISTORY_FIXTURE) {
-        fs.writeFileSync(FIXTURE, JSON.stringify(histories.map((history) => history.toJSON())));
+        saveHistoryFixture(
+          packageVersion(),
+          'task-graph-goal',
+          histories.map((history) => history.toJSON()),
+        );
       }
     } finally {
       await killAndWait(worker, 'SIGTERM');
