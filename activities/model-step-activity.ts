@@ -9,7 +9,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
 import type { WorkspaceContextData } from '../core/extensions/workspace-context';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
+import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import {
   type MessageMeta,
   type StoredMessage,
@@ -133,9 +133,19 @@ export function createModelStepActivity(deps: ActivityDeps) {
       };
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
-      // Heartbeats follow the stream, not a timer: a stalled provider must not look alive. The idle
-      // timer (stream-idle.ts) ends a silent stream before the heartbeat timeout, with a clear error.
+      // Heartbeats follow the stream: they go on only while bytes keep arriving within the idle
+      // timeout, so a stalled provider never looks alive (the idle timer ends it with a clear error),
+      // while a dead worker is still noticed within the heartbeat timeout however slow the model is.
+      const idleMs = idleTimeoutMsOf(input.streamIdleTimeoutS);
+      let lastBytesAt = Date.now();
+      const onBytes = () => {
+        lastBytesAt = Date.now();
+        beat();
+      };
       beat();
+      const heartbeat = setInterval(() => {
+        if (Date.now() - lastBytesAt < idleMs) beat();
+      }, MODEL_HEARTBEAT_INTERVAL_MS);
       // Only a failure of the provider call is the provider's: the store writes after it fail as the store.
       let answered = false;
       try {
@@ -145,10 +155,11 @@ export function createModelStepActivity(deps: ActivityDeps) {
           tools,
           stepNumber: input.stepNumber,
           abortSignal: context.cancellationSignal,
-          idleTimeoutMs: idleTimeoutMsOf(input.streamIdleTimeoutS),
-          onBytes: beat,
+          idleTimeoutMs: idleMs,
+          onBytes,
           onProgress: (chars) => {
             received = chars;
+            lastBytesAt = Date.now();
             // The provider answered: whatever happens next, it was reachable.
             unreachableSinceMs = null;
             beat();
@@ -250,6 +261,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
           )
           .catch(() => undefined);
         throw failure;
+      } finally {
+        clearInterval(heartbeat);
       }
     },
   };

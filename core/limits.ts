@@ -59,11 +59,6 @@ export const MODEL_HEARTBEAT_INTERVAL_MS = 3_000;
  * long is given up as stalled and retried (config stream_idle_timeout_s, --stream-idle-timeout).
  */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_S = 120;
-/**
- * A model step heartbeats when bytes arrive, so its heartbeat timeout is the stream idle timeout
- * plus this margin: the idle timer, not Temporal, ends a stalled stream (with a clear error).
- */
-export const MODEL_HEARTBEAT_MARGIN_MS = 30_000;
 /** A tool result the store refused (outage) is written again after this long, doubling… */
 export const STORE_RETRY_INITIAL_MS = 500;
 /** …up to this long between tries, for as long as the tool's attempt may run. */

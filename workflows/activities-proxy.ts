@@ -38,20 +38,16 @@ export const storeActivities = proxyLocalActivities<AllActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
-/**
- * Model calls: they heartbeat as the stream delivers bytes, so the heartbeat timeout (the stream idle
- * timeout plus a margin, see goal-step.ts) notices a dead worker; typed provider errors.
- */
+/** Model calls: heartbeat while the stream makes progress, so a dead worker is noticed quickly; typed provider errors. */
 export function modelActivities(
   summary: string,
   maximumAttempts = MODEL_STEP_MAX_ATTEMPTS,
   placement: Placement = {},
-  heartbeatTimeoutMs = MODEL_HEARTBEAT_TIMEOUT_MS,
 ) {
   return proxyActivities<AllActivities>({
     ...placed(placement),
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
-    heartbeatTimeout: heartbeatTimeoutMs,
+    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,

@@ -12,12 +12,7 @@ import type { GoalStatus } from '../core/goal';
 import { continuationMessage } from '../core/goal-messages';
 import { checkStopRules, endIteration, recordToolOutcome } from '../core/goal-rules';
 import { appendLedger, lastSeqOf } from '../core/ledger';
-import {
-  DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
-  DEFAULT_STREAM_IDLE_TIMEOUT_S,
-  MODEL_HEARTBEAT_MARGIN_MS,
-  MODEL_STEP_MAX_ATTEMPTS,
-} from '../core/limits';
+import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, MODEL_STEP_MAX_ATTEMPTS } from '../core/limits';
 import { userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
@@ -134,12 +129,7 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
     };
     const proxy = (placement: Placement) =>
-      modelActivities(
-        `model step ${stepNumber} · ${goal.model}`,
-        modelAttempts(goal),
-        placement,
-        modelHeartbeatTimeoutMs(goal.streamIdleTimeoutS),
-      );
+      modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);
     let result: ModelStepResult;
     if (run.features[PATCH.commandQueue]) {
       const call = new CancellationScope();
@@ -173,11 +163,6 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
     await compact(run.compactionHost(), stepNumber, { forced: true, recovery: true });
     return attempt();
   }
-}
-
-/** A model step heartbeats as bytes arrive: its heartbeat timeout outlasts the stream idle timeout. */
-function modelHeartbeatTimeoutMs(streamIdleTimeoutS: number | undefined): number {
-  return (streamIdleTimeoutS ?? DEFAULT_STREAM_IDLE_TIMEOUT_S) * 1000 + MODEL_HEARTBEAT_MARGIN_MS;
 }
 
 /**
