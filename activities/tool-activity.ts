@@ -24,6 +24,7 @@ import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
 import { defaultSandboxHost } from './sandbox/host';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
+import { type OutageContext, untilStored } from './store-outage';
 import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
@@ -176,43 +177,53 @@ export function createToolActivity(deps: ToolActivityDeps) {
       const job: StartedJobRef | undefined = outcome.job
         ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
         : undefined;
-      const recorded = await store.recordToolResult({
-        sessionId: input.sessionId,
-        toolCallId: input.toolCallId,
-        toolName: call.toolName,
-        messageKey: resultKey,
-        eventKey,
-        spoolContent: spooled ? output : undefined,
-        message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
-        facts: {
-          ok: outcome.ok,
-          changedWorkspace: outcome.changedWorkspace,
-          bytes,
-          chars: charCount(output),
-          lines: lineCount(output),
-          firstLine: edges.first,
-          lastLine: edges.last,
-          argsDigest: redact(argsDigest(call.input)),
-        },
-        eventExtra: {
-          attempt,
-          // The start of the output, for the event stream's tool_result (the whole is in the message).
-          head: clipBytes(output).text,
-          ...(job ? { job } : {}),
-          ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
-          ...(input.escalationApproved ? { escalated: true } : {}),
-        },
-      });
+      // The command ran: its result must land in this attempt, or a retry would run it again.
+      const outage: OutageContext = {
+        signal: context.cancellationSignal,
+        heartbeat: (details) => context.heartbeat(details),
+        deadlineMs: context.info.currentAttemptScheduledTimestampMs + context.info.startToCloseTimeoutMs,
+      };
+      const recorded = await untilStored('recording the tool result', outage, () =>
+        store.recordToolResult({
+          sessionId: input.sessionId,
+          toolCallId: input.toolCallId,
+          toolName: call.toolName,
+          messageKey: resultKey,
+          eventKey,
+          spoolContent: spooled ? output : undefined,
+          message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
+          facts: {
+            ok: outcome.ok,
+            changedWorkspace: outcome.changedWorkspace,
+            bytes,
+            chars: charCount(output),
+            lines: lineCount(output),
+            firstLine: edges.first,
+            lastLine: edges.last,
+            argsDigest: redact(argsDigest(call.input)),
+          },
+          eventExtra: {
+            attempt,
+            // The start of the output, for the event stream's tool_result (the whole is in the message).
+            head: clipBytes(output).text,
+            ...(job ? { job } : {}),
+            ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+            ...(input.escalationApproved ? { escalated: true } : {}),
+          },
+        }),
+      );
       if (!recorded.created) {
         return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
       }
       // Marked once the result that shows them is stored: a call cut short shows them again next time.
       for (const label of outcome.instructionsShown ?? []) {
-        await store.appendEvent(
-          input.sessionId,
-          'instructions',
-          { label, toolCallId: input.toolCallId },
-          nestedInstructionsKey(label),
+        await untilStored('marking instructions shown', outage, () =>
+          store.appendEvent(
+            input.sessionId,
+            'instructions',
+            { label, toolCallId: input.toolCallId },
+            nestedInstructionsKey(label),
+          ),
         );
       }
       const { facts } = recorded;

@@ -74,6 +74,10 @@ function buildConfigSchema(z: typeof Zod) {
       summarizer_model: z.string().min(1).optional(),
       backup_model: z.string().min(1).optional(),
       provider_unreachable_minutes: positiveInt.optional(),
+      /** A model stream silent this many seconds (no byte, not even a ping) is retried as stalled. */
+      stream_idle_timeout_s: positiveInt.optional(),
+      /** A running goal without a finished step this many minutes shows `stalled` in status and list. */
+      stalled_after_minutes: positiveInt.optional(),
       sandbox: sandboxSchema.optional(),
       /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
       tools_queue: z.string().min(1).optional(),
