@@ -71,6 +71,13 @@ export async function workerCommand(
       `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
   if (metrics) notice(`metrics on ${metrics.url}`);
+  // The workers that run workflows keep the retention schedule in step with their config (issue 17).
+  if (role !== 'tools') {
+    const { syncRetentionSchedule } =
+      require('../retention-schedule') as typeof import('../retention-schedule');
+    const done = await syncRetentionSchedule(context);
+    if (done) notice(done);
+  }
   notice(
     `press Ctrl-C to stop; running tools get ${SHUTDOWN_GRACE_TIME} to finish before they go back to Temporal`,
   );
