@@ -75,7 +75,10 @@ export async function workerCommand(
   if (role !== 'tools') {
     const { syncRetentionSchedule } =
       require('../retention-schedule') as typeof import('../retention-schedule');
-    const done = await syncRetentionSchedule(context);
+    // A server that refuses the schedule does not stop the worker from running goals: it says so.
+    const done = await syncRetentionSchedule(context).catch(
+      (err: Error) => `retention schedule not synced with the config: ${err.message}`,
+    );
     if (done) notice(done);
   }
   notice(
