@@ -3,6 +3,7 @@
  * secrets, spools and truncates the output, and stores spool row, event and result message in one
  * transaction under the tool-call id. Also the job activities the workflow calls on the tool host.
  */
+import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { argsDigest } from '../core/compaction/stub';
@@ -231,6 +232,8 @@ export function createToolActivity(deps: ToolActivityDeps) {
         changedWorkspace: facts.changedWorkspace,
         firstLine: facts.firstLine,
         lastLine: facts.lastLine,
+        callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
+        outputDigest: shortHash(`${facts.ok}\n${output}`),
         facts,
         ...(job ? { job } : {}),
         ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
@@ -330,4 +333,9 @@ async function storedResult(
     ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
     ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
   };
+}
+
+/** A short hash (the breaker compares equality; 16 hex digits make a collision negligible). */
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }

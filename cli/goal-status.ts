@@ -4,7 +4,7 @@
  * has no row) from what Temporal knows: the input it was started with.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { cardWarning } from '../activities/models/card-names';
+import { cardWarning, userCardDirs } from '../activities/models/card-names';
 import { ConfigError } from '../core/errors';
 import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
 import { EMPTY_USAGE } from '../core/usage';
@@ -39,6 +39,8 @@ export type StatusView = Omit<GoalSnapshot, 'status'> & {
   modelNote?: string | null;
   /** The task queue of a goal waiting for a worker. */
   taskQueue?: string;
+  /** The Worker Deployment build its run is on, when versioned workers run it. */
+  build?: string;
 };
 
 /** Temporal's closed states mapped to goal statuses, for goals that ended without a checkpoint. */
@@ -210,9 +212,14 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
     }
     const live = await queryWithTimeout(() => reader.query(workflowId, STATE_QUERY));
     // The description read just before says which activity, if any, is failing and retried.
-    if (live) return { ...live, retrying: retryingActivity(summary) };
+    if (live)
+      return {
+        ...live,
+        retrying: retryingActivity(summary),
+        ...(summary.build ? { build: summary.build } : {}),
+      };
   }
-  if (row) return viewOfRow(row);
+  if (row) return { ...viewOfRow(row), ...(summary?.build ? { build: summary.build } : {}) };
   if (reader && status) {
     const first = await firstEvents(reader, workflowId).catch(() => null);
     if (first) return viewOfStart(sessionId, first, CLOSED_STATUS[status] ?? 'running');
@@ -221,9 +228,9 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
 }
 
 /** What to say once about a goal's model: that it has no model card, or null. */
-export function modelNoteOf(model: string): string | null {
+export function modelNoteOf(model: string, where: { home?: string; workspace?: string } = {}): string | null {
   try {
-    return cardWarning(model) ?? null;
+    return cardWarning(model, undefined, userCardDirs(where)) ?? null;
   } catch {
     return null;
   }

@@ -1,5 +1,7 @@
 /** How the CLI prints: one place for human lines, JSON, and errors. */
+
 import type { GoalSnapshot } from '../core/goal';
+import { budgetLine } from '../core/spend-cap';
 import { plural } from '../core/text';
 
 /** Prints a line for a person (stdout). */
@@ -64,6 +66,7 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
     `usage      context ${plural(snapshot.usage.contextTokens, 'token')}, total ${plural(snapshot.usage.totalTokens, 'token')}, ${plural(snapshot.usage.requests, 'request')}`,
   );
+  if (snapshot.budget) lines.push(`budget     ${budgetLine(snapshot.budget)}`);
   if (snapshot.taskQueue) lines.push(`queue      ${snapshot.taskQueue}`);
   if (snapshot.extraLines) lines.push(...snapshot.extraLines);
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);

@@ -37,9 +37,11 @@ export class GrpcTemporalReader implements TemporalReader {
     try {
       const description = await this.client.workflow.getHandle(workflowId).describe();
       const converter = this.client.options.loadedDataConverter;
+      const build = description.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId;
       return {
         status: description.status.name,
         taskQueue: description.taskQueue,
+        ...(build ? { build } : {}),
         pendingActivities: await Promise.all(
           (description.raw.pendingActivities ?? []).map(async (activity) => ({
             activityType: activity.activityType?.name ?? 'activity',

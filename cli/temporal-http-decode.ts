@@ -176,9 +176,12 @@ export function errorFromResponse(httpStatus: number, text: string): TemporalHtt
 export function decodeDescribe(json: unknown, keys: readonly PayloadKey[] = []): WorkflowSummary {
   const info = objectAt(objectAt(json, 'the description').workflowExecutionInfo, 'workflowExecutionInfo');
   const pending = listAt(objectAt(json, 'the description').pendingActivities, 'pendingActivities');
+  const versioning = optionalObject(info.versioningInfo, 'versioningInfo');
+  const build = optionalString(optionalObject(versioning.deploymentVersion, 'deploymentVersion').buildId);
   return {
     status: statusNameOf(info.status),
     taskQueue: optionalString(info.taskQueue) ?? '',
+    ...(build ? { build } : {}),
     pendingActivities: pending.map((item, index): PendingActivity => {
       const activity = objectAt(item, `pending activity ${index}`);
       const failure = optionalObject(activity.lastFailure, 'lastFailure');

@@ -21,6 +21,8 @@ export interface WorkflowSummary {
   status: string;
   taskQueue: string;
   pendingActivities: PendingActivity[];
+  /** The Worker Deployment build the run is on (versioned workers only), else absent. */
+  build?: string;
 }
 
 /** The first page of a run's history, as much as the CLI needs of it. */

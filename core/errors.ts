@@ -19,6 +19,8 @@ export const FailureType = {
   StoreUnavailable: 'StoreUnavailable',
   /** The tool host is shutting down: the command was not started (or was killed); retry on another worker. */
   ToolHostShuttingDown: 'ToolHostShuttingDown',
+  /** The account is out of quota until a reset time (details: `{ resetAtMs }`, null when unknown): the goal waits. */
+  QuotaExhausted: 'QuotaExhausted',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

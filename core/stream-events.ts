@@ -121,6 +121,23 @@ export const STREAM_EVENT_SCHEMAS = {
       ...usageShape.shape,
     })
     .describe("One model request's usage, as the provider reported it."),
+  budget: z
+    .object({
+      ...base,
+      type: z.literal('budget'),
+      at: z.enum(['cap', 'raised']),
+      cap: z.enum(['cost', 'tokens']).nullable(),
+      reason: z.string().nullable(),
+      spent_usd: z.number(),
+      reserved_usd: z.number(),
+      cap_usd: z.number().nullable(),
+      spent_tokens: z.number().int(),
+      reserved_tokens: z.number().int(),
+      cap_tokens: z.number().int().nullable(),
+    })
+    .describe(
+      'The goal reached its money or token cap and waits (`at: cap`, status budget_reached), or a raise let it go on (`at: raised`).',
+    ),
   result: z
     .object({
       ...base,
@@ -155,6 +172,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   STREAM_EVENT_SCHEMAS.steering,
   STREAM_EVENT_SCHEMAS.approval,
   STREAM_EVENT_SCHEMAS.usage,
+  STREAM_EVENT_SCHEMAS.budget,
   STREAM_EVENT_SCHEMAS.result,
 ]);
 

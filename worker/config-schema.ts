@@ -41,6 +41,23 @@ function buildConfigSchema(z: typeof Zod) {
       max_steps: positiveInt.optional(),
       max_minutes: positiveInt.optional(),
       no_progress_limit: positiveInt.optional(),
+      /** Money cap of each goal in US dollars (issue 18), as `--max-cost-usd`. */
+      max_cost_usd: z.number().positive().finite().optional(),
+      /** Token cap of each goal, as `--max-tokens`. */
+      max_tokens: positiveInt.optional(),
+      /** The runaway breaker (issue 18): pauses a goal that spins; 0 turns a count rule off. */
+      breaker: z
+        .object({
+          repeat_limit: z.number().int().nonnegative().optional(),
+          idle_turns: z.number().int().nonnegative().optional(),
+          max_usd_per_minute: z.number().positive().finite().optional(),
+          max_tokens_per_minute: positiveInt.optional(),
+          window_seconds: positiveInt.optional(),
+        })
+        .strict()
+        .optional(),
+      /** How long a goal at its cap waits for a raise before it ends as budget_reached. */
+      budget_wait_minutes: positiveInt.optional(),
       temporal_address: z.string().min(1).optional(),
       /** Temporal's HTTP API, `host:port` or an http(s) URL: the read-only commands use it instead of gRPC. */
       temporal_http_address: z

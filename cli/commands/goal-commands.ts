@@ -101,7 +101,7 @@ async function runGoal(
   const started = await startGoal(context, goal);
   await lock?.release();
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   const code = await followGoal(context, started.sessionId, follow);
   if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
@@ -135,7 +135,7 @@ export async function startCommand(
   }
   const started = await startGoal(context, goal);
   await reportStarted(context, started, options.json);
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   return 0;
 }
@@ -355,8 +355,8 @@ function afterCursor(options: { fromStart?: boolean; after?: string }): number |
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */
-function noteModel(model: string): void {
-  const note = modelNoteOf(model);
+function noteModel(model: string, where: { home: string; workspace: string }): void {
+  const note = modelNoteOf(model, where);
   if (note) notice(note);
 }
 

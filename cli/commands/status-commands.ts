@@ -2,8 +2,10 @@
  * `status` and `list`: read-only, so they read Temporal through the HTTP API when one is known and
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
+
 import { ConfigError } from '../../core/errors';
 import { shortIdOf } from '../../core/session-ids';
+import { usd } from '../../core/spend-cap';
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
 import { extensionsLines, extensionsView } from '../extensions-status';
@@ -39,14 +41,22 @@ export async function statusCommand(
     return 0;
   }
   const view = await loadStatus(context, sessionId);
-  const modelNote = view.modelNote ?? modelNoteOf(view.model);
+  const modelNote =
+    view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home, workspace: view.workspace });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   if (options.json) {
     printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });
     return 0;
   }
   say(
-    formatSnapshot({ ...view, modelNote, extraLines: extensions ? extensionsLines(extensions) : undefined }),
+    formatSnapshot({
+      ...view,
+      modelNote,
+      extraLines: [
+        ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(extensions ? extensionsLines(extensions) : []),
+      ],
+    }),
   );
   if (view.status === WAITING_FOR_WORKER && view.taskQueue) {
     const reader = await context.temporalReader();
@@ -89,7 +99,12 @@ export async function listCommand(
     return 0;
   }
   for (const view of views) {
-    const objective = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    const clipped = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    // A goal with a money cap shows what it spent of it.
+    const objective =
+      view.budget?.capUsd != null
+        ? `[${usd(view.budget.spentUsd)} of ${usd(view.budget.capUsd)}] ${clipped}`
+        : clipped;
     // The short id first: any command takes it (cli/goal-id.ts); the name, when given, before the objective.
     const title = view.name ? `[${view.name}] ${objective}` : objective;
     say(
