@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type * as Zod from 'zod';
 import { hooksSchema, mcpServersSchema } from '../activities/extensions/config-schemas';
+import { parseRetentionDuration } from '../core/retention';
 import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 import { isTemporalHttpAddress } from './config-fast-path';
 
@@ -94,6 +95,20 @@ function buildConfigSchema(z: typeof Zod) {
       trust_project_mcp: z.boolean().optional(),
       /** The cap on project instructions (AGENTS.md), all files together, in KiB. */
       instructions_max_kib: positiveInt.optional(),
+      /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
+      retention: z
+        .object({
+          older_than: z
+            .string()
+            .refine(
+              (text) => parseRetentionDuration(text) !== null,
+              'must be a duration like 30d, 12h, 90m or 2w',
+            )
+            .optional(),
+          keep: z.number().int().nonnegative().optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict();
 }
