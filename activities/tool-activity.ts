@@ -177,6 +177,12 @@ export function createToolActivity(deps: ToolActivityDeps) {
       const job: StartedJobRef | undefined = outcome.job
         ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
         : undefined;
+      // What the runaway breaker compares (the same call with the same result); kept with the result's
+      // event so that a retry that finds the result stored answers the same.
+      const digests = {
+        callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
+        outputDigest: shortHash(`${outcome.ok}\n${output}`),
+      };
       // The command ran: its result must land in this attempt, or a retry would run it again.
       const outage: OutageContext = {
         signal: context.cancellationSignal,
@@ -204,6 +210,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
           },
           eventExtra: {
             attempt,
+            ...digests,
             // The start of the output, for the event stream's tool_result (the whole is in the message).
             head: clipBytes(output).text,
             ...(job ? { job } : {}),
@@ -243,8 +250,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
         changedWorkspace: facts.changedWorkspace,
         firstLine: facts.firstLine,
         lastLine: facts.lastLine,
-        callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
-        outputDigest: shortHash(`${facts.ok}\n${output}`),
+        ...digests,
         facts,
         ...(job ? { job } : {}),
         ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
@@ -321,6 +327,8 @@ async function storedResult(
   const data = (event?.data ?? {}) as Partial<ToolResultFacts> & {
     job?: StartedJobRef;
     killedJobs?: string[];
+    callDigest?: string;
+    outputDigest?: string;
   };
   const part = message.role === 'tool' ? message.content[0] : undefined;
   const facts: ToolResultFacts = {
@@ -341,6 +349,8 @@ async function storedResult(
     firstLine: facts.firstLine,
     lastLine: facts.lastLine,
     facts,
+    ...(data.callDigest ? { callDigest: data.callDigest } : {}),
+    ...(data.outputDigest ? { outputDigest: data.outputDigest } : {}),
     ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
     ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
   };
