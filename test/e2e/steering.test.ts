@@ -237,7 +237,11 @@ describe('steering', () => {
       }
       return release
         ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-        : { text: 'working', toolCalls: [{ name: 'bash', args: { command: 'sleep 0.3; echo tick' } }] };
+        : // A new tick each time: the same call with the same output five times would trip the runaway breaker.
+          {
+            text: 'working',
+            toolCalls: [{ name: 'bash', args: { command: `sleep 0.3; echo tick ${mains()}` } }],
+          };
     });
     const worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
