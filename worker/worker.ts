@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
+import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createSessionActivities } from '../activities/session-activities';
@@ -178,6 +179,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     }
     const activities = {
       ...createSessionActivities(store, options.providerEnv),
+      ...createDailyBudgetActivities(store),
       ...createModelStepActivity({ store, env: options.providerEnv }),
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
