@@ -58,6 +58,8 @@ export interface ModelStepInput {
    * set it and get the retryable provider failure their workflow knows.
    */
   waitsOutQuota?: boolean;
+  /** A provider stream silent this long (seconds) is retried as stalled; the default when absent. */
+  streamIdleTimeoutS?: number;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */

@@ -86,6 +86,9 @@ export function goalFromOptions(
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
     backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
+    streamIdleTimeoutS:
+      positiveIntFlag(options.streamIdleTimeout, '--stream-idle-timeout') ??
+      settings.config.stream_idle_timeout_s,
     sandbox,
     toolTaskQueue,
     summarizerModel: settings.config.summarizer_model

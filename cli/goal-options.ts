@@ -30,6 +30,7 @@ export interface GoalOptions {
   maxCostUsd?: string;
   maxTokens?: string;
   contextWindow?: string;
+  streamIdleTimeout?: string;
   sandbox?: string;
   network?: boolean;
   approval?: string;
@@ -83,6 +84,10 @@ export function goalOptionList(): Option[] {
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
+    new Option(
+      '--stream-idle-timeout <seconds>',
+      'retry a model call whose stream sends nothing for this long (default: 120, config stream_idle_timeout_s)',
+    ),
     new Option(
       '--sandbox <mode>',
       'how tool processes are contained: workspace-write (default: the workspace is writable, the rest read-only, no network), read-only, or off (no sandbox at all)',

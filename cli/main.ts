@@ -260,6 +260,10 @@ function buildProgram(): Command {
     .option('--include-named', 'named sessions too (kept by default)')
     .option('--yes', 'remove them (without it: only list what would go)')
     .option('--json', 'print {dryRun, sessions} as JSON')
+    .option(
+      '--schedule',
+      'show the daily clean a configured retention runs (with --yes: sync it with the config first)',
+    )
     .action(
       action(async (context, options) =>
         (require('./commands/clean-command') as typeof import('./commands/clean-command')).cleanCommand(

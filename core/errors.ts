@@ -13,6 +13,8 @@ export const FailureType = {
   ContextOverflow: 'ContextOverflow',
   /** goalrun is misconfigured: unknown provider, missing API key, bad model file. */
   ConfigError: 'ConfigError',
+  /** The provider's stream went silent (no byte, not even a keep-alive) for stream_idle_timeout_s: retried. */
+  ProviderStalled: 'ProviderStalled',
   /** The provider could not be reached at all (refused, DNS) for longer than provider_unreachable_minutes. */
   ProviderUnreachable: 'ProviderUnreachable',
   /** The session store failed (PostgreSQL down or restarting): retried until it is back; never the provider's fault. */

@@ -101,6 +101,8 @@ export interface GoalDefinition {
    * the goal (config provider_unreachable_minutes); DEFAULT_PROVIDER_UNREACHABLE_MINUTES when absent.
    */
   providerUnreachableMinutes?: number;
+  /** A model stream silent this long (seconds) is retried as stalled (config stream_idle_timeout_s); the default when absent. */
+  streamIdleTimeoutS?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
   /**

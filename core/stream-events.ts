@@ -34,8 +34,16 @@ export const STREAM_EVENT_SCHEMAS = {
       workspace: z.string(),
       objective: z.string(),
       limits: z.object({ max_steps: z.number(), max_iterations: z.number(), max_minutes: z.number() }),
+      /**
+       * The session's status when the stream began. Every stream opens with an init that has it:
+       * the goal's own (a run, a resume) or one describing the session as it is now, whose cursor
+       * is the one the stream starts after. A later init (an execution that started) has none.
+       */
+      status: z.string().optional(),
     })
-    .describe('The goal started (or a resumed execution did).'),
+    .describe(
+      'Every stream opens with one: the session as it is now (status included); later ones mark an execution that started (a resume).',
+    ),
   step_start: z
     .object({ ...base, type: z.literal('step_start'), step: z.number().int(), model: z.string() })
     .describe('A model step begins.'),

@@ -38,6 +38,8 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   summarizer_model: nonEmptyString,
   backup_model: nonEmptyString,
   provider_unreachable_minutes: positiveInt,
+  stream_idle_timeout_s: positiveInt,
+  stalled_after_minutes: positiveInt,
   tools_queue: nonEmptyString,
   payload_keys_file: (value) => typeof value === 'string' && path.isAbsolute(value),
   trust_project_mcp: boolean,

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type * as Zod from 'zod';
 import { hooksSchema, mcpServersSchema } from '../activities/extensions/config-schemas';
+import { parseRetentionDuration } from '../core/retention';
 import { APPROVAL_POLICIES, SANDBOX_MODES } from '../core/sandbox-settings';
 import { isTemporalHttpAddress } from './config-fast-path';
 
@@ -74,6 +75,10 @@ function buildConfigSchema(z: typeof Zod) {
       summarizer_model: z.string().min(1).optional(),
       backup_model: z.string().min(1).optional(),
       provider_unreachable_minutes: positiveInt.optional(),
+      /** A model stream silent this many seconds (no byte, not even a ping) is retried as stalled. */
+      stream_idle_timeout_s: positiveInt.optional(),
+      /** A running goal without a finished step this many minutes shows `stalled` in status and list. */
+      stalled_after_minutes: positiveInt.optional(),
       sandbox: sandboxSchema.optional(),
       /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
       tools_queue: z.string().min(1).optional(),
@@ -90,6 +95,20 @@ function buildConfigSchema(z: typeof Zod) {
       trust_project_mcp: z.boolean().optional(),
       /** The cap on project instructions (AGENTS.md), all files together, in KiB. */
       instructions_max_kib: positiveInt.optional(),
+      /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
+      retention: z
+        .object({
+          older_than: z
+            .string()
+            .refine(
+              (text) => parseRetentionDuration(text) !== null,
+              'must be a duration like 30d, 12h, 90m or 2w',
+            )
+            .optional(),
+          keep: z.number().int().nonnegative().optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict();
 }

@@ -26,6 +26,8 @@ export const PROJECT_CONFIG_REFUSED_KEYS = [
   'mcp_servers',
   'hooks',
   'trust_project_mcp',
+  // A daily clean of every project of the store: a repository's file may not ask for deletions.
+  'retention',
 ] as const;
 
 /** The git root above a directory (the nearest with a .git entry), or null. */

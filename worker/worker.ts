@@ -11,6 +11,7 @@ import { createCompactionActivities } from '../activities/compaction-activities'
 import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
+import { createRetentionActivities } from '../activities/retention-activities';
 import { createSessionActivities } from '../activities/session-activities';
 import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
@@ -182,6 +183,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       ...createDailyBudgetActivities(store),
       ...createModelStepActivity({ store, env: options.providerEnv }),
       ...createCompactionActivities({ store, env: options.providerEnv }),
+      // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.
+      ...createRetentionActivities(store),
       // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
       ...(tools ?? {}),
     };

@@ -140,6 +140,7 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
       ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
+      ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
     };
     const proxy = (placement: Placement) =>
       modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);

@@ -1,2 +1,3 @@
 /** Every workflow a goalrun worker registers. The worker bundles this file. */
 export { goalWorkflow } from './goal-workflow';
+export { retentionWorkflow } from './retention-workflow';

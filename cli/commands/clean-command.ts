@@ -3,29 +3,19 @@
  * prints what would go and keeps everything. It never touches a session that may still run, keeps the
  * newest N stopped sessions of each project and named ones unless --include-named; each session is
  * removed in one store transaction under its operation lock, then its closed workflow executions are
- * deleted from Temporal.
+ * deleted from Temporal (activities/clean-sessions.ts, shared with the scheduled clean). `--schedule`
+ * shows the daily clean that a configured `retention` runs (cli/retention-schedule.ts).
  */
+
+import { type CleanScope, chooseSessions, removeSessions } from '../../activities/clean-sessions';
 import { ConfigError } from '../../core/errors';
-import {
-  CLEANABLE_STATUSES,
-  DEFAULT_RETENTION_KEEP,
-  parseRetentionDuration,
-  sessionsToClean,
-} from '../../core/retention';
+import { DEFAULT_RETENTION_KEEP, parseRetentionDuration } from '../../core/retention';
 import type { SessionRow } from '../../store/types';
-import { workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { resolveWorkspace } from '../goal-options';
-import { workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
-import { lockSession } from '../session-lock';
 import { projectHashesOf } from '../session-names';
 import { sessionLine, summariesOf } from '../session-summary';
-
-/** Sessions looked at in one clean. */
-const CLEAN_SCAN_LIMIT = 100_000;
-/** How long clean waits for a session busy with another operation before it skips it. */
-const CLEAN_LOCK_WAIT_MS = 2_000;
 
 /** Options of `goalrun clean`. */
 export interface CleanOptions {
@@ -36,6 +26,8 @@ export interface CleanOptions {
   includeNamed?: boolean;
   yes?: boolean;
   json?: boolean;
+  /** Show the daily clean a configured retention runs (a Temporal Schedule) instead of cleaning. */
+  schedule?: boolean;
 }
 
 export async function cleanCommand(context: CliContext, options: CleanOptions): Promise<number> {
@@ -48,43 +40,21 @@ export async function cleanCommand(context: CliContext, options: CleanOptions): 
   const keep = options.keep === undefined ? DEFAULT_RETENTION_KEEP : Number(options.keep);
   if (!Number.isInteger(keep) || keep < 0)
     throw new ConfigError(`--keep must be a whole number, got "${options.keep}"`);
-  const store = await context.sessionStore();
-  const scope = options.all ? null : projectHashesOf(resolveWorkspace(options.project));
-  const rows = await store.listProjectSessions(scope, CLEAN_SCAN_LIMIT);
-  const rule = { olderThanMs, keep, includeNamed: options.includeNamed === true, now: new Date() };
-  const candidates = rows.map((row) => ({
-    ...row,
-    name: row.name ?? null,
-    cleanedAt: row.cleanedAt ?? null,
-  }));
-  // A session Temporal still runs is never cleaned, whatever the store says; ask about the chosen ones
-  // until none of them runs (each one found running is left out, and may let an older one in).
-  const client = await context.temporal();
-  const running = new Set<string>();
-  let chosen = sessionsToClean(candidates, rule, running);
-  for (;;) {
-    const statuses = await Promise.all(
-      chosen.map(async (row) => [row.id, await workflowStatus(client, row.id)] as const),
-    );
-    const found = statuses.filter(([, status]) => status === 'RUNNING').map(([id]) => id);
-    if (found.length === 0) break;
-    for (const id of found) running.add(id);
-    chosen = sessionsToClean(candidates, rule, running);
+  if (options.schedule) {
+    const { showRetentionSchedule } =
+      require('../retention-schedule') as typeof import('../retention-schedule');
+    return showRetentionSchedule(context, options.json === true, options.yes === true);
   }
+  const scope: CleanScope = {
+    store: await context.sessionStore(),
+    client: await context.temporal(),
+    namespace: context.settings.namespace,
+    projectHashes: options.all ? null : projectHashesOf(resolveWorkspace(options.project)),
+    rule: { olderThanMs, keep, includeNamed: options.includeNamed === true, now: new Date() },
+  };
+  const chosen = await chooseSessions(scope);
   if (!options.yes) return report(chosen, false, options.json);
-  const removed: SessionRow[] = [];
-  for (const row of chosen) {
-    const lock = await lockSession(store, row.id, 'clean', CLEAN_LOCK_WAIT_MS).catch(() => null);
-    if (!lock) continue;
-    try {
-      if ((await workflowStatus(client, row.id)) === 'RUNNING') continue;
-      if (!(await store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
-      removed.push(row);
-    } finally {
-      await lock.release();
-    }
-    await deleteClosedExecutions(context, row.id);
-  }
+  const removed = await removeSessions(scope, chosen);
   return report(removed, true, options.json);
 }
 
@@ -105,17 +75,4 @@ function report(rows: SessionRow[], done: boolean, json?: boolean): number {
   );
   for (const summary of summaries) say(`  ${sessionLine(summary)}  (${summary.projectDir})`);
   return 0;
-}
-
-/** Deletes every closed execution of the session's workflow from Temporal (a running one is never there). */
-async function deleteClosedExecutions(context: CliContext, sessionId: string): Promise<void> {
-  const client = await context.temporal();
-  const workflowId = workflowIdOf(sessionId);
-  const namespace = context.settings.namespace;
-  for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-    if (execution.status.name === 'RUNNING') continue;
-    await client.workflowService
-      .deleteWorkflowExecution({ namespace, workflowExecution: { workflowId, runId: execution.runId } })
-      .catch(() => undefined);
-  }
 }

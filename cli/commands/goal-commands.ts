@@ -253,6 +253,8 @@ export async function resumeSession(
   }
   if (hostsWorker) await context.hostWorker();
   const followed = follow ? await followOptions(context, sessionId, options, interrupted, 'now') : null;
+  // The resumed execution logs its own init: the stream opens with it.
+  if (followed?.stream) followed.stream.awaitInit = true;
   const started = await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
   await lock.release();
   if (!followed) return reportStarted(context, started, options.json);

@@ -83,6 +83,16 @@ export async function workerCommand(
       `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
   if (metrics) notice(`metrics on ${metrics.url}`);
+  // The workers that run workflows keep the retention schedule in step with their config (issue 17).
+  if (role !== 'tools') {
+    const { syncRetentionSchedule } =
+      require('../retention-schedule') as typeof import('../retention-schedule');
+    // A server that refuses the schedule does not stop the worker from running goals: it says so.
+    const done = await syncRetentionSchedule(context).catch(
+      (err: Error) => `retention schedule not synced with the config: ${err.message}`,
+    );
+    if (done) notice(done);
+  }
   if (worker.buildId) notice(`registered as build ${worker.buildId} of Worker Deployment goalrun`);
   notice(
     `press Ctrl-C to stop; running tools get ${SHUTDOWN_GRACE_TIME} to finish before they go back to Temporal`,

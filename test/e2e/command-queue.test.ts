@@ -237,8 +237,23 @@ describe('the command queue', () => {
       expect(done.status).toBe('completed');
       const policy = json(await runCli(['policy', sessionId, '--json'], t.env));
       expect(policy.autoCompact).toBe('off');
-      // Auto-compact stayed off: no summarizer call after the one the switch was made during.
-      expect(model.seen.filter((request) => request.kind === 'summary')).toHaveLength(1);
+      // Auto-compact stayed off: after the compaction the switch was made during, only the hard limit
+      // (a request that would not fit the window) may compact again, never the threshold.
+      const streamed = await runCli(
+        ['watch', sessionId, '--from-start', '--output-format', 'stream-json'],
+        t.env,
+      );
+      const compactions = streamed.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === 'compaction');
+      expect(compactions.length, streamed.stdout.slice(-2000)).toBeGreaterThanOrEqual(1);
+      expect(compactions[0].kind).toBe('auto');
+      expect(compactions.slice(1).map((event) => event.kind)).toEqual(
+        compactions.slice(1).map(() => 'forced'),
+      );
+      expect(model.seen.filter((request) => request.kind === 'summary')).toHaveLength(compactions.length);
     } finally {
       await killAndWait(worker, 'SIGTERM');
     }

@@ -1,0 +1,96 @@
+/**
+ * The clean itself, shared by `goalrun clean` and the scheduled retention activity (issue 17), so a
+ * configured retention removes exactly what `clean --all --yes` with the same rule would: never a
+ * session Temporal still runs, each one removed in one store transaction under its operation lock,
+ * then its closed workflow executions deleted from Temporal.
+ */
+import type { Client } from '@temporalio/client';
+import { lockSession } from '../cli/session-lock';
+import { CLEANABLE_STATUSES, type RetentionRule, sessionsToClean } from '../core/retention';
+import type { SessionRow, SessionStore } from '../store/types';
+import { workflowIdOf } from '../workflows/names';
+
+/** Sessions looked at in one clean. */
+export const CLEAN_SCAN_LIMIT = 100_000;
+/** How long clean waits for a session busy with another operation before it skips it. */
+export const CLEAN_LOCK_WAIT_MS = 2_000;
+
+/** What one clean works on. */
+export interface CleanScope {
+  store: SessionStore;
+  client: Client;
+  namespace: string;
+  /** Project hashes to look at; null: every project. */
+  projectHashes: string[] | null;
+  rule: RetentionRule;
+}
+
+/** The sessions the rule chooses, leaving out any whose workflow Temporal still runs. */
+export async function chooseSessions(scope: CleanScope): Promise<SessionRow[]> {
+  const rows = await scope.store.listProjectSessions(scope.projectHashes, CLEAN_SCAN_LIMIT);
+  const candidates = rows.map((row) => ({
+    ...row,
+    name: row.name ?? null,
+    cleanedAt: row.cleanedAt ?? null,
+  }));
+  // Ask Temporal about the chosen ones until none of them runs (each one found running is left out,
+  // and may let an older one in).
+  const running = new Set<string>();
+  let chosen = sessionsToClean(candidates, scope.rule, running);
+  for (;;) {
+    const statuses = await Promise.all(
+      chosen.map(async (row) => [row.id, await executionStatus(scope.client, row.id)] as const),
+    );
+    const found = statuses.filter(([, status]) => status === 'RUNNING').map(([id]) => id);
+    if (found.length === 0) return chosen;
+    for (const id of found) running.add(id);
+    chosen = sessionsToClean(candidates, scope.rule, running);
+  }
+}
+
+/** Removes the chosen sessions; returns those removed (a busy or restarted one is skipped). */
+export async function removeSessions(
+  scope: CleanScope,
+  chosen: readonly SessionRow[],
+  onEach: () => void = () => {},
+): Promise<SessionRow[]> {
+  const removed: SessionRow[] = [];
+  for (const row of chosen) {
+    onEach();
+    const lock = await lockSession(scope.store, row.id, 'clean', CLEAN_LOCK_WAIT_MS).catch(() => null);
+    if (!lock) continue;
+    try {
+      if ((await executionStatus(scope.client, row.id)) === 'RUNNING') continue;
+      if (!(await scope.store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
+      removed.push(row);
+    } finally {
+      await lock.release();
+    }
+    await deleteClosedExecutions(scope, row.id);
+  }
+  return removed;
+}
+
+/** The status of the session's latest workflow execution; null when Temporal does not know it. */
+async function executionStatus(client: Client, sessionId: string): Promise<string | null> {
+  try {
+    return (await client.workflow.getHandle(workflowIdOf(sessionId)).describe()).status.name;
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowNotFoundError') return null;
+    throw err;
+  }
+}
+
+/** Deletes every closed execution of the session's workflow from Temporal (a running one is never there). */
+async function deleteClosedExecutions(scope: CleanScope, sessionId: string): Promise<void> {
+  const workflowId = workflowIdOf(sessionId);
+  for await (const execution of scope.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    if (execution.status.name === 'RUNNING') continue;
+    await scope.client.workflowService
+      .deleteWorkflowExecution({
+        namespace: scope.namespace,
+        workflowExecution: { workflowId, runId: execution.runId },
+      })
+      .catch(() => undefined);
+  }
+}
