@@ -4,6 +4,7 @@
  * finds its earlier work instead of redoing it.
  */
 import type { SessionStore } from '../store/types';
+import { createDailyBudgetActivities } from './daily-budget-activities';
 import { createModelStepActivity } from './model-step-activity';
 import type { ModelClient, ProviderEnv } from './providers/types';
 import { createSessionActivities } from './session-activities';
@@ -29,6 +30,7 @@ export interface ActivityDeps {
 export function createGoalActivities(deps: ActivityDeps) {
   return {
     ...createSessionActivities(deps.store, deps.env),
+    ...createDailyBudgetActivities(deps.store),
     ...createModelStepActivity(deps),
     ...createToolActivity({
       store: deps.store,

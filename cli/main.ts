@@ -450,6 +450,20 @@ Example:
       ),
     );
 
+  const budgetCommands = () =>
+    require('./commands/budget-command') as typeof import('./commands/budget-command');
+  const budget = program
+    .command('budget')
+    .description("the store-wide daily money budget: today's cap, spent, reserved, spend per goal and model")
+    .option('--json', 'print as JSON')
+    .action(action((context, options) => budgetCommands().budgetShowCommand(context, options)));
+  budget
+    .command('set')
+    .description('set the daily budget every goal of the store draws on (UTC day), or turn it off')
+    .option('--daily-usd <usd>', 'dollars per UTC day, or "off"')
+    .option('--json', 'print as JSON')
+    .action(action((context, options) => budgetCommands().budgetSetCommand(context, options)));
+
   const store = program
     .command('store')
     .description('the embedded PostgreSQL store goalrun runs when DATABASE_URL is not set');

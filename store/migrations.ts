@@ -201,6 +201,32 @@ CREATE INDEX messages_memory_idx ON messages USING gin (search_tsv);
 ALTER TABLE sessions ADD COLUMN cleaned_at timestamptz;
 `,
   },
+  {
+    id: 9,
+    name: 'daily budget',
+    // Issue 18 item 4: one money budget per UTC day over every goal of the store. The single budget
+    // row is what reservations lock (SELECT ... FOR UPDATE), so two workers never both take the last
+    // dollar; each model call's reservation is a ledger row, settled with the reported cost.
+    sql: `
+CREATE TABLE daily_budget (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  cap_usd double precision CHECK (cap_usd IS NULL OR cap_usd >= 0),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO daily_budget (id, cap_usd) VALUES (true, NULL);
+CREATE TABLE daily_spend (
+  id bigserial PRIMARY KEY,
+  day date NOT NULL,
+  session_id text NOT NULL,
+  model text NOT NULL,
+  reserved_usd double precision NOT NULL,
+  cost_usd double precision,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  settled_at timestamptz
+);
+CREATE INDEX daily_spend_day_idx ON daily_spend (day);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

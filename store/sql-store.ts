@@ -1,6 +1,15 @@
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
 import { shortIdOf } from '../core/session-ids';
 import type { StateWrite } from '../core/state-write';
+import {
+  type DailyBudgetView,
+  type DailyReservation,
+  dailyBudgetView,
+  dailyCap,
+  reserveDaily,
+  setDailyCap,
+  settleDaily,
+} from './daily-budget';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
 import { latestRequestTokens, type MemoryMatch, type MemoryQuery, searchMemory } from './memory-search';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
@@ -421,6 +430,26 @@ export class SqlSessionStore implements SessionStore {
     const { rows } = await this.client.query<{ store_id: string }>('SELECT store_id FROM goalrun_store');
     if (rows.length === 0) throw new Error('the session store has no identity row (migration 2 did not run)');
     return rows[0].store_id;
+  }
+
+  setDailyCap(capUsd: number | null): Promise<void> {
+    return setDailyCap(this.client, capUsd);
+  }
+
+  dailyCap(): Promise<number | null> {
+    return dailyCap(this.client);
+  }
+
+  reserveDaily(sessionId: string, model: string, reservationUsd: number): Promise<DailyReservation> {
+    return reserveDaily(this.client, sessionId, model, reservationUsd);
+  }
+
+  settleDaily(id: string, costUsd: number): Promise<void> {
+    return settleDaily(this.client, id, costUsd);
+  }
+
+  dailyBudgetView(): Promise<DailyBudgetView> {
+    return dailyBudgetView(this.client);
   }
 
   async findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]> {

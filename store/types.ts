@@ -1,6 +1,7 @@
 import type { GoalStatus } from '../core/goal';
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
+import type { DailyBudgetView, DailyReservation } from './daily-budget';
 import type { MemoryMatch, MemoryQuery } from './memory-search';
 import type { SessionLockAttempt } from './session-locks';
 import type { NameClaim } from './session-names';
@@ -246,6 +247,17 @@ export interface SessionStore {
 
   /** The random id this store was given when it was created (32 hex characters); never changes. */
   storeId(): Promise<string>;
+
+  /** Sets the store-wide daily money cap (store/daily-budget.ts), or null to turn it off. */
+  setDailyCap(capUsd: number | null): Promise<void>;
+  /** The daily cap, or null when none is set. */
+  dailyCap(): Promise<number | null>;
+  /** Reserves a model call's worst case against today's cap, atomically over every worker. */
+  reserveDaily(sessionId: string, model: string, reservationUsd: number): Promise<DailyReservation>;
+  /** Settles a daily reservation with the call's reported cost. */
+  settleDaily(id: string, costUsd: number): Promise<void>;
+  /** Today's cap, spend and reservations per goal and model. */
+  dailyBudgetView(): Promise<DailyBudgetView>;
   /** Sessions whose id starts with `prefix`, newest first, at most `limit` (to resolve a short id). */
   findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]>;
   /** Sessions whose short id (core/session-ids.ts shortIdOf) is `shortId`, newest first, at most `limit`. */

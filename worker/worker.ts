@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
+import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
@@ -179,6 +180,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     }
     const activities = {
       ...createSessionActivities(store, options.providerEnv),
+      ...createDailyBudgetActivities(store),
       ...createModelStepActivity({ store, env: options.providerEnv }),
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.

@@ -23,6 +23,7 @@ import { enterPause, LIMIT_WAIT_MS, resumeFromPause, startFreshSession, writeNot
 import { waitAtBudget } from './budget-gate';
 import { type CommandOutcome, carryOut, refusalText } from './commands';
 import { autoCompact, ensureBudget } from './compaction';
+import { type DailyGate, reserveDaily } from './daily-budget-gate';
 import type { SteerResult } from './definitions';
 import { innermostMessage } from './failures';
 import type { ApprovalBox, GoalControl } from './goal-control';
@@ -212,6 +213,13 @@ export class CommandQueue implements GoalControl {
 
   async waitAtBudget(stop: CapStop): Promise<boolean> {
     return waitAtBudget(this.run, stop, {
+      waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
+      clearRequested: () => this.clearing.requested,
+    });
+  }
+
+  async reserveDaily(): Promise<DailyGate> {
+    return reserveDaily(this.run, {
       waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
       clearRequested: () => this.clearing.requested,
     });

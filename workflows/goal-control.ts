@@ -5,6 +5,7 @@
  */
 import type { StopDecision } from '../core/goal-rules';
 import type { CapStop } from '../core/spend-cap';
+import type { DailyGate } from './daily-budget-gate';
 import type { ApprovalAnswer } from './definitions';
 
 /** The message path seen from inside a step. */
@@ -40,6 +41,8 @@ export interface GoalControl extends StepControl {
    * Only the command queue has it (the cap is a feature of its runs).
    */
   waitAtBudget?(stop: CapStop): Promise<boolean>;
+  /** Reserves the next call against the store-wide daily budget, waiting at its cap (command queue only). */
+  reserveDaily?(): Promise<DailyGate>;
   /** Carries out everything queued before continue-as-new; false when a /clear came instead. */
   beforeContinueAsNew(): Promise<boolean>;
   /** The run is about to end (returned, failed or cancelled): answers what still waits. */

@@ -19,6 +19,7 @@ import type { GoalDefinition, GoalLimits, GoalSnapshot, GoalState } from '../cor
 import { taskView } from '../core/task-graph';
 import { checkNextCall, reserve } from './budget-gate';
 import { CommandQueue } from './command-queue';
+import { settleDailyStep } from './daily-budget-gate';
 import { GOAL_FAILED_TYPE, jobsQuery, stateQuery, tasksQuery } from './definitions';
 import { goalFailureReason } from './failures';
 import type { GoalControl } from './goal-control';
@@ -91,6 +92,10 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         }
         continue;
       }
+      // The store-wide daily budget (issue 18 item 4): reserved in the store for every worker at once.
+      const daily =
+        run.features[PATCH.dailyBudget] && control.reserveDaily ? await control.reserveDaily() : null;
+      if (daily?.kind === 'again') continue;
       if (budget) reserve(run, budget.reservation);
       try {
         const ended = await run.timeLimit.runStep(() => runStep(run, control));
@@ -105,6 +110,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       } finally {
         // Settled by the step's reported usage (or released: a call that did not happen costs nothing).
         if (budget) reserve(run, null);
+        if (daily) await settleDailyStep(run, daily);
       }
     }
     await control.beforeRunEnds();

@@ -41,6 +41,8 @@ export const PATCH = {
   workspaceContext: 'tool-host-workspace-context',
   /** The stop hooks run when the model calls finish, notify hooks on status changes, MCP servers stop at the end. */
   goalHooks: 'stop-and-notify-hooks',
+  /** Every model call also reserves against the store-wide daily budget, and waits at it. */
+  dailyBudget: 'daily-budget',
 } as const;
 
 /** A patch id. */
@@ -98,6 +100,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'runStopHooks when the model calls finish, runNotifyHooks when the status changes, and the MCP servers ' +
       'stopped (killSessionJobs on the tool queue) when the goal ends; only for goals that have such hooks or servers',
+  },
+  {
+    id: PATCH.dailyBudget,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'a reserveDailyBudget local activity before each model call (the store-wide daily budget) and a ' +
+      'settleDailyBudget after it; at the daily cap the goal waits in budget_reached, re-checking every minute',
   },
 ];
 
