@@ -102,18 +102,35 @@ describe('two stores', () => {
     }
   });
 
-  it("stops run's worker gracefully: a step it runs for another goal of the store finishes first", async () => {
+  it("stops run's worker gracefully: its goal's running command finishes first, and no other goal runs there", async () => {
     const database = databases[0];
     const t = storeEnv('drain', database);
     const otherWorkspace = tempDir('drain-other');
-    const marker = path.join(otherWorkspace, 'drained.txt');
-    // Another goal of the same store, started with no worker: run's in-process worker picks it up.
+    // Another goal of the same store, started with no worker: a foreground run must leave it alone.
     const other = await runCli(
       [
         'start',
-        'a goal that run picks up',
+        'a goal that run must not pick up',
         '--workspace',
         otherWorkspace,
+        '--model',
+        scriptedModel(t.home, [
+          { toolCalls: [{ name: 'bash', args: { command: 'echo other > other.txt' } }] },
+          { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'finished by a worker' } }] },
+        ]),
+        '--json',
+      ],
+      t.env,
+    );
+    expect(other.code, other.stderr).toBe(0);
+    const otherId = JSON.parse(other.stdout).sessionId as string;
+    const marker = path.join(t.workspace, 'drained.txt');
+    const run = spawnCli(
+      [
+        'run',
+        'the followed goal',
+        '--workspace',
+        t.workspace,
         '--model',
         scriptedModel(t.home, [
           {
@@ -124,36 +141,15 @@ describe('two stores', () => {
               },
             ],
           },
-          {
-            toolCalls: [
-              { name: 'finish', args: { status: 'complete', summary: 'finished by another worker' } },
-            ],
-          },
-        ]),
-        '--json',
-      ],
-      t.env,
-    );
-    expect(other.code, other.stderr).toBe(0);
-    const otherId = JSON.parse(other.stdout).sessionId as string;
-    const run = spawnCli(
-      [
-        'run',
-        'the followed goal',
-        '--workspace',
-        t.workspace,
-        '--model',
-        scriptedModel(t.home, [
-          { toolCalls: [{ name: 'bash', args: { command: 'sleep 6' } }] },
-          ...slowTurns('x.txt'),
+          { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'drained and finished' } }] },
         ]),
       ],
       t.env,
     );
     const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
     await waitFor(
-      'the other goal to start its command',
-      () => fs.existsSync(path.join(otherWorkspace, 'started.txt')),
+      "run's goal to start its command",
+      () => fs.existsSync(path.join(t.workspace, 'started.txt')),
       60_000,
     );
     run.kill('SIGINT');
@@ -161,23 +157,29 @@ describe('two stores', () => {
     // The worker drained: the command ran to its end and its result is in the store before run exited.
     expect(fs.readFileSync(marker, 'utf8')).toBe('done\n');
     expect(run.output()).toMatch(/stopping the in-process worker: waiting up to 30s for \d+ running calls?/);
+    expect(fs.existsSync(path.join(otherWorkspace, 'other.txt'))).toBe(false);
     const store = await testStore(database.url);
     try {
-      const results = (await store.listMessages(otherId)).filter((entry) => entry.message.role === 'tool');
+      const sessionId = (await store.listSessions()).find((row) => row.objective === 'the followed goal')?.id;
+      if (!sessionId) throw new Error(`run's session is not in the store:\n${run.output()}`);
+      const results = (await store.listMessages(sessionId)).filter((entry) => entry.message.role === 'tool');
       expect(results).toHaveLength(1);
       expect(JSON.stringify(results)).toContain('[exit code 0]');
       expect(JSON.stringify(results)).not.toContain('not run to completion');
+      // A worker of the store finishes both goals: run's from where it was, the other from its start.
+      const worker = spawnCli(['worker'], t.env);
+      try {
+        for (const id of [sessionId, otherId]) {
+          const watched = await runCli(['watch', id, '--json'], t.env);
+          expect(watched.code, watched.stderr).toBe(0);
+          expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'completed', steps: 2 });
+        }
+        expect(fs.readFileSync(path.join(otherWorkspace, 'other.txt'), 'utf8')).toBe('other\n');
+      } finally {
+        await killAndWait(worker, 'SIGTERM');
+      }
     } finally {
       await store.close();
-    }
-    // A worker of the store finishes the other goal from where it was.
-    const worker = spawnCli(['worker'], t.env);
-    try {
-      const watched = await runCli(['watch', otherId, '--json'], t.env);
-      expect(watched.code, watched.stderr).toBe(0);
-      expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'completed', steps: 2 });
-    } finally {
-      await killAndWait(worker, 'SIGTERM');
     }
   });
 });
