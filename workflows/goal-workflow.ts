@@ -26,6 +26,7 @@ import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
+import { snapshotAfterStep } from './workspace-snapshots';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -73,6 +74,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       }
       try {
         const ended = await run.timeLimit.runStep(() => runStep(run, control));
+        await snapshotAfterStep(run);
         run.publish();
         if (ended) {
           await run.finish(ended.status, ended.reason);
@@ -81,6 +83,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       } catch (err) {
         if (!(err instanceof TimeLimitReached)) throw err;
         await run.answerUnanswered('the goal reached its time limit');
+        await snapshotAfterStep(run);
       }
     }
     await control.beforeRunEnds();

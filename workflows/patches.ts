@@ -41,6 +41,8 @@ export const PATCH = {
   workspaceContext: 'tool-host-workspace-context',
   /** The stop hooks run when the model calls finish, notify hooks on status changes, MCP servers stop at the end. */
   goalHooks: 'stop-and-notify-hooks',
+  /** At the end of every step, a snapshot of a git workspace under refs/goalrun/<session>/<step> (for fork). */
+  workspaceSnapshots: 'workspace-snapshots',
 } as const;
 
 /** A patch id. */
@@ -98,6 +100,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'runStopHooks when the model calls finish, runNotifyHooks when the status changes, and the MCP servers ' +
       'stopped (killSessionJobs on the tool queue) when the goal ends; only for goals that have such hooks or servers',
+  },
+  {
+    id: PATCH.workspaceSnapshots,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'a snapshotWorkspace activity on the tool queue at the end of every step: a git workspace is recorded as a ' +
+      'commit under refs/goalrun/<session>/<step> (what goalrun fork checks out); a failed snapshot is a note',
   },
 ];
 
