@@ -2,9 +2,10 @@
  * `goalrun clean`: removes old stopped sessions (issue 17, retention). A dry run unless --yes: it
  * prints what would go and keeps everything. It never touches a session that may still run, keeps the
  * newest N stopped sessions of each project and named ones unless --include-named; each session is
- * removed in one store transaction under its operation lock, then its closed workflow executions are
- * deleted from Temporal.
+ * removed in one store transaction under its operation lock, then its workspace snapshot refs
+ * (refs/goalrun/<session>/*) and its closed workflow executions are deleted.
  */
+import { deleteSnapshotRefs } from '../../activities/workspace-snapshot';
 import { ConfigError } from '../../core/errors';
 import {
   CLEANABLE_STATUSES,
@@ -78,14 +79,24 @@ export async function cleanCommand(context: CliContext, options: CleanOptions): 
     if (!lock) continue;
     try {
       if ((await workflowStatus(client, row.id)) === 'RUNNING') continue;
+      // Read before the clean drops the goal state: a fork's workspace is its own worktree.
+      const workspace = workspaceOf(row);
       if (!(await store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
       removed.push(row);
+      // Refs are outside the store's transaction: a repository that is gone or elsewhere keeps nothing to delete.
+      await deleteSnapshotRefs(workspace, row.id).catch(() => 0);
     } finally {
       await lock.release();
     }
     await deleteClosedExecutions(context, row.id);
   }
   return report(removed, true, options.json);
+}
+
+/** Where a session's snapshot refs are: the repository of its goal's workspace (else its project). */
+function workspaceOf(row: SessionRow): string {
+  const goal = (row.goalState as { goal?: { workspace?: unknown } } | null)?.goal;
+  return typeof goal?.workspace === 'string' ? goal.workspace : row.projectDir;
 }
 
 function report(rows: SessionRow[], done: boolean, json?: boolean): number {
