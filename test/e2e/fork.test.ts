@@ -79,6 +79,18 @@ describe('goalrun fork', () => {
     expect(
       git(t.workspace, 'for-each-ref', '--format=%(refname)', `refs/goalrun/${fork.sessionId}/`),
     ).toContain(`refs/goalrun/${fork.sessionId}/3`);
+
+    // clean removes the parent's snapshot refs with it; the fork (another project: its worktree) keeps its own.
+    const cleaned = await runCli(['clean', '--project', t.workspace, '--keep', '0', '--yes'], t.env);
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect(cleaned.stdout).toContain('removed 1 session');
+    expect(git(t.workspace, 'for-each-ref', '--format=%(refname)', `refs/goalrun/${parent.sessionId}/`)).toBe(
+      '',
+    );
+    expect(
+      git(t.workspace, 'for-each-ref', '--format=%(refname)', `refs/goalrun/${fork.sessionId}/`),
+    ).not.toBe('');
+    expect(git(t.workspace, 'rev-parse', 'HEAD')).toBe(head);
   }, 240_000);
 
   it('forks the conversation only in a folder that is not a git repository, and says so', async () => {
