@@ -24,7 +24,7 @@ import { storeKeys } from '../core/store-keys';
 import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
 import type { SessionStore } from '../store/types';
-import { resolveCard } from './models/catalog';
+import { homeOfProcess, resolveCard, userCardDirs } from './models/catalog';
 import { providerReportedWindow } from './models/provider-window';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv } from './providers/types';
@@ -36,6 +36,8 @@ export interface ResolveBudgetInput {
   /** A window that overrides the card (config `context_window`), e.g. a local server's setting. */
   contextWindowTokens?: number;
   thresholdPct: number;
+  /** The goal's workspace, for the project's own cards (`.goalrun/cards`). */
+  workspace?: string;
 }
 
 /** The budget of a goal's model, with its prices for cost accounting. */
@@ -91,7 +93,10 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
     async resolveModelBudget(input: ResolveBudgetInput): Promise<ModelBudget> {
       const reported =
         input.contextWindowTokens ?? (await providerReportedWindow(input.model, deps.env, input.baseUrl));
-      const resolved = resolveCard(input.model, { providerReportedContextTokens: reported });
+      const resolved = resolveCard(input.model, {
+        providerReportedContextTokens: reported,
+        overlayDirs: userCardDirs({ home: homeOfProcess(), workspace: input.workspace }),
+      });
       const budget = computeBudget(
         { card: resolved.card, providerReportedContextTokens: resolved.providerReportedContextTokens },
         input.thresholdPct,

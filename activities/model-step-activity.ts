@@ -37,6 +37,7 @@ import { checkFinishResult } from './output-schema';
 import { systemPrompt } from './prompt';
 import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
+import { idleTimeoutMsOf } from './providers/stream-idle';
 import type { ModelClient } from './providers/types';
 import {
   type ModelStepHeartbeat,
@@ -142,7 +143,19 @@ export function createModelStepActivity(deps: ActivityDeps) {
       };
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
-      const heartbeat = setInterval(beat, MODEL_HEARTBEAT_INTERVAL_MS);
+      // Heartbeats follow the stream: they go on only while bytes keep arriving within the idle
+      // timeout, so a stalled provider never looks alive (the idle timer ends it with a clear error),
+      // while a dead worker is still noticed within the heartbeat timeout however slow the model is.
+      const idleMs = idleTimeoutMsOf(input.streamIdleTimeoutS);
+      let lastBytesAt = Date.now();
+      const onBytes = () => {
+        lastBytesAt = Date.now();
+        beat();
+      };
+      beat();
+      const heartbeat = setInterval(() => {
+        if (Date.now() - lastBytesAt < idleMs) beat();
+      }, MODEL_HEARTBEAT_INTERVAL_MS);
       // Only a failure of the provider call is the provider's: the store writes after it fail as the store.
       let answered = false;
       try {
@@ -152,8 +165,11 @@ export function createModelStepActivity(deps: ActivityDeps) {
           tools,
           stepNumber: input.stepNumber,
           abortSignal: context.cancellationSignal,
+          idleTimeoutMs: idleMs,
+          onBytes,
           onProgress: (chars) => {
             received = chars;
+            lastBytesAt = Date.now();
             // The provider answered: whatever happens next, it was reachable.
             unreachableSinceMs = null;
             beat();

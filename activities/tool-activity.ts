@@ -3,6 +3,7 @@
  * secrets, spools and truncates the output, and stores spool row, event and result message in one
  * transaction under the tool-call id. Also the job activities the workflow calls on the tool host.
  */
+import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { argsDigest } from '../core/compaction/stub';
@@ -23,6 +24,7 @@ import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
 import { defaultSandboxHost } from './sandbox/host';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
+import { type OutageContext, untilStored } from './store-outage';
 import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
@@ -188,43 +190,53 @@ export function createToolActivity(deps: ToolActivityDeps) {
       const job: StartedJobRef | undefined = outcome.job
         ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
         : undefined;
-      const recorded = await store.recordToolResult({
-        sessionId: input.sessionId,
-        toolCallId: input.toolCallId,
-        toolName: call.toolName,
-        messageKey: resultKey,
-        eventKey,
-        spoolContent: spooled ? output : undefined,
-        message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
-        facts: {
-          ok: outcome.ok,
-          changedWorkspace: outcome.changedWorkspace,
-          bytes,
-          chars: charCount(output),
-          lines: lineCount(output),
-          firstLine: edges.first,
-          lastLine: edges.last,
-          argsDigest: redact(argsDigest(call.input)),
-        },
-        eventExtra: {
-          attempt,
-          // The start of the output, for the event stream's tool_result (the whole is in the message).
-          head: clipBytes(output).text,
-          ...(job ? { job } : {}),
-          ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
-          ...(input.escalationApproved ? { escalated: true } : {}),
-        },
-      });
+      // The command ran: its result must land in this attempt, or a retry would run it again.
+      const outage: OutageContext = {
+        signal: context.cancellationSignal,
+        heartbeat: (details) => context.heartbeat(details),
+        deadlineMs: context.info.currentAttemptScheduledTimestampMs + context.info.startToCloseTimeoutMs,
+      };
+      const recorded = await untilStored('recording the tool result', outage, () =>
+        store.recordToolResult({
+          sessionId: input.sessionId,
+          toolCallId: input.toolCallId,
+          toolName: call.toolName,
+          messageKey: resultKey,
+          eventKey,
+          spoolContent: spooled ? output : undefined,
+          message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
+          facts: {
+            ok: outcome.ok,
+            changedWorkspace: outcome.changedWorkspace,
+            bytes,
+            chars: charCount(output),
+            lines: lineCount(output),
+            firstLine: edges.first,
+            lastLine: edges.last,
+            argsDigest: redact(argsDigest(call.input)),
+          },
+          eventExtra: {
+            attempt,
+            // The start of the output, for the event stream's tool_result (the whole is in the message).
+            head: clipBytes(output).text,
+            ...(job ? { job } : {}),
+            ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+            ...(input.escalationApproved ? { escalated: true } : {}),
+          },
+        }),
+      );
       if (!recorded.created) {
         return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
       }
       // Marked once the result that shows them is stored: a call cut short shows them again next time.
       for (const label of outcome.instructionsShown ?? []) {
-        await store.appendEvent(
-          input.sessionId,
-          'instructions',
-          { label, toolCallId: input.toolCallId },
-          nestedInstructionsKey(label),
+        await untilStored('marking instructions shown', outage, () =>
+          store.appendEvent(
+            input.sessionId,
+            'instructions',
+            { label, toolCallId: input.toolCallId },
+            nestedInstructionsKey(label),
+          ),
         );
       }
       const { facts } = recorded;
@@ -244,6 +256,8 @@ export function createToolActivity(deps: ToolActivityDeps) {
         changedWorkspace: facts.changedWorkspace,
         firstLine: facts.firstLine,
         lastLine: facts.lastLine,
+        callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
+        outputDigest: shortHash(`${facts.ok}\n${output}`),
         facts,
         ...(job ? { job } : {}),
         ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
@@ -343,4 +357,9 @@ async function storedResult(
     ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
     ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
   };
+}
+
+/** A short hash (the breaker compares equality; 16 hex digits make a collision negligible). */
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }

@@ -52,6 +52,14 @@ export interface ModelStepInput {
   state?: StateWrite;
   /** A provider unreachable this long (minutes) fails the step for good instead of retrying. */
   providerUnreachableMinutes?: number;
+  /**
+   * Set by goals whose workflow waits out an exhausted quota (status waiting_quota, goals of the
+   * command queue): the step then ends with a non-retryable QuotaExhausted. Goals of 0.1.0 do not
+   * set it and get the retryable provider failure their workflow knows.
+   */
+  waitsOutQuota?: boolean;
+  /** A provider stream silent this long (seconds) is retried as stalled; the default when absent. */
+  streamIdleTimeoutS?: number;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */
@@ -114,6 +122,9 @@ export interface RunToolResult {
   changedWorkspace: boolean;
   firstLine: string;
   lastLine: string;
+  /** A short hash of the tool name and arguments, and one of the output (the runaway breaker compares them). */
+  callDigest?: string;
+  outputDigest?: string;
   /** A background job this call started. */
   job?: { jobId: string; command: string; processQueue: string; pid?: number };
   /** Jobs a job-kill call killed. */

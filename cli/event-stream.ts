@@ -2,7 +2,7 @@
  * `--output-format stream-json`: the session's event log printed as one JSON event per line, read
  * from the store with a cursor, so a late `watch` can replay from the start or follow what is new.
  */
-import { streamEventsOf } from '../core/event-log';
+import { type LoggedEvent, streamEventsOf } from '../core/event-log';
 import type { StreamEvent } from '../core/stream-events';
 import type { SessionStore } from '../store/types';
 import type { StatusView } from './goal-status';
@@ -17,10 +17,24 @@ const PAGE = 500;
  */
 const GAP_WAIT_MS = 2_000;
 
-/** Prints a session's events after a cursor. */
+/** How long a stream that expects the goal's own `init` (a new run or resume) waits for it to be logged. */
+const INIT_WAIT_MS = 10_000;
+
+/** How a stream opens: with the session as it is now (see opening()). */
+interface Opening {
+  describe: () => Promise<StatusView | null>;
+  /** The goal is about to log its own init (a run or resume starting an execution): wait for it. */
+  awaitInit: boolean;
+  since: number;
+}
+
+/** Prints a session's events after a cursor, opening with an `init` that describes the session now. */
 export class EventStreamPrinter {
   private cursor: number;
   private gapSince: number | null = null;
+  private opening: Opening | null = null;
+  /** The status now, added to the logged init the stream opens with. */
+  private statusForInit: string | null = null;
   /** A result was printed since the last init (the execution's end is already in the stream). */
   private ended = false;
 
@@ -33,10 +47,55 @@ export class EventStreamPrinter {
     this.cursor = fromCursor;
   }
 
+  /**
+   * Makes the stream open with an `init` describing the session as it is now (status included):
+   * the goal's own logged init when it is the next event, else one made from `describe`, with the
+   * cursor the stream starts after.
+   */
+  openWith(describe: () => Promise<StatusView | null>, awaitInit = false): void {
+    this.opening = { describe, awaitInit, since: Date.now() };
+  }
+
+  /** Prints the opening init; false while it waits for the goal's own. */
+  private async open(rows: LoggedEvent[], final: boolean): Promise<boolean> {
+    const opening = this.opening;
+    if (!opening) return true;
+    const next = rows[0];
+    const nextIsInit = next !== undefined && streamEventsOf(this.sessionId, next)[0]?.type === 'init';
+    if (!nextIsInit && opening.awaitInit && !final && Date.now() - opening.since < INIT_WAIT_MS) {
+      return false;
+    }
+    this.opening = null;
+    const view = await opening.describe().catch(() => null);
+    if (nextIsInit) {
+      this.statusForInit = view?.status ?? 'running';
+      return true;
+    }
+    if (view) {
+      this.print({
+        session_id: this.sessionId,
+        cursor: this.cursor,
+        type: 'init',
+        workflow_id: view.workflowId,
+        model: view.model,
+        workspace: view.workspace,
+        objective: view.objective,
+        limits: {
+          max_steps: view.limits?.maxSteps ?? 0,
+          max_iterations: view.limits?.maxIterations ?? 0,
+          max_minutes: view.limits?.maxMinutes ?? 0,
+        },
+        status: view.status,
+      });
+    }
+    return true;
+  }
+
   /** Prints what was logged since the last call. */
   async poll(final = false): Promise<void> {
     for (;;) {
       const rows = await this.store.listEvents(this.sessionId, this.cursor, PAGE);
+      if (!(await this.open(rows, final))) return;
       const pageStart = this.cursor;
       // At the first gap, one look at the whole page: when every id up to its last row is taken
       // (by this session or another), nothing is missing; else each gap is looked at in turn.
@@ -81,6 +140,10 @@ export class EventStreamPrinter {
   }
 
   private print(event: StreamEvent): void {
+    if (event.type === 'init' && this.statusForInit !== null) {
+      event = { ...event, status: this.statusForInit };
+      this.statusForInit = null;
+    }
     if (event.type === 'init') this.ended = false;
     if (event.type === 'result') this.ended = true;
     this.write(JSON.stringify(event));

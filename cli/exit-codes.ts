@@ -22,6 +22,7 @@ export function exitCodeOf(status: GoalStatus | string): number {
     case 'cancelled':
       return ExitCode.cancelled;
     case 'limit_reached':
+    case 'budget_reached':
       return ExitCode.limitReached;
     default:
       return ExitCode.failedOrBlocked;

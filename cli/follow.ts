@@ -5,27 +5,33 @@
  */
 
 import { FINAL_STATUSES } from '../core/goal';
+import type { Liveness } from '../core/liveness';
 import { plural } from '../core/text';
 import { workflowIdOf } from '../workflows/definitions';
 import { ActivityProgressReader } from './activity-progress';
 import type { CliContext } from './context';
 import { EventStreamPrinter } from './event-stream';
 import { exitCodeOf } from './exit-codes';
+import { goalLiveness } from './goal-liveness';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
 import { limitOfReason, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
-import { approvalPrompt, formatDuration, notice, printJson, say } from './output';
+import { approvalPrompt, formatDuration, livenessStatus, notice, printJson, say } from './output';
 import { signalExitCode } from './signals';
+import { readerOf } from './temporal-reader';
 import { firstEvents, hasLiveWorker, noWorkerMessage } from './worker-presence';
 
 /** How often the CLI asks a running goal for news. */
 const POLL_INTERVAL_MS = 700;
 
+/** How often (in polls) a follower checks whether a worker serves the goal: a few Temporal calls. */
+const LIVENESS_EVERY_POLLS = 7;
+
 /** Options of followGoal. */
 export interface FollowOptions {
   json?: boolean;
   /** stream-json: print the event log from this cursor instead of live lines. */
-  stream?: { fromCursor: number };
+  stream?: { fromCursor: number; awaitInit?: boolean };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
   /** Recent actions up to this number were shown before (a resumed goal's earlier run): not again. */
@@ -50,6 +56,11 @@ export async function followGoal(
   const printer = options.stream
     ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
     : null;
+  // A run from the start, or a resume, opens with the goal's own init; a late watch with one made now.
+  printer?.openWith(
+    () => loadStatus(context, sessionId),
+    options.stream?.awaitInit ?? options.stream?.fromCursor === 0,
+  );
   const progress = new ActivityProgressReader(client, workflowId);
   let printed = options.shownUpTo ?? 0;
   let temporalStatus = 'RUNNING';
@@ -57,6 +68,9 @@ export async function followGoal(
   let checkedWorkers = false;
   let waitingSince: Date | null = null;
   let announcedApproval: string | null = null;
+  let polls = 0;
+  let livenessSaid = '';
+  let liveness: Liveness | undefined;
   while (!signal) {
     const description = await handle.describe();
     temporalStatus = description.status.name;
@@ -87,6 +101,17 @@ export async function followGoal(
       );
     }
     const state = pickedUp ? await queryState(handle) : null;
+    if (pickedUp && polls++ % LIVENESS_EVERY_POLLS === 0) {
+      liveness = await followedLiveness(context, sessionId, state?.status ?? 'running');
+      // Said once per change: a dead worker, a build that cannot run the goal, a goal that stalled.
+      const said = liveness ? livenessStatus('running', liveness) : 'running';
+      if (said !== livenessSaid && (livenessSaid !== '' || said !== 'running')) {
+        livenessSaid = said;
+        const line = said === 'running' ? 'a worker is serving the goal again' : said;
+        if (live) live.print(`  ${line}`);
+        else notice(line);
+      }
+    }
     // A goal at a limit keeps its workflow open for /limits; for a follower it has ended.
     if (state && FINAL_STATUSES.includes(state.status)) {
       if (live) {
@@ -106,7 +131,19 @@ export async function followGoal(
         live.print(approvalPrompt(sessionId, state.approval));
       }
       const call = await progress.current(description.raw.pendingActivities, description.runId);
-      live.update(call && { step: state?.steps ?? 0, ...call }, call?.activityId ?? '');
+      const since = liveness?.waitingForWorkerSince;
+      live.update(
+        since
+          ? {
+              step: state?.steps ?? 0,
+              label: 'waiting for a worker',
+              since: new Date(since),
+              attempt: 1,
+              lastFailure: null,
+            }
+          : call && { step: state?.steps ?? 0, ...call },
+        since ? 'waiting' : (call?.activityId ?? ''),
+      );
     }
     await printer?.poll();
     await Promise.race([sleep(POLL_INTERVAL_MS), options.interrupted ?? new Promise(() => undefined)]);
@@ -193,6 +230,28 @@ export function describeOutcome(view: StatusView): string {
     lines.push(`resume with: goalrun resume ${view.sessionId}`);
   }
   return lines.join('\n');
+}
+
+/** The liveness of a followed goal, or undefined when it cannot be read (advice only). */
+async function followedLiveness(
+  context: CliContext,
+  sessionId: string,
+  status: string,
+): Promise<Liveness | undefined> {
+  try {
+    const client = await context.temporal();
+    const summary = await readerOf(client).describe(workflowIdOf(sessionId));
+    if (summary?.status !== 'RUNNING') return undefined;
+    return await goalLiveness(client, {
+      sessionId,
+      status,
+      summary,
+      store: await context.sessionStore(),
+      stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -4,12 +4,21 @@
  */
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { readMcpConfigFile } from '../activities/extensions/extension-config';
+import {
+  PROJECT_CARDS_SUBDIR,
+  resolveCard,
+  USER_CARDS_SUBDIR,
+  userCardDirs,
+} from '../activities/models/catalog';
 import { outputSchemaProblem } from '../activities/output-schema';
 import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
 import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES } from '../core/limits';
+import type { BreakerSettings } from '../core/runaway-breaker';
+import { cardLacksPrices } from '../core/spend-cap';
 import { parseToolRules } from '../core/tool-rules';
 import type { Settings } from '../worker/settings';
 import {
@@ -59,6 +68,7 @@ export function goalFromOptions(
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
     checkProviderConfig(model, settings.providerEnv, baseUrl);
   }
+  if (limits.maxCostUsd !== undefined) checkPricedCard(model, settings.home, workspace);
   return {
     sessionId,
     objective: objective.trim(),
@@ -76,6 +86,9 @@ export function goalFromOptions(
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
     backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
+    streamIdleTimeoutS:
+      positiveIntFlag(options.streamIdleTimeout, '--stream-idle-timeout') ??
+      settings.config.stream_idle_timeout_s,
     sandbox,
     toolTaskQueue,
     summarizerModel: settings.config.summarizer_model
@@ -83,6 +96,43 @@ export function goalFromOptions(
       : undefined,
     ...(extensions ? { extensions } : {}),
     ...headlessFields(options),
+    ...(settings.config.breaker ? { breaker: breakerFromConfig(settings.config.breaker) } : {}),
+    ...(settings.config.budget_wait_minutes
+      ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
+      : {}),
+  };
+}
+
+/**
+ * A money cap needs prices: a model whose card has none (no card at all, or a card without prices) is
+ * refused before the goal starts, naming where a card goes.
+ */
+export function checkPricedCard(model: string, home: string, workspace: string): void {
+  const parsed = parseModelSpec(model);
+  const resolved = resolveCard(parsed, { overlayDirs: userCardDirs({ home, workspace }) });
+  if (!cardLacksPrices(resolved.card)) return;
+  const file = `${parsed.provider}/${parsed.model}.json`;
+  throw new ConfigError(
+    `a money cap (--max-cost-usd or config max_cost_usd) needs prices, and ${resolved.spec} has ${
+      resolved.match === 'generic' ? 'no model card' : 'a card without prices'
+    }: put a card with its prices at ${path.join(home, USER_CARDS_SUBDIR, file)} (or ${path.join(
+      workspace,
+      ...PROJECT_CARDS_SUBDIR,
+      file,
+    )}), in the schema of the package's models/cards (see docs/configuration.md)`,
+  );
+}
+
+/** The config's `breaker` section as the goal carries it (only the keys it sets). */
+function breakerFromConfig(config: NonNullable<Settings['config']['breaker']>): Partial<BreakerSettings> {
+  return {
+    ...(config.repeat_limit !== undefined ? { repeatLimit: config.repeat_limit } : {}),
+    ...(config.idle_turns !== undefined ? { idleTurns: config.idle_turns } : {}),
+    ...(config.max_usd_per_minute !== undefined ? { maxUsdPerMinute: config.max_usd_per_minute } : {}),
+    ...(config.max_tokens_per_minute !== undefined
+      ? { maxTokensPerMinute: config.max_tokens_per_minute }
+      : {}),
+    ...(config.window_seconds !== undefined ? { windowMs: config.window_seconds * 1000 } : {}),
   };
 }
 

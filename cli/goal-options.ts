@@ -27,7 +27,10 @@ export interface GoalOptions {
   maxIterations?: string;
   maxSteps?: string;
   maxMinutes?: string;
+  maxCostUsd?: string;
+  maxTokens?: string;
   contextWindow?: string;
+  streamIdleTimeout?: string;
   sandbox?: string;
   network?: boolean;
   approval?: string;
@@ -81,6 +84,10 @@ export function goalOptionList(): Option[] {
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
+    new Option(
+      '--stream-idle-timeout <seconds>',
+      'retry a model call whose stream sends nothing for this long (default: 120, config stream_idle_timeout_s)',
+    ),
     new Option(
       '--sandbox <mode>',
       'how tool processes are contained: workspace-write (default: the workspace is writable, the rest read-only, no network), read-only, or off (no sandbox at all)',
@@ -185,6 +192,14 @@ export function limitOptionList(): Option[] {
       '--max-minutes <n>',
       `stop after this much wall-clock time (limit_reached; default: ${DEFAULT_MAX_MINUTES}, or config max_minutes)`,
     ),
+    new Option(
+      '--max-cost-usd <usd>',
+      'spend at most this many US dollars on model calls, summarizer included; at the cap the goal waits in budget_reached until goalrun limits raises it (default: none, or config max_cost_usd)',
+    ),
+    new Option(
+      '--max-tokens <n>',
+      'use at most this many tokens (input plus output of every model call); like --max-cost-usd (default: none, or config max_tokens)',
+    ),
   ];
 }
 
@@ -197,6 +212,16 @@ export function positiveIntFlag(value: string | undefined, flag: string): number
   return Number(value);
 }
 
+/** A positive amount of US dollars from a flag (`0.50`), or a ConfigError naming the flag. */
+export function dollarsFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const amount = Number(value.trim());
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(amount) || amount <= 0) {
+    throw new ConfigError(`${flag} must be a positive amount of US dollars such as 0.50, got "${value}"`);
+  }
+  return amount;
+}
+
 /** Limit overrides given on the command line. */
 export function limitsFromFlags(options: GoalOptions): Partial<GoalLimits> {
   const limits: Partial<GoalLimits> = {};
@@ -206,6 +231,10 @@ export function limitsFromFlags(options: GoalOptions): Partial<GoalLimits> {
   if (iterations !== undefined) limits.maxIterations = iterations;
   if (steps !== undefined) limits.maxSteps = steps;
   if (minutes !== undefined) limits.maxMinutes = minutes;
+  const costUsd = dollarsFlag(options.maxCostUsd, '--max-cost-usd');
+  const tokens = positiveIntFlag(options.maxTokens, '--max-tokens');
+  if (costUsd !== undefined) limits.maxCostUsd = costUsd;
+  if (tokens !== undefined) limits.maxTokens = tokens;
   return limits;
 }
 

@@ -4,13 +4,15 @@
  * has no row) from what Temporal knows: the input it was started with.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { cardWarning } from '../activities/models/card-names';
+import { cardWarning, userCardDirs } from '../activities/models/card-names';
 import { ConfigError } from '../core/errors';
 import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
+import type { Liveness } from '../core/liveness';
 import { EMPTY_USAGE } from '../core/usage';
 import type { SessionRow } from '../store/types';
 import { STATE_QUERY, workflowIdOf } from '../workflows/names';
 import type { CliContext } from './context';
+import { goalLiveness } from './goal-liveness';
 import { readerOf, type TemporalSource, type WorkflowSummary } from './temporal-reader';
 import { type FirstEvents, firstEvents } from './worker-presence';
 
@@ -39,6 +41,12 @@ export type StatusView = Omit<GoalSnapshot, 'status'> & {
   modelNote?: string | null;
   /** The task queue of a goal waiting for a worker. */
   taskQueue?: string;
+  /** The Worker Deployment build its run is on, when versioned workers run it. */
+  build?: string;
+  /** Whether a worker serves the running goal, whether it is stuck or stalled (goal-liveness.ts). */
+  liveness?: Liveness;
+  /** Where the counters come from: the running workflow, or the store when the workflow did not answer. */
+  shown?: 'live' | 'last recorded state';
 };
 
 /** Temporal's closed states mapped to goal statuses, for goals that ended without a checkpoint. */
@@ -105,6 +113,15 @@ export function viewOfRow(row: SessionRow): StatusView {
       workflowId: row.workflowId,
     }
   );
+}
+
+/**
+ * The last recorded state of a goal whose workflow runs but does not answer (no worker, or a worker
+ * that cannot replay it): its counters as saved, its clock still running since the save.
+ */
+export function recordedView(row: SessionRow): StatusView {
+  const view = viewOfRow(row);
+  return { ...view, elapsedMs: view.elapsedMs + Math.max(0, Date.now() - row.updatedAt.getTime()) };
 }
 
 /** The view of a goal known only to Temporal, from the input it was started with. */
@@ -210,9 +227,31 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
     }
     const live = await queryWithTimeout(() => reader.query(workflowId, STATE_QUERY));
     // The description read just before says which activity, if any, is failing and retried.
-    if (live) return { ...live, retrying: retryingActivity(summary) };
+    const view: StatusView | null = live
+      ? {
+          ...live,
+          retrying: retryingActivity(summary),
+          shown: 'live',
+          ...(summary.build ? { build: summary.build } : {}),
+        }
+      : row
+        ? { ...recordedView(row), retrying: retryingActivity(summary), shown: 'last recorded state' }
+        : first
+          ? { ...viewOfStart(sessionId, first, 'running'), retrying: retryingActivity(summary) }
+          : null;
+    if (view) {
+      const liveness = await goalLiveness(reader, {
+        sessionId,
+        status: view.status,
+        summary,
+        store,
+        runStartedMs: first?.startedAt?.getTime() ?? null,
+        stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+      }).catch(() => undefined);
+      return liveness ? { ...view, liveness } : view;
+    }
   }
-  if (row) return viewOfRow(row);
+  if (row) return { ...viewOfRow(row), ...(summary?.build ? { build: summary.build } : {}) };
   if (reader && status) {
     const first = await firstEvents(reader, workflowId).catch(() => null);
     if (first) return viewOfStart(sessionId, first, CLOSED_STATUS[status] ?? 'running');
@@ -221,9 +260,9 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
 }
 
 /** What to say once about a goal's model: that it has no model card, or null. */
-export function modelNoteOf(model: string): string | null {
+export function modelNoteOf(model: string, where: { home?: string; workspace?: string } = {}): string | null {
   try {
-    return cardWarning(model) ?? null;
+    return cardWarning(model, undefined, userCardDirs(where)) ?? null;
   } catch {
     return null;
   }

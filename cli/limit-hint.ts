@@ -11,7 +11,7 @@ export type { LimitKind };
 /** What one limit is called, its flag, and its unit. */
 export const LIMITS: Record<
   LimitKind,
-  { name: string; flag: string; unit: string; field: keyof GoalLimits }
+  { name: string; flag: string; unit: string; field: 'maxSteps' | 'maxIterations' | 'maxMinutes' }
 > = {
   steps: { name: 'step limit', flag: LIMIT_FLAGS.steps, unit: 'step', field: 'maxSteps' },
   iterations: {

@@ -3,7 +3,7 @@
  * (the step, the call in progress, elapsed time, the retry attempt and its last error). Elsewhere
  * (a pipe, a log file, CI) a line is printed when a retry starts and then every 30 s while it lasts.
  */
-import { formatDuration } from './output';
+import { formatDuration, isStalledFailure, stalledText } from './output';
 
 /** How often the line is repeated when not on a terminal while a call keeps failing. */
 export const RETRY_REPEAT_MS = 30_000;
@@ -26,7 +26,8 @@ export interface LiveState {
 export function liveText(state: LiveState, now = Date.now()): string {
   const parts = [state.step > 0 ? `step ${state.step}` : null, state.label];
   if (state.since) parts.push(formatDuration(Math.max(0, now - state.since.getTime())));
-  if (state.lastFailure)
+  if (state.lastFailure && isStalledFailure(state.lastFailure)) parts.push(stalledText(state.attempt));
+  else if (state.lastFailure)
     parts.push(`retry attempt ${state.attempt}, last error: ${oneLine(state.lastFailure)}`);
   return parts.filter((part) => part !== null).join(' · ');
 }

@@ -66,6 +66,8 @@ const contextCommands = (): typeof import('./commands/context-commands') =>
 const tasksCommands = (): typeof import('./commands/tasks-command') => require('./commands/tasks-command');
 const serviceCommands = (): typeof import('./commands/service-commands') =>
   require('./commands/service-commands');
+const deployCommands = (): typeof import('./commands/deploy-commands') =>
+  require('./commands/deploy-commands');
 const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
 const upgradeCheckCommands = (): typeof import('./commands/upgrade-check-command') =>
   require('./commands/upgrade-check-command');
@@ -386,7 +388,31 @@ function buildProgram(): Command {
       '--metrics-port <[host:]port>',
       "serve Prometheus metrics (goalrun's counters and the Temporal SDK's) on http://host:port/metrics (host default 127.0.0.1)",
     )
+    .option(
+      '--versioning',
+      "register as a build of the 'goalrun' Worker Deployment (also GOALRUN_WORKER_VERSIONING=1): goals stay on the build that started them and move to the current one when they continue as new",
+    )
+    .option('--set-current', 'with --versioning: make this build current once it has registered')
     .action(action((context, options) => serviceCommands().workerCommand(context, options)));
+
+  const deploy = program
+    .command('deploy')
+    .description("the 'goalrun' Worker Deployment of versioned workers (goalrun worker --versioning)");
+  deploy
+    .command('set-current')
+    .description(
+      'make a build current: new goals start on it, running goals move to it at their next continue-as-new',
+    )
+    .option(
+      '--build-id <id>',
+      "the build (default: this installation's, what its goalrun worker --versioning registers)",
+    )
+    .action(action((context, options) => deployCommands().setCurrentCommand(context, options)));
+  deploy
+    .command('show')
+    .description("the deployment's builds and which one is current")
+    .option('--json', 'print as JSON')
+    .action(action((context, options) => deployCommands().showCommand(context, options)));
 
   program
     .command('codec-server')

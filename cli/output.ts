@@ -1,5 +1,8 @@
 /** How the CLI prints: one place for human lines, JSON, and errors. */
+
 import type { GoalSnapshot } from '../core/goal';
+import { type Liveness, STUCK_TEXT } from '../core/liveness';
+import { budgetLine } from '../core/spend-cap';
 import { plural } from '../core/text';
 
 /** Prints a line for a person (stdout). */
@@ -36,7 +39,41 @@ export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
   taskQueue?: string;
   /** More labelled lines after the queue (the workspace context: rules, MCP servers, hooks). */
   extraLines?: string[];
+  liveness?: Liveness;
+  shown?: 'live' | 'last recorded state';
 };
+
+/** The words a stalled model stream fails with (activities/providers/stream-idle.ts STALLED_PREFIX). */
+const STALLED_PREFIX = 'provider stream stalled';
+
+/** Whether a failure message is a stalled provider stream's. */
+export function isStalledFailure(message: string | null | undefined): boolean {
+  return message?.includes(STALLED_PREFIX) ?? false;
+}
+
+/** What `status` and the live line say while a stalled stream is retried. */
+export function stalledText(attempt: number): string {
+  return `${STALLED_PREFIX}, retrying (attempt ${attempt})`;
+}
+
+/** `since 12:01:02 (3m 4s ago)` for an ISO time. */
+export function sinceText(iso: string, now = Date.now()): string {
+  const at = new Date(iso);
+  return `since ${at.toISOString().slice(11, 19)} UTC (${formatDuration(Math.max(0, now - at.getTime()))} ago)`;
+}
+
+/**
+ * A running goal's status as its liveness shows it: stuck on an incompatible build, waiting for a
+ * worker (since when), stalled; else the status itself.
+ */
+export function livenessStatus(status: string, liveness: Liveness | undefined): string {
+  if (!liveness) return status;
+  if (liveness.stuck) return `${STUCK_TEXT}: ${liveness.stuck}`;
+  if (liveness.waitingForWorkerSince)
+    return `waiting for a worker ${sinceText(liveness.waitingForWorkerSince)}`;
+  if (liveness.stalled) return `stalled (${status})`;
+  return status;
+}
 
 /** The multi-line human view of a goal's status. */
 export function formatSnapshot(snapshot: SnapshotLike): string {
@@ -44,7 +81,7 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
   const lines = [
     `session    ${snapshot.sessionId}`,
     `workflow   ${snapshot.workflowId}`,
-    `status     ${status}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
+    `status     ${livenessStatus(status, snapshot.liveness)}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,
     `objective  ${snapshot.objective}`,
     `model      ${snapshot.model}`,
   ];
@@ -64,12 +101,23 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     `progress   iteration ${snapshot.iteration}, ${plural(snapshot.steps, 'step')}, no-progress ${snapshot.noProgress}, ${formatDuration(snapshot.elapsedMs)}`,
     `usage      context ${plural(snapshot.usage.contextTokens, 'token')}, total ${plural(snapshot.usage.totalTokens, 'token')}, ${plural(snapshot.usage.requests, 'request')}`,
   );
+  if (snapshot.budget) lines.push(`budget     ${budgetLine(snapshot.budget)}`);
+  if (snapshot.liveness?.stalled) {
+    const { since, waitingOn } = snapshot.liveness.stalled;
+    lines.push(`stalled    no step finished ${sinceText(since)}; waiting on: ${waitingOn}`);
+  }
+  if (snapshot.shown === 'last recorded state')
+    lines.push("shown      the last recorded state (the goal's workflow did not answer)");
   if (snapshot.taskQueue) lines.push(`queue      ${snapshot.taskQueue}`);
   if (snapshot.extraLines) lines.push(...snapshot.extraLines);
   if (snapshot.lastTool) lines.push(`last tool  ${snapshot.lastTool}`);
   if (snapshot.retrying) {
     const { activity, attempt, lastFailure } = snapshot.retrying;
-    lines.push(`retrying   ${activity}, attempt ${attempt}, after: ${lastFailure}`);
+    lines.push(
+      isStalledFailure(lastFailure)
+        ? `retrying   ${stalledText(attempt)}; ${lastFailure}`
+        : `retrying   ${activity}, attempt ${attempt}, after: ${lastFailure}`,
+    );
   }
   if (snapshot.finishSummary) lines.push(`summary    ${snapshot.finishSummary}`);
   if (snapshot.recent.length > 0) {

@@ -63,7 +63,13 @@ export async function steerGoal(
   }
   const handle = client.workflow.getHandle(workflowIdOf(sessionId));
   const live = await queryState(handle);
-  if (live && FINAL_STATUSES.includes(live.status) && live.status !== 'limit_reached') {
+  // A goal waiting at a limit or its budget is raised by a command: it still takes them.
+  if (
+    live &&
+    FINAL_STATUSES.includes(live.status) &&
+    live.status !== 'limit_reached' &&
+    live.status !== 'budget_reached'
+  ) {
     throw new ConfigError(
       `goal ${sessionId} is ${live.status}; to give it a new instruction: goalrun resume ${sessionId} --message "…"`,
     );

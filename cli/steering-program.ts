@@ -78,6 +78,8 @@ export function addSteeringCommands(
     .option('--max-steps <n>', 'the step limit')
     .option('--max-iterations <n>', 'the iteration limit')
     .option('--max-minutes <n>', 'the time limit')
+    .option('--max-cost-usd <usd>', 'the money cap in US dollars (a goal in budget_reached goes on)')
+    .option('--max-tokens <n>', 'the token cap (a goal in budget_reached goes on)')
     .action(
       action(async (context, id: string | undefined, options) =>
         (await steer()).limitsCommand(context, id, options),

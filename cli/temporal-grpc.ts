@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { PayloadCodecError } from '../worker/payload-codec';
 import type { QueryName } from '../workflows/names';
 import { decodeRawPayload, rawFailureMessage } from './payload-decode';
+import { activityStateOf } from './temporal-http-decode';
 import type {
   HistoryStart,
   ListedWorkflow,
@@ -16,7 +17,10 @@ import type {
   WorkflowSummary,
 } from './temporal-reader';
 
-const { EventType, TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
+const { EventType, PendingActivityState, TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
+
+/** Events read from the end of a history to find a failed workflow task. */
+const REVERSE_HISTORY_PAGE = 20;
 
 /** Whether an error of the SDK says the workflow does not exist. */
 function isWorkflowNotFound(err: unknown): boolean {
@@ -37,9 +41,11 @@ export class GrpcTemporalReader implements TemporalReader {
     try {
       const description = await this.client.workflow.getHandle(workflowId).describe();
       const converter = this.client.options.loadedDataConverter;
+      const build = description.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId;
       return {
         status: description.status.name,
         taskQueue: description.taskQueue,
+        ...(build ? { build } : {}),
         pendingActivities: await Promise.all(
           (description.raw.pendingActivities ?? []).map(async (activity) => ({
             activityType: activity.activityType?.name ?? 'activity',
@@ -47,8 +53,11 @@ export class GrpcTemporalReader implements TemporalReader {
             lastFailure: activity.lastFailure
               ? await rawFailureMessage(converter, activity.lastFailure).catch((err: Error) => err.message)
               : null,
+            state: activityStateOf(PendingActivityState[activity.state ?? 0]),
+            lastAliveMs: msOf(activity.lastHeartbeatTime) || msOf(activity.lastStartedTime) || null,
           })),
         ),
+        workflowTaskAttempt: description.raw.pendingWorkflowTask?.attempt ?? 0,
       };
     } catch (err) {
       if (isWorkflowNotFound(err)) return null;
@@ -103,6 +112,24 @@ export class GrpcTemporalReader implements TemporalReader {
       taskQueue: attributes?.taskQueue?.name ?? null,
       input: input ?? null,
     };
+  }
+
+  async lastWorkflowTaskFailure(workflowId: string): Promise<string | null> {
+    const response = await this.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: this.client.options.namespace,
+      execution: { workflowId },
+      maximumPageSize: REVERSE_HISTORY_PAGE,
+    });
+    for (const event of response.history?.events ?? []) {
+      if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) return null;
+      const failure = event.workflowTaskFailedEventAttributes?.failure;
+      if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED && failure) {
+        return rawFailureMessage(this.client.options.loadedDataConverter, failure).catch(
+          (err: Error) => err.message,
+        );
+      }
+    }
+    return null;
   }
 
   async listWorkflows(query: string, limit: number): Promise<ListedWorkflow[]> {

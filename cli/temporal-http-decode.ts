@@ -174,11 +174,15 @@ export function errorFromResponse(httpStatus: number, text: string): TemporalHtt
 
 /** DescribeWorkflowExecutionResponse → WorkflowSummary. */
 export function decodeDescribe(json: unknown, keys: readonly PayloadKey[] = []): WorkflowSummary {
-  const info = objectAt(objectAt(json, 'the description').workflowExecutionInfo, 'workflowExecutionInfo');
-  const pending = listAt(objectAt(json, 'the description').pendingActivities, 'pendingActivities');
+  const describe = objectAt(json, 'the description');
+  const info = objectAt(describe.workflowExecutionInfo, 'workflowExecutionInfo');
+  const pending = listAt(describe.pendingActivities, 'pendingActivities');
+  const versioning = optionalObject(info.versioningInfo, 'versioningInfo');
+  const build = optionalString(optionalObject(versioning.deploymentVersion, 'deploymentVersion').buildId);
   return {
     status: statusNameOf(info.status),
     taskQueue: optionalString(info.taskQueue) ?? '',
+    ...(build ? { build } : {}),
     pendingActivities: pending.map((item, index): PendingActivity => {
       const activity = objectAt(item, `pending activity ${index}`);
       const failure = optionalObject(activity.lastFailure, 'lastFailure');
@@ -187,9 +191,46 @@ export function decodeDescribe(json: unknown, keys: readonly PayloadKey[] = []):
           optionalString(optionalObject(activity.activityType, 'activityType').name) ?? 'activity',
         attempt: typeof activity.attempt === 'number' ? activity.attempt : 0,
         lastFailure: activity.lastFailure ? failureMessageOf(failure, keys) : null,
+        state: activityStateOf(activity.state),
+        lastAliveMs: timestampMs(activity.lastHeartbeatTime) ?? timestampMs(activity.lastStartedTime),
       };
     }),
+    workflowTaskAttempt: attemptOf(optionalObject(describe.pendingWorkflowTask, 'pendingWorkflowTask')),
   };
+}
+
+/** PENDING_ACTIVITY_STATE_STARTED → `started`; undefined when absent or unknown. */
+export function activityStateOf(value: unknown): PendingActivity['state'] {
+  const name = String(value ?? '')
+    .replace(/^PENDING_ACTIVITY_STATE_/, '')
+    .toLowerCase();
+  return name === 'scheduled' || name === 'started' || name === 'cancel_requested' ? name : undefined;
+}
+
+function attemptOf(task: Record<string, unknown>): number {
+  return typeof task.attempt === 'number' ? task.attempt : 0;
+}
+
+/**
+ * A page of the history read from its end → why the last workflow task failed, when no task
+ * completed after it; null otherwise.
+ */
+export function decodeLastWorkflowTaskFailure(
+  json: unknown,
+  keys: readonly PayloadKey[] = [],
+): string | null {
+  const history = optionalObject(objectAt(json, 'the history page').history, 'history');
+  for (const item of listAt(history.events, 'history events')) {
+    const event = objectAt(item, 'history event');
+    if (event.eventType === TASK_COMPLETED_EVENT) return null;
+    if (event.eventType !== TASK_FAILED_EVENT) continue;
+    const failed = optionalObject(
+      event.workflowTaskFailedEventAttributes,
+      'workflowTaskFailedEventAttributes',
+    );
+    return failureMessageOf(optionalObject(failed.failure, 'failure'), keys);
+  }
+  return null;
 }
 
 /** The first page of GetWorkflowExecutionHistoryResponse → HistoryStart. */

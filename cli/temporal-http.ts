@@ -12,6 +12,7 @@ import type { QueryName } from '../workflows/names';
 import {
   decodeDescribe,
   decodeHistoryStart,
+  decodeLastWorkflowTaskFailure,
   decodePollerAccessTimes,
   decodeQueryResult,
   decodeWorkflowList,
@@ -109,6 +110,9 @@ export async function isHttpApiReachable(baseUrl: string, timeoutMs: number): Pr
   }
 }
 
+/** Events read from the end of a history to find a failed workflow task. */
+const REVERSE_HISTORY_PAGE = 20;
+
 /** Reads goals through the HTTP API. */
 export class HttpTemporalReader implements TemporalReader {
   readonly transport = 'http' as const;
@@ -142,6 +146,12 @@ export class HttpTemporalReader implements TemporalReader {
   async historyStart(workflowId: string, pageSize: number): Promise<HistoryStart> {
     const path = `/workflows/${encodeURIComponent(workflowId)}/history`;
     return decodeHistoryStart(await this.call('GET', path, { maximumPageSize: String(pageSize) }), this.keys);
+  }
+
+  async lastWorkflowTaskFailure(workflowId: string): Promise<string | null> {
+    const path = `/workflows/${encodeURIComponent(workflowId)}/history-reverse`;
+    const page = await this.call('GET', path, { maximumPageSize: String(REVERSE_HISTORY_PAGE) });
+    return decodeLastWorkflowTaskFailure(page, this.keys);
   }
 
   async listWorkflows(query: string, limit: number): Promise<ListedWorkflow[]> {

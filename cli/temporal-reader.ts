@@ -13,6 +13,10 @@ export interface PendingActivity {
   attempt: number;
   /** The message of the last attempt's failure, or null when none failed. */
   lastFailure: string | null;
+  /** `scheduled` (waiting for a worker to take it), `started` (a worker runs it), or `cancel_requested`. */
+  state?: 'scheduled' | 'started' | 'cancel_requested';
+  /** When the running attempt last heartbeated, else when it started (ms since the epoch), or null. */
+  lastAliveMs?: number | null;
 }
 
 /** What Temporal says about a workflow's current run. */
@@ -21,6 +25,10 @@ export interface WorkflowSummary {
   status: string;
   taskQueue: string;
   pendingActivities: PendingActivity[];
+  /** The Worker Deployment build the run is on (versioned workers only), else absent. */
+  build?: string;
+  /** The attempt of the workflow task Temporal waits on (more than 1: the last one failed), or 0. */
+  workflowTaskAttempt?: number;
 }
 
 /** The first page of a run's history, as much as the CLI needs of it. */
@@ -62,6 +70,11 @@ export interface TemporalReader {
   historyStart(workflowId: string, pageSize: number): Promise<HistoryStart>;
   /** ListWorkflowExecutions for a visibility query, at most `limit` of them. */
   listWorkflows(query: string, limit: number): Promise<ListedWorkflow[]>;
+  /**
+   * Why the run's last workflow task failed, when no task completed after it (read from the end of
+   * the history), or null.
+   */
+  lastWorkflowTaskFailure(workflowId: string): Promise<string | null>;
   /** When each poller of the task queue last polled (ms since the epoch). */
   pollerAccessTimes(taskQueue: string, kind: PollerKind): Promise<number[]>;
 }

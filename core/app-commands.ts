@@ -21,6 +21,8 @@ export interface LimitsPatch {
   maxSteps?: number;
   maxIterations?: number;
   maxMinutes?: number;
+  maxCostUsd?: number;
+  maxTokens?: number;
 }
 
 /** The commands, with one line of help each, in the order `/help` lists them. */
@@ -34,7 +36,7 @@ export const APP_COMMANDS: ReadonlyArray<{ name: AppCommand['name']; usage: stri
   { name: 'unpause', usage: '/unpause', help: 'go on after /pause' },
   {
     name: 'limits',
-    usage: '/limits max_steps=N max_iterations=N max_minutes=N',
+    usage: '/limits max_steps=N max_iterations=N max_minutes=N max_cost_usd=N max_tokens=N',
     help: 'raise or lower limits, also of a goal waiting at a limit',
   },
   { name: 'model', usage: '/model SPEC', help: 'use another model from the next step on' },
@@ -53,6 +55,8 @@ const LIMIT_KEYS: Record<string, keyof LimitsPatch> = {
   max_steps: 'maxSteps',
   max_iterations: 'maxIterations',
   max_minutes: 'maxMinutes',
+  max_cost_usd: 'maxCostUsd',
+  max_tokens: 'maxTokens',
 };
 
 /** The longest session name /rename accepts. */
@@ -119,12 +123,25 @@ export function parseLimits(text: string): LimitsPatch {
     if (!field || value === undefined || extra !== undefined) {
       throw new AppCommandError(`bad limit "${pair}"; usage: ${usage}`);
     }
+    if (field === 'maxCostUsd') {
+      patch.maxCostUsd = parseDollars(value, key);
+      continue;
+    }
     if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) {
       throw new AppCommandError(`${key} must be a positive whole number, got "${value}"`);
     }
     patch[field] = Number(value);
   }
   return patch;
+}
+
+/** A positive amount of US dollars (`0.50`, `12`); throws AppCommandError naming `key`. */
+export function parseDollars(value: string, key: string): number {
+  const amount = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(amount) || amount <= 0) {
+    throw new AppCommandError(`${key} must be a positive amount of US dollars such as 0.50, got "${value}"`);
+  }
+  return amount;
 }
 
 /** The text of `/help`. */

@@ -13,12 +13,16 @@ export const FailureType = {
   ContextOverflow: 'ContextOverflow',
   /** goalrun is misconfigured: unknown provider, missing API key, bad model file. */
   ConfigError: 'ConfigError',
+  /** The provider's stream went silent (no byte, not even a keep-alive) for stream_idle_timeout_s: retried. */
+  ProviderStalled: 'ProviderStalled',
   /** The provider could not be reached at all (refused, DNS) for longer than provider_unreachable_minutes. */
   ProviderUnreachable: 'ProviderUnreachable',
   /** The session store failed (PostgreSQL down or restarting): retried until it is back; never the provider's fault. */
   StoreUnavailable: 'StoreUnavailable',
   /** The tool host is shutting down: the command was not started (or was killed); retry on another worker. */
   ToolHostShuttingDown: 'ToolHostShuttingDown',
+  /** The account is out of quota until a reset time (details: `{ resetAtMs }`, null when unknown): the goal waits. */
+  QuotaExhausted: 'QuotaExhausted',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

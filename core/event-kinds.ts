@@ -14,4 +14,6 @@ export const EVENT_KINDS = {
   approvalRequested: 'approval-requested',
   approval: 'approval',
   goalEnded: 'goal-ended',
+  /** A goal reached its money or token cap, or a raise let it go on (issue 18). */
+  budget: 'budget',
 } as const;

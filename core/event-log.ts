@@ -4,6 +4,7 @@
  * can replay a goal from the start or follow it from a cursor after the fact.
  */
 import { EVENT_KINDS } from './event-kinds';
+import type { BudgetView, CapKind } from './spend-cap';
 import { clipBytes, type StreamEvent } from './stream-events';
 import type { TaskView } from './task-graph-types';
 import type { RequestUsage, UsageTotals } from './usage';
@@ -64,6 +65,13 @@ export interface GoalEndedData {
   elapsedMs?: number;
   costUsd?: number;
   usage?: UsageTotals;
+}
+
+/** What a `budget` row carries: the budget view, where the goal is, and which cap stopped it. */
+export interface BudgetEventData extends BudgetView {
+  at: 'cap' | 'raised';
+  cap: CapKind | null;
+  reason: string | null;
 }
 
 /** The stream events of one logged event (none for bookkeeping rows such as progress). */
@@ -191,6 +199,24 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
         },
       ];
     }
+    case EVENT_KINDS.budget: {
+      const view = data as Partial<BudgetEventData>;
+      return [
+        {
+          ...base,
+          type: 'budget',
+          at: view.at === 'raised' ? 'raised' : 'cap',
+          cap: view.cap === 'cost' || view.cap === 'tokens' ? view.cap : null,
+          reason: typeof view.reason === 'string' ? view.reason : null,
+          spent_usd: dollars(view.spentUsd),
+          reserved_usd: dollars(view.reservedUsd),
+          cap_usd: typeof view.capUsd === 'number' ? view.capUsd : null,
+          spent_tokens: num(view.spentTokens),
+          reserved_tokens: num(view.reservedTokens),
+          cap_tokens: typeof view.capTokens === 'number' ? view.capTokens : null,
+        },
+      ];
+    }
     default: {
       const text = NOTICE_KINDS[row.kind]?.(data, sessionId);
       return text === undefined ? [] : [{ ...base, type: 'notice', text }];
@@ -223,6 +249,11 @@ function compactionKind(kind: unknown): 'auto' | 'manual' | 'forced' | 'recovery
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
+
+/** A dollar amount as logged (num() would cut the cents off). */
+function dollars(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 function num(value: unknown): number {

@@ -18,6 +18,7 @@ import {
 import { checkStopRules, type StopDecision } from './goal-rules';
 import { addJob, type JobRecord, type JobStatus, markJobs, nextJobId } from './jobs-registry';
 import { JOB_COMMAND_MAX_CHARS, REASON_MAX_CHARS } from './limits';
+import { budgetLine, budgetView, hasCap, spentOf, usd } from './spend-cap';
 import { plural } from './text';
 
 /** The longest steering message accepted, in characters (a pasted log belongs in a file). */
@@ -103,7 +104,11 @@ export class GoalSession {
 
   /** Whether the goal has ended. */
   get ended(): boolean {
-    return FINAL_STATUSES.includes(this.state.status) && this.state.status !== 'limit_reached';
+    return (
+      FINAL_STATUSES.includes(this.state.status) &&
+      this.state.status !== 'limit_reached' &&
+      this.state.status !== 'budget_reached'
+    );
   }
 
   /** Why the goal must stop now, or null. */
@@ -199,11 +204,17 @@ export class GoalSession {
         ? `max_iterations ${before.maxIterations} → ${limits.maxIterations}`
         : null,
       patch.maxMinutes !== undefined ? `max_minutes ${before.maxMinutes} → ${limits.maxMinutes}` : null,
+      patch.maxCostUsd !== undefined
+        ? `max_cost_usd ${before.maxCostUsd === undefined ? 'none' : usd(before.maxCostUsd)} → ${usd(patch.maxCostUsd)}`
+        : null,
+      patch.maxTokens !== undefined ? `max_tokens ${before.maxTokens ?? 'none'} → ${patch.maxTokens}` : null,
     ].filter(Boolean);
     const text = `limits changed: ${changed.join(', ')}`;
     this.note(text);
     const stop = this.stopDecision();
     if (stop?.status === 'limit_reached') return `${text}; still at a limit: ${stop.reason}`;
+    if (hasCap(limits))
+      return `${text}; budget: ${budgetLine(budgetView(spentOf(this.state), null, limits))}`;
     return text;
   }
 

@@ -17,7 +17,9 @@ import {
   RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
+import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
+import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
 import type { ToolRules } from './tool-rules';
@@ -36,9 +38,11 @@ export type GoalStatus =
   | 'failed'
   | 'cancelled'
   | 'limit_reached'
-  | 'cleared';
+  | 'cleared'
+  | 'budget_reached'
+  | 'waiting_quota';
 
-/** Statuses after which a goal does no more work (a goal at limit_reached may still be raised with /limits). */
+/** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
   'completed',
   'blocked',
@@ -46,6 +50,7 @@ export const FINAL_STATUSES: GoalStatus[] = [
   'cancelled',
   'limit_reached',
   'cleared',
+  'budget_reached',
 ];
 
 /** Limits of one goal. */
@@ -55,6 +60,10 @@ export interface GoalLimits {
   maxMinutes: number;
   /** Consecutive iterations without progress before the goal is blocked. */
   noProgressLimit: number;
+  /** Money cap in US dollars, summarizer included (issue 18); at it the goal waits in budget_reached. */
+  maxCostUsd?: number;
+  /** Token cap (input plus output of every request, summarizer included); like maxCostUsd. */
+  maxTokens?: number;
 }
 
 export const DEFAULT_LIMITS: GoalLimits = {
@@ -92,6 +101,8 @@ export interface GoalDefinition {
    * the goal (config provider_unreachable_minutes); DEFAULT_PROVIDER_UNREACHABLE_MINUTES when absent.
    */
   providerUnreachableMinutes?: number;
+  /** A model stream silent this long (seconds) is retried as stalled (config stream_idle_timeout_s); the default when absent. */
+  streamIdleTimeoutS?: number;
   /** A name given with /rename (the objective names the goal until then). */
   name?: string;
   /**
@@ -114,6 +125,13 @@ export interface GoalDefinition {
    * `result` that matches it. Capped at OUTPUT_SCHEMA_MAX_BYTES.
    */
   outputSchema?: Record<string, unknown>;
+  /**
+   * How long a goal at its money or token cap waits for a raise before it ends as budget_reached
+   * (config budget_wait_minutes); a day when absent.
+   */
+  budgetWaitMinutes?: number;
+  /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
+  breaker?: Partial<BreakerSettings>;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -200,6 +218,12 @@ export interface GoalState {
   workspaceContext?: WorkspaceContextCounts;
   /** The result `finish` gave, matching the goal's output schema (`--output-schema`); absent without one. */
   finishResult?: unknown;
+  /** The worst case of the model call in flight, held against the goal's caps until its usage settles it. */
+  budgetReserved?: SpendAmount | null;
+  /** What the runaway breaker counts (goals of the command queue). */
+  breaker?: BreakerState;
+  /** Why the goal pauses when it is not a person's /pause (e.g. a quota with no reset time). */
+  pauseReason?: string | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -301,6 +325,8 @@ export interface GoalSnapshot {
   modelNote?: string | null;
   /** The final result matching the goal's output schema. */
   result?: unknown;
+  /** Spent, reserved and cap, for a goal with a money or token cap (issue 18). */
+  budget?: BudgetView;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -333,6 +359,9 @@ export function snapshotOf(
     runningJobs: (state.jobs ?? []).filter((job) => job.status === 'running').length,
     modelNote: state.modelNote ?? null,
     ...(state.finishResult !== undefined ? { result: state.finishResult } : {}),
+    ...(hasCap(state.goal.limits)
+      ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
+      : {}),
   };
 }
 
@@ -355,6 +384,7 @@ export function detailsMarkdown(
       : []),
     `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
     ...(contextLine ? [`**Context:** ${contextLine}`] : []),
+    ...(snapshot.budget ? [`**Budget:** ${budgetLine(snapshot.budget)}`] : []),
     `**Last tool:** ${snapshot.lastTool ? `\`${snapshot.lastTool}\`` : '—'}`,
     `**Usage:** total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests · largest request ${snapshot.usage.contextTokens} tokens`,
     `**Session:** \`${snapshot.sessionId}\`${snapshot.name ? ` (${snapshot.name})` : ''} · **model:** \`${snapshot.model}\`${snapshot.sandbox === 'off' ? ' · **sandbox: off**' : ''}`,

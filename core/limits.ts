@@ -54,6 +54,29 @@ export const JOB_COMMAND_MAX_CHARS = 120;
 export const MODEL_HEARTBEAT_TIMEOUT_MS = 15_000;
 /** How often a model step heartbeats while it waits for the provider. */
 export const MODEL_HEARTBEAT_INTERVAL_MS = 3_000;
+/**
+ * A model stream that sends nothing at all (no byte, not even an SSE comment or ping) for this
+ * long is given up as stalled and retried (config stream_idle_timeout_s, --stream-idle-timeout).
+ */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_S = 120;
+/** A tool result the store refused (outage) is written again after this long, doubling… */
+export const STORE_RETRY_INITIAL_MS = 500;
+/** …up to this long between tries, for as long as the tool's attempt may run. */
+export const STORE_RETRY_MAX_MS = 5_000;
+/** How often a write waiting for the store heartbeats (well under TOOL_HEARTBEAT_TIMEOUT_MS). */
+export const STORE_OUTAGE_HEARTBEAT_MS = 3_000;
+/** A write waiting for the store gives up this long before its attempt's deadline. */
+export const STORE_RETRY_MARGIN_MS = 10_000;
+/**
+ * A goal whose task queue no worker polled for this long shows `waiting for a worker`. Temporal
+ * records when a long poll began, and an idle worker's poll stays open for TEMPORAL_LONG_POLL_MS: a
+ * queue counts as unpolled once its last poll began longer ago than both together.
+ */
+export const LIVENESS_POLL_GAP_MS = 30_000;
+/** How long Temporal holds a worker's poll open when there is no task (matching.longPollExpirationInterval). */
+export const TEMPORAL_LONG_POLL_MS = 60_000;
+/** A running goal without a finished step for this many minutes shows `stalled` (config stalled_after_minutes). */
+export const DEFAULT_STALLED_AFTER_MINUTES = 10;
 /** Upper bound on one model call, streaming included. */
 export const MODEL_STEP_TIMEOUT_MS = 15 * 60_000;
 /** A tool whose worker stops heartbeating for this long is retried elsewhere. */

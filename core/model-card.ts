@@ -28,6 +28,8 @@ export interface ModelCard {
   prices: ModelPrices;
   /** Where the figures come from, so a reader knows how far to trust them. */
   source?: string;
+  /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */
+  pricesChecked?: string;
   /** Anything else a reader of the card should know. */
   notes?: string;
 }

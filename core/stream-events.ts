@@ -34,8 +34,16 @@ export const STREAM_EVENT_SCHEMAS = {
       workspace: z.string(),
       objective: z.string(),
       limits: z.object({ max_steps: z.number(), max_iterations: z.number(), max_minutes: z.number() }),
+      /**
+       * The session's status when the stream began. Every stream opens with an init that has it:
+       * the goal's own (a run, a resume) or one describing the session as it is now, whose cursor
+       * is the one the stream starts after. A later init (an execution that started) has none.
+       */
+      status: z.string().optional(),
     })
-    .describe('The goal started (or a resumed execution did).'),
+    .describe(
+      'Every stream opens with one: the session as it is now (status included); later ones mark an execution that started (a resume).',
+    ),
   step_start: z
     .object({ ...base, type: z.literal('step_start'), step: z.number().int(), model: z.string() })
     .describe('A model step begins.'),
@@ -121,6 +129,23 @@ export const STREAM_EVENT_SCHEMAS = {
       ...usageShape.shape,
     })
     .describe("One model request's usage, as the provider reported it."),
+  budget: z
+    .object({
+      ...base,
+      type: z.literal('budget'),
+      at: z.enum(['cap', 'raised']),
+      cap: z.enum(['cost', 'tokens']).nullable(),
+      reason: z.string().nullable(),
+      spent_usd: z.number(),
+      reserved_usd: z.number(),
+      cap_usd: z.number().nullable(),
+      spent_tokens: z.number().int(),
+      reserved_tokens: z.number().int(),
+      cap_tokens: z.number().int().nullable(),
+    })
+    .describe(
+      'The goal reached its money or token cap and waits (`at: cap`, status budget_reached), or a raise let it go on (`at: raised`).',
+    ),
   result: z
     .object({
       ...base,
@@ -155,6 +180,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   STREAM_EVENT_SCHEMAS.steering,
   STREAM_EVENT_SCHEMAS.approval,
   STREAM_EVENT_SCHEMAS.usage,
+  STREAM_EVENT_SCHEMAS.budget,
   STREAM_EVENT_SCHEMAS.result,
 ]);
 

@@ -324,6 +324,15 @@ export class SqlSessionStore implements SessionStore {
     await insertEvent(this.client, sessionId, { kind, data, key });
   }
 
+  async lastEventAt(sessionId: string, kinds: string[]): Promise<Date | null> {
+    const { rows } = await this.client.query<{ at: Date | string | null }>(
+      'SELECT max(created_at) AS at FROM events WHERE session_id = $1 AND kind = ANY($2::text[])',
+      [sessionId, kinds],
+    );
+    const at = rows[0]?.at;
+    return at ? new Date(at) : null;
+  }
+
   async listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]> {
     const { rows } = await this.client.query<EventRecord>(
       `SELECT id, session_id, kind, data, created_at FROM events

@@ -212,6 +212,8 @@ export interface SessionStore {
 
   /** Appends an event; with a key, a second call with the same key writes nothing. */
   appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void>;
+  /** When the session last logged an event of one of these kinds, or null (e.g. the last finished step). */
+  lastEventAt(sessionId: string, kinds: string[]): Promise<Date | null>;
   /** Events in log order after a cursor, at most `limit` of them. */
   listEvents(sessionId: string, afterId?: number, limit?: number): Promise<EventRow[]>;
   /**

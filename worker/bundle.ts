@@ -15,8 +15,16 @@ export const BUNDLE_FILE = 'workflow-bundle.js';
 /** The bundle of workers that encrypt payloads (see encrypted-failure-converter.ts). */
 export const ENCRYPTED_BUNDLE_FILE = 'workflow-bundle-encrypted.js';
 
+/**
+ * A bundle to run instead of the prebuilt one (a path): how a test runs a second build of the workflow
+ * code beside the first, as a deploy does. Not for production use.
+ */
+export const WORKFLOW_BUNDLE_ENV = 'GOALRUN_WORKFLOW_BUNDLE';
+
 /** The prebuilt bundle's path (of the encrypting workers' bundle with `encrypted`), if one was built. */
 export function findWorkflowBundle(encrypted = false): string | undefined {
+  const chosen = process.env[WORKFLOW_BUNDLE_ENV];
+  if (chosen) return path.resolve(chosen);
   const file = encrypted ? ENCRYPTED_BUNDLE_FILE : BUNDLE_FILE;
   const candidates = [path.resolve(__dirname, '..', file), path.resolve(__dirname, '..', 'dist', file)];
   return candidates.find((candidate) => fs.existsSync(candidate));

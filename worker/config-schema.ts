@@ -40,6 +40,23 @@ function buildConfigSchema(z: typeof Zod) {
       max_steps: positiveInt.optional(),
       max_minutes: positiveInt.optional(),
       no_progress_limit: positiveInt.optional(),
+      /** Money cap of each goal in US dollars (issue 18), as `--max-cost-usd`. */
+      max_cost_usd: z.number().positive().finite().optional(),
+      /** Token cap of each goal, as `--max-tokens`. */
+      max_tokens: positiveInt.optional(),
+      /** The runaway breaker (issue 18): pauses a goal that spins; 0 turns a count rule off. */
+      breaker: z
+        .object({
+          repeat_limit: z.number().int().nonnegative().optional(),
+          idle_turns: z.number().int().nonnegative().optional(),
+          max_usd_per_minute: z.number().positive().finite().optional(),
+          max_tokens_per_minute: positiveInt.optional(),
+          window_seconds: positiveInt.optional(),
+        })
+        .strict()
+        .optional(),
+      /** How long a goal at its cap waits for a raise before it ends as budget_reached. */
+      budget_wait_minutes: positiveInt.optional(),
       temporal_address: z.string().min(1).optional(),
       /** Temporal's HTTP API, `host:port` or an http(s) URL: the read-only commands use it instead of gRPC. */
       temporal_http_address: z
@@ -57,6 +74,10 @@ function buildConfigSchema(z: typeof Zod) {
       summarizer_model: z.string().min(1).optional(),
       backup_model: z.string().min(1).optional(),
       provider_unreachable_minutes: positiveInt.optional(),
+      /** A model stream silent this many seconds (no byte, not even a ping) is retried as stalled. */
+      stream_idle_timeout_s: positiveInt.optional(),
+      /** A running goal without a finished step this many minutes shows `stalled` in status and list. */
+      stalled_after_minutes: positiveInt.optional(),
       sandbox: sandboxSchema.optional(),
       /** The tools queue of a tool host (see `goalrun worker --role tools`) that new goals send their tools to. */
       tools_queue: z.string().min(1).optional(),

@@ -116,6 +116,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectDir?: 
       maxSteps: config.max_steps ?? DEFAULT_LIMITS.maxSteps,
       maxMinutes: config.max_minutes ?? DEFAULT_LIMITS.maxMinutes,
       noProgressLimit: config.no_progress_limit ?? DEFAULT_LIMITS.noProgressLimit,
+      ...(config.max_cost_usd !== undefined ? { maxCostUsd: config.max_cost_usd } : {}),
+      ...(config.max_tokens !== undefined ? { maxTokens: config.max_tokens } : {}),
     },
     providerUnreachableMinutes: config.provider_unreachable_minutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
     providerEnv: {

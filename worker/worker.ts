@@ -17,6 +17,7 @@ import { ConfigError } from '../core/errors';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle } from './bundle';
 import { goalrunDataConverter } from './data-converter';
+import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
 import type { PayloadKey } from './payload-keys';
 import type { WorkerRole } from './roles';
@@ -72,6 +73,11 @@ export interface GoalWorkerOptions {
   hostQueue?: string;
   /** Payload keys (worker/payload-keys.ts): the first encrypts, all decrypt; none: payloads stay plain. */
   payloadKeys?: PayloadKey[];
+  /**
+   * Register the workflow worker as a version of the `goalrun` Worker Deployment (worker/deployment.ts),
+   * its build id made from the workflow bundle; off: an unversioned worker, as every release so far.
+   */
+  versioning?: boolean;
 }
 
 /** The workers of one process, run and stopped together. */
@@ -83,6 +89,8 @@ export class GoalWorker {
     private readonly workers: Worker[],
     /** The queue where operations on this process's background jobs are sent. */
     readonly processQueue: string | null,
+    /** The Worker Deployment build id this process registered, when it runs versioned. */
+    readonly buildId?: string,
   ) {}
 
   /** Runs every worker until shutdown; kills running tools and jobs first on the way down. */
@@ -160,8 +168,14 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       })
     : undefined;
   const workers: Worker[] = [];
+  let buildId: string | undefined;
   if (role !== 'tools') {
     const bundlePath = findWorkflowBundle(payloadKeys.length > 0);
+    if (options.versioning) {
+      if (!bundlePath)
+        throw new ConfigError('worker versioning needs the prebuilt workflow bundle: run npm run build');
+      buildId = buildIdOf(bundlePath);
+    }
     const activities = {
       ...createSessionActivities(store, options.providerEnv),
       ...createModelStepActivity({ store, env: options.providerEnv }),
@@ -177,6 +191,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
           ? { workflowBundle: { codePath: bundlePath } }
           : { workflowsPath: require.resolve('../workflows') }),
         activities,
+        ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),
         // A foreground process takes no other goal's calls from the shared queue (local ones still run).
         ...(options.hostQueue ? { enableNonLocalActivities: false } : {}),
       }),
@@ -194,7 +209,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     // Job reads and kills must reach the process that holds the job, whichever worker started it.
     workers.push(await Worker.create({ ...common, taskQueue: processQueue, activities: { ...tools } }));
   }
-  goalWorker = new GoalWorker(workers, processQueue);
+  goalWorker = new GoalWorker(workers, processQueue, buildId);
   return goalWorker;
 }
 

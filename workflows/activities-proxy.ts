@@ -38,7 +38,7 @@ export const storeActivities = proxyLocalActivities<AllActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
-/** Model calls: heartbeat while streaming so a dead worker is noticed quickly; typed provider errors. */
+/** Model calls: heartbeat while the stream makes progress, so a dead worker is noticed quickly; typed provider errors. */
 export function modelActivities(
   summary: string,
   maximumAttempts = MODEL_STEP_MAX_ATTEMPTS,

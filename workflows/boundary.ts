@@ -5,6 +5,7 @@
  */
 import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { userText } from '../core/messages';
+import { afterUnpause } from '../core/runaway-breaker';
 import { projectHashOf, sessionIdWith } from '../core/session-ids';
 import { storeKeys } from '../core/store-keys';
 import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
@@ -18,7 +19,11 @@ const SUMMARY_MAX_CHARS = 150;
 
 /** The goal stops at a step boundary: its clock and time limit stop, and a checkpoint is saved. */
 export async function enterPause(run: GoalRun): Promise<void> {
-  run.session.setStatus('paused', 'paused by request');
+  const tripped = run.state.breaker?.tripped;
+  run.session.setStatus(
+    'paused',
+    run.state.pauseReason ?? (tripped ? `runaway breaker: ${tripped}` : 'paused by request'),
+  );
   run.session.stopClock();
   run.timeLimit.disarm();
   run.session.note('paused');
@@ -32,7 +37,14 @@ export async function resumeFromPause(run: GoalRun): Promise<void> {
   run.session.startClock();
   run.timeLimit.arm(run.session.remainingMs());
   run.publish();
+  if (run.state.pauseReason) run.state = { ...run.state, pauseReason: null };
   await run.saveState(true, { kind: 'unpaused', data: { steps: run.state.steps } });
+  // A pause of the runaway breaker: the model hears once why it was stopped.
+  if (run.state.breaker?.tripped) {
+    const { state, note } = afterUnpause(run.state.breaker);
+    run.state = { ...run.state, breaker: state };
+    if (note) await writeNotice(run, note);
+  }
 }
 
 /** Writes one notice into the transcript (and the event stream), numbered per session. */

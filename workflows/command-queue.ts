@@ -17,8 +17,10 @@ import { isAppCommand } from '../core/app-commands';
 import type { GoalStatus, SteeringRequest } from '../core/goal';
 import { GoalInbox, type InboxPhase, type InboxRequest, steeringRequest } from '../core/goal-inbox';
 import type { StopDecision } from '../core/goal-rules';
+import type { CapStop } from '../core/spend-cap';
 import { plural } from '../core/text';
 import { enterPause, LIMIT_WAIT_MS, resumeFromPause, startFreshSession, writeNotice } from './boundary';
+import { waitAtBudget } from './budget-gate';
 import { type CommandOutcome, carryOut, refusalText } from './commands';
 import { autoCompact, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
@@ -206,6 +208,13 @@ export class CommandQueue implements GoalControl {
     run.publish();
     await run.saveState(true, { kind: 'limits-raised', data: { limits: run.state.goal.limits } });
     return true;
+  }
+
+  async waitAtBudget(stop: CapStop): Promise<boolean> {
+    return waitAtBudget(this.run, stop, {
+      waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
+      clearRequested: () => this.clearing.requested,
+    });
   }
 
   async beforeContinueAsNew(): Promise<boolean> {

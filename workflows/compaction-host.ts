@@ -32,6 +32,8 @@ export interface CompactionHost {
    * notice reports a compaction (the event stream shows it as one).
    */
   appendNotice(n: number, message: StoredMessage, done?: CompactionDone): Promise<void>;
+  /** Whether the goal's money and token caps leave room for a summarizer call of this input (absent: no caps). */
+  budgetAllows?(inputTokens: number): boolean;
 }
 
 /** What a finished compaction reports to the event stream. */

@@ -56,6 +56,8 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     baseUrl: state.goal.baseUrl,
     contextWindowTokens: state.goal.contextWindowTokens,
     thresholdPct: compaction.autoCompact.thresholdPct,
+    // For the project's own cards (`.goalrun/cards`).
+    workspace: state.goal.workspace,
   });
   if (resolved.warning) log.warn(resolved.warning);
   const current = host.get();
@@ -133,6 +135,10 @@ export async function compact(
     baseUrl: start.goal.baseUrl,
     maxInputTokens: summaryRequest.maxInputTokens,
   };
+  // A goal at its money or token cap makes no summarizer call either (issue 18); the step's own check stops it.
+  if (host.budgetAllows && !host.budgetAllows(summaryRequest.maxInputTokens)) {
+    return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
+  }
   let result: SummarizeResult;
   // Commands carried out while the summarizer runs keep their effect (mergingHost).
   const after = mergingHost(host, start);

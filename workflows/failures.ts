@@ -13,6 +13,16 @@ export function failureType(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The first `details` entry of the failure of this type in the chain (an ApplicationFailure's details). */
+export function failureDetail(err: unknown, type: string): unknown {
+  let current = err as (FailureChain & { details?: unknown[] }) | undefined;
+  while (current) {
+    if (current.type === type) return current.details?.[0];
+    current = current.cause as typeof current;
+  }
+  return undefined;
+}
+
 /** The innermost failure message: what the provider or tool actually said. */
 export function innermostMessage(err: unknown): string {
   let current = err as FailureChain;

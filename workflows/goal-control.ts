@@ -4,6 +4,7 @@
  * exactly, use the handlers they were started with (legacy/legacy-control.ts).
  */
 import type { StopDecision } from '../core/goal-rules';
+import type { CapStop } from '../core/spend-cap';
 import type { ApprovalAnswer } from './definitions';
 
 /** The message path seen from inside a step. */
@@ -34,6 +35,11 @@ export interface GoalControl extends StepControl {
   clear(): Promise<void>;
   /** Waits at a limit for it to be raised; true when the goal may go on, false when it ended. */
   waitAtLimit(stop: StopDecision): Promise<boolean>;
+  /**
+   * Waits at the money or token cap for a raise; true when the goal may go on, false when it ended.
+   * Only the command queue has it (the cap is a feature of its runs).
+   */
+  waitAtBudget?(stop: CapStop): Promise<boolean>;
   /** Carries out everything queued before continue-as-new; false when a /clear came instead. */
   beforeContinueAsNew(): Promise<boolean>;
   /** The run is about to end (returned, failed or cancelled): answers what still waits. */

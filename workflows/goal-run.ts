@@ -21,6 +21,7 @@ import { continueAsNewPayload } from '../core/state-bounds';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
 import { jobActivities, storeActivities } from './activities-proxy';
+import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
 import { afterCheckpoint } from './goal-hooks';
@@ -91,6 +92,9 @@ export class GoalRun {
       latestSteeringOnly: !this.features[PATCH.keepEverySteering],
       mergesConcurrentChanges: this.features[PATCH.commandQueue],
       serve: (work) => this.serveWork(work),
+      ...(this.features[PATCH.commandQueue]
+        ? { budgetAllows: (inputTokens: number) => budgetAllows(this.state, inputTokens) }
+        : {}),
       onHost: (call) => onGoalHost(this, call),
       get: () => this.state,
       set: (next) => {

@@ -16,6 +16,7 @@ import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, MODEL_STEP_MAX_ATTEMPTS } from '.
 import { userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
+import { spentOf } from '../core/spend-cap';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { plural } from '../core/text';
@@ -29,6 +30,7 @@ import {
   unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
 import { jobActivities, modelActivities, toolActivities } from './activities-proxy';
+import { breakerAfterTool, breakerAfterTurn } from './breaker-gate';
 import { compact } from './compaction';
 import type { ApprovalAnswer } from './definitions';
 import { failureType, innermostMessage } from './failures';
@@ -37,6 +39,7 @@ import { withStopHooks } from './goal-hooks';
 import type { GoalRun } from './goal-run';
 import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
+import { waitForQuota } from './quota-wait';
 
 /** How a step ended the goal, if it did. */
 export type StepEnd = { status: GoalStatus; reason: string | null } | null;
@@ -60,13 +63,22 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
   try {
     step = await callModel(run, control, stepNumber);
   } catch (err) {
-    if (!(err instanceof ModelCallInterrupted)) throw err;
+    const quota = run.features[PATCH.commandQueue] && failureType(err) === FailureType.QuotaExhausted;
+    if (!(err instanceof ModelCallInterrupted) && !quota) throw err;
     // Nothing of the step is in the ledger yet: it simply has not happened.
     run.state = { ...run.state, steps: stepNumber - 1 };
-    run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
+    if (quota) await waitForQuota(run, control, err, stepNumber);
+    else
+      run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
+  const spentBefore = spentOf(run.state);
   recordModelStep(run, step, stepNumber, model, card);
+  const spentAfter = spentOf(run.state);
+  breakerAfterTurn(run, step.toolCalls.length, {
+    costUsd: spentAfter.costUsd - spentBefore.costUsd,
+    tokens: spentAfter.tokens - spentBefore.tokens,
+  });
 
   if (step.toolCalls.length === 0) {
     if (step.textPreview) run.session.note(`step ${stepNumber} · said: ${step.textPreview}`);
@@ -127,6 +139,8 @@ async function callModel(run: GoalRun, control: StepControl, stepNumber: number)
       tools: run.features[PATCH.commandQueue] ? GOAL_TOOL_NAMES : GOAL_TOOL_NAMES_0_1,
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
+      ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
+      ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
     };
     const proxy = (placement: Placement) =>
       modelActivities(`model step ${stepNumber} · ${goal.model}`, modelAttempts(goal), placement);
@@ -188,6 +202,8 @@ function recordModelStep(
     ...run.state,
     usage: addRequestUsage(run.state.usage, step.usage),
     ledger: appendLedger(run.state.ledger, step.entry),
+    // The reported usage settles the call's reservation (goals with a cap only hold one).
+    ...(run.state.budgetReserved ? { budgetReserved: null } : {}),
   };
   const compaction = run.state.compaction;
   if (compaction) {
@@ -284,6 +300,7 @@ async function runWorkspaceTool(
   if (result.job) run.session.jobStarted(result.job);
   if (result.killedJobs?.length) run.session.jobsEnded(result.killedJobs, 'killed');
   record(run, call, result.ok, result.changedWorkspace);
+  breakerAfterTool(run, call, result);
 }
 
 function record(run: GoalRun, call: ToolCallRef, ok: boolean, changedWorkspace: boolean): void {

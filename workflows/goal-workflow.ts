@@ -11,11 +11,13 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  makeContinueAsNewFunc,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GoalDefinition, GoalLimits, GoalSnapshot, GoalState } from '../core/goal';
 import { taskView } from '../core/task-graph';
+import { checkNextCall, reserve } from './budget-gate';
 import { CommandQueue } from './command-queue';
 import { GOAL_FAILED_TYPE, jobsQuery, stateQuery, tasksQuery } from './definitions';
 import { goalFailureReason } from './failures';
@@ -39,6 +41,18 @@ export interface GoalWorkflowInput {
   state?: GoalState;
   /** A user message delivered as the first message of a resumed execution (`resume --message`). */
   resumeMessage?: string;
+}
+
+/**
+ * Continues the goal as new. A run of this build asks for AUTO_UPGRADE there: a goal pinned to the
+ * build that started it (goalrun worker --versioning) moves to the deployment's current build at this
+ * point, where no history needs replaying; unversioned workers and servers without versioning ignore it.
+ */
+function continueAsNewAt(run: GoalRun): Promise<never> {
+  if (!run.features[PATCH.commandQueue]) return continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
+  return makeContinueAsNewFunc<typeof goalWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(
+    run.continueAsNewInput(),
+  );
 }
 
 /** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
@@ -66,12 +80,19 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         await run.finish(stop.status, stop.reason);
         break;
       }
+      // The money and token cap (issue 18): the next call's worst case must fit, or the goal waits.
+      const budget = run.features[PATCH.commandQueue] ? checkNextCall(run.state) : null;
+      if (budget?.stop && control.waitAtBudget) {
+        if (await control.waitAtBudget(budget.stop)) continue;
+        break;
+      }
       if (workflowInfo().continueAsNewSuggested) {
         if (await control.beforeContinueAsNew()) {
-          return await continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
+          return await continueAsNewAt(run);
         }
         continue;
       }
+      if (budget) reserve(run, budget.reservation);
       try {
         const ended = await run.timeLimit.runStep(() => runStep(run, control));
         await snapshotAfterStep(run);
@@ -84,6 +105,9 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         if (!(err instanceof TimeLimitReached)) throw err;
         await run.answerUnanswered('the goal reached its time limit');
         await snapshotAfterStep(run);
+      } finally {
+        // Settled by the step's reported usage (or released: a call that did not happen costs nothing).
+        if (budget) reserve(run, null);
       }
     }
     await control.beforeRunEnds();

@@ -29,6 +29,8 @@ export const modelCardSchema = z
     maxOutputTokens: tokenCount,
     prices: pricesSchema,
     source: z.string().min(1).optional(),
+    /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */
+    pricesChecked: z.iso.date().optional(),
     notes: z.string().optional(),
   })
   .refine(

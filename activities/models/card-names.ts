@@ -121,13 +121,37 @@ export function chooseCard<Card extends NamedCard>(
   };
 }
 
+/** Folder of user cards under GOALRUN_HOME, and of a project's cards under its workspace. */
+export const USER_CARDS_SUBDIR = 'cards';
+export const PROJECT_CARDS_SUBDIR = ['.goalrun', 'cards'];
+
 /**
- * The warning resolveCard (catalog.ts) gives a specifier, from the card file names only. It does not
- * validate the cards: a broken card still fails where cards are used (the worker, `policy`).
+ * Where users add or override cards without touching the package, later ones winning:
+ * `$GOALRUN_HOME/cards/<provider>/<model>.json`, then `<workspace>/.goalrun/cards/<provider>/<model>.json`.
  */
-export function cardWarning(specifier: string, dir: string = cardsDir()): string | undefined {
+export function userCardDirs(where: { home?: string; workspace?: string }): string[] {
+  return [
+    ...(where.home ? [path.join(where.home, USER_CARDS_SUBDIR)] : []),
+    ...(where.workspace ? [path.join(where.workspace, ...PROJECT_CARDS_SUBDIR)] : []),
+  ];
+}
+
+/**
+ * The warning resolveCard (catalog.ts) gives a specifier, from the card file names only (the user's
+ * card folders, userCardDirs, included). It does not validate the cards: a broken card still fails
+ * where cards are used (the worker, `policy`).
+ */
+export function cardWarning(
+  specifier: string,
+  dir: string = cardsDir(),
+  overlayDirs: readonly string[] = [],
+): string | undefined {
   const parsed = parseModelSpec(specifier);
-  return chooseCard(listCardFiles(dir).get(parsed.provider) ?? [], parsed).warning;
+  const names = [...(listCardFiles(dir).get(parsed.provider) ?? [])];
+  for (const overlay of overlayDirs) {
+    if (isDirectory(overlay)) names.push(...(listCardFiles(overlay).get(parsed.provider) ?? []));
+  }
+  return chooseCard(names, parsed).warning;
 }
 
 function longestPrefixCard<Card extends NamedCard>(cards: readonly Card[], model: string): Card | undefined {

@@ -3,14 +3,23 @@
  * provider-owned folders under `models/cards/`, falling back to the conservative generic card (with a
  * warning) for a model nobody wrote a card for. Also resolves the deployment's primary and backup cards.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ConfigError } from '../../core/errors';
 import { GENERIC_CARD, type ModelCard } from '../../core/model-card';
 import { formatModelSpec, type ModelSpec, parseModelSpec } from '../providers/spec';
 import { parseCardFile } from './card-file';
 import { type CardMatch, cardsDir, chooseCard, listCardFiles } from './card-names';
 
-export { ANY_MODEL_CARD, type CardMatch, cardsDir } from './card-names';
+export {
+  ANY_MODEL_CARD,
+  type CardMatch,
+  cardsDir,
+  PROJECT_CARDS_SUBDIR,
+  USER_CARDS_SUBDIR,
+  userCardDirs,
+} from './card-names';
 
 /** A specifier's card, and what the caller should tell the user about it. */
 export interface ResolvedCard {
@@ -30,6 +39,8 @@ export interface ResolveCardOptions {
   cardsDir?: string;
   /** A window the provider reported (e.g. a server's configured context length); ignored unless a positive integer. */
   providerReportedContextTokens?: number;
+  /** User card folders over the package's (userCardDirs), later ones winning. */
+  overlayDirs?: readonly string[];
 }
 
 /** The deployment's cards: the primary model's and, when configured, the backup's. */
@@ -47,7 +58,7 @@ export type ModelCatalog = ReadonlyMap<string, readonly ModelCard[]>;
  * Reads and validates every card under `dir`. Throws ConfigError naming the file and field of the first
  * invalid card, or a folder that names no provider: a broken card must not silently mean "no card".
  */
-export function loadCatalog(dir: string = cardsDir()): ModelCatalog {
+export function loadCatalog(dir: string = cardsDir(), overlayDirs: readonly string[] = []): ModelCatalog {
   const catalog = new Map<string, ModelCard[]>();
   for (const [provider, files] of listCardFiles(dir)) {
     catalog.set(
@@ -55,7 +66,26 @@ export function loadCatalog(dir: string = cardsDir()): ModelCatalog {
       files.map(({ file, model }) => parseCardFile(file, readCardText(file), { provider, model })),
     );
   }
+  // A user's card (GOALRUN_HOME, then the project's) replaces the package's card of the same model.
+  for (const overlay of overlayDirs) {
+    if (!existsSync(overlay)) continue;
+    for (const [provider, files] of listCardFiles(overlay)) {
+      const cards = [...(catalog.get(provider) ?? [])];
+      for (const { file, model } of files) {
+        const card = parseCardFile(file, readCardText(file), { provider, model });
+        const at = cards.findIndex((known) => known.model === model);
+        if (at >= 0) cards[at] = card;
+        else cards.push(card);
+      }
+      catalog.set(provider, cards);
+    }
+  }
   return catalog;
+}
+
+/** The GOALRUN_HOME of this process (as worker/settings.ts reads it; activities do not load the settings). */
+export function homeOfProcess(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.GOALRUN_HOME || path.join(os.homedir(), '.goalrun'));
 }
 
 /**
@@ -82,7 +112,11 @@ export function findCard(
 
 /** Loads the catalog and resolves one specifier (see findCard). Throws ConfigError for a bad specifier or card. */
 export function resolveCard(specifier: string | ModelSpec, options: ResolveCardOptions = {}): ResolvedCard {
-  return findCard(loadCatalog(options.cardsDir), specifier, options.providerReportedContextTokens);
+  return findCard(
+    loadCatalog(options.cardsDir, options.overlayDirs),
+    specifier,
+    options.providerReportedContextTokens,
+  );
 }
 
 /** Resolves the primary and the optional backup model against one load of the catalog. */

@@ -5,8 +5,13 @@ import type { ToolCallPart } from '../../core/messages';
 import type { RequestUsage } from '../../core/usage';
 import { abortErrorFrom, type FailureContext, toActivityFailure } from './errors';
 import { buildPrompt, toFunctionTools } from './prompt';
+import { idleTimeoutMsOf, withIdleTimeout } from './stream-idle';
 import { parseToolCallInput } from './tool-input';
 import type { ModelClient, ModelRequest, ModelResponse } from './types';
+
+function failureTypeOf(err: unknown): string | undefined {
+  return err instanceof ApplicationFailure ? (err.type ?? undefined) : undefined;
+}
 
 /**
  * A ModelClient over an AI SDK LanguageModelV3. It calls `doStream` directly rather than
@@ -26,13 +31,23 @@ export function createAiSdkClient(
       const { abortSignal } = request;
       if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
       try {
-        const { stream } = await model.doStream({
-          prompt: buildPrompt(request.system, request.messages),
-          tools: toFunctionTools(request.tools),
+        // A stream silent for the idle timeout fails as ProviderStalled (stream-idle.ts).
+        return await withIdleTimeout(
+          request.idleTimeoutMs ?? idleTimeoutMsOf(undefined),
           abortSignal,
-        });
-        return await consumeStream(stream, request, context);
+          request.onBytes,
+          `${context.provider} model ${context.model}`,
+          async (signal) => {
+            const { stream } = await model.doStream({
+              prompt: buildPrompt(request.system, request.messages),
+              tools: toFunctionTools(request.tools),
+              abortSignal: signal,
+            });
+            return await consumeStream(stream, request, context);
+          },
+        );
       } catch (err) {
+        if (failureTypeOf(err) === FailureType.ProviderStalled) throw err;
         // Once the signal fired, whatever broke (fetch, body, SSE parser) is the abort's doing.
         if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
         throw toActivityFailure(err, context);

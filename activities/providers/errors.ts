@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { APICallError } from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError, FailureType, type FailureTypeName } from '../../core/errors';
+import { quotaOf } from '../../core/quota';
 import { parseRetryAfter } from './retry-after';
 
 /** Who failed, for the failure message. `secrets` are scrubbed from any provider text we quote. */
@@ -158,6 +159,15 @@ function fromApiCallError(
   const scanned = `${err.message} ${(err.responseBody ?? '').slice(0, MAX_SCANNED_BODY_CHARS)}`;
   if (CONTEXT_STATUSES.has(status) && CONTEXT_OVERFLOW_PATTERN.test(scanned)) {
     return failure(FailureType.ContextOverflow, message);
+  }
+  const quota = quotaOf(status, scanned, parseRetryAfter(err.responseHeaders), Date.now());
+  if (quota) {
+    return ApplicationFailure.create({
+      type: FailureType.QuotaExhausted,
+      message,
+      nonRetryable: true,
+      details: [{ resetAtMs: quota.resetAtMs }],
+    });
   }
   if (AUTH_STATUSES.has(status)) return failure(FailureType.ProviderAuth, message);
   if (RETRYABLE_STATUSES.has(status) || status >= 500) {

@@ -3,21 +3,29 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ModelSpec, ProviderSettings } from './spec';
+import { byteReportingFetch } from './stream-idle';
 
 /**
  * The AI SDK model object for a parsed specifier. The caller resolves and checks the settings first
  * (resolveProviderSettings): every value is passed explicitly, so that the SDK never falls back to
- * reading process.env on its own.
+ * reading process.env on its own. Every provider fetches through byteReportingFetch, so that the
+ * stream idle timeout sees each byte (stream-idle.ts).
  */
 export function createLanguageModel(spec: ModelSpec, settings: ProviderSettings): LanguageModelV3 {
   switch (spec.provider) {
     case 'openai':
       // `.chat` selects the Chat Completions API, which every OpenAI-compatible proxy also speaks.
-      return createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl }).chat(spec.model);
+      return createOpenAI({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseUrl,
+        fetch: byteReportingFetch,
+      }).chat(spec.model);
     case 'anthropic':
-      return createAnthropic({ apiKey: settings.apiKey, baseURL: settings.baseUrl }).languageModel(
-        spec.model,
-      );
+      return createAnthropic({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseUrl,
+        fetch: byteReportingFetch,
+      }).languageModel(spec.model);
     case 'ollama':
     case 'openai-compatible':
       return createOpenAICompatible({
@@ -26,6 +34,7 @@ export function createLanguageModel(spec: ModelSpec, settings: ProviderSettings)
         apiKey: settings.apiKey,
         // Without it, OpenAI-style servers send no usage in a stream and token accounting reads 0.
         includeUsage: true,
+        fetch: byteReportingFetch,
       }).chatModel(spec.model);
     case 'scripted':
       throw new Error('scripted models do not use the AI SDK; use createScriptedClient');

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { FailureType } from '../../core/errors';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../../core/limits';
 import { plural } from '../../core/text';
-import { toActivityFailure } from './errors';
+import { MAX_RETRY_AFTER_MS, toActivityFailure } from './errors';
 
 /** What a model step sends with its heartbeats. */
 export interface ModelStepHeartbeat {
@@ -61,15 +61,16 @@ export function unreachableFor(
  */
 export function modelStepFailure(
   err: unknown,
-  input: { model: string; providerUnreachableMinutes?: number },
+  input: { model: string; providerUnreachableMinutes?: number; waitsOutQuota?: boolean },
   unreachableSinceMs: number | null,
   nowMs: number,
 ): ApplicationFailure {
   const [provider, ...rest] = input.model.split(':');
-  const failure =
+  const classified =
     err instanceof ApplicationFailure
       ? err
       : toActivityFailure(err, { provider: provider ?? input.model, model: rest.join(':') });
+  const failure = input.waitsOutQuota ? classified : quotaAsOutage(classified, nowMs);
   if (failure.nonRetryable) return failure;
   const minutes = input.providerUnreachableMinutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES;
   const unreachable = unreachableFor(unreachableSinceMs, nowMs, minutes);
@@ -78,5 +79,21 @@ export function modelStepFailure(
     type: FailureType.ProviderUnreachable,
     message: `the model provider could not be reached for ${plural(Math.round(unreachable.unreachableMs / 60_000), 'minute')} (provider_unreachable_minutes is ${minutes}): ${failure.message}`,
     nonRetryable: true,
+  });
+}
+
+/**
+ * For a goal whose workflow cannot wait out a quota (started by 0.1.0): an exhausted quota is the
+ * retryable outage it was then, retried after the reset time (at most MAX_RETRY_AFTER_MS).
+ */
+function quotaAsOutage(failure: ApplicationFailure, nowMs: number): ApplicationFailure {
+  if (failure.type !== FailureType.QuotaExhausted) return failure;
+  const resetAtMs = (failure.details?.[0] as { resetAtMs?: unknown } | undefined)?.resetAtMs;
+  const waitMs = typeof resetAtMs === 'number' ? Math.max(0, resetAtMs - nowMs) : undefined;
+  return ApplicationFailure.create({
+    type: FailureType.ProviderUnavailable,
+    message: failure.message,
+    nonRetryable: false,
+    ...(waitMs !== undefined ? { nextRetryDelay: Math.min(waitMs, MAX_RETRY_AFTER_MS) } : {}),
   });
 }

@@ -101,7 +101,7 @@ async function runGoal(
   const started = await startGoal(context, goal);
   await lock?.release();
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   const code = await followGoal(context, started.sessionId, follow);
   if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
@@ -135,7 +135,7 @@ export async function startCommand(
   }
   const started = await startGoal(context, goal);
   await reportStarted(context, started, options.json);
-  noteModel(goal.model);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   return 0;
 }
@@ -253,6 +253,8 @@ export async function resumeSession(
   }
   if (hostsWorker) await context.hostWorker();
   const followed = follow ? await followOptions(context, sessionId, options, interrupted, 'now') : null;
+  // The resumed execution logs its own init: the stream opens with it.
+  if (followed?.stream) followed.stream.awaitInit = true;
   const started = await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
   await lock.release();
   if (!followed) return reportStarted(context, started, options.json);
@@ -355,8 +357,8 @@ function afterCursor(options: { fromStart?: boolean; after?: string }): number |
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */
-function noteModel(model: string): void {
-  const note = modelNoteOf(model);
+function noteModel(model: string, where: { home: string; workspace: string }): void {
+  const note = modelNoteOf(model, where);
   if (note) notice(note);
 }
 

@@ -36,6 +36,7 @@ export async function watchCommand(
         sessionId,
         follow.stream.fromCursor,
       );
+      printer.openWith(async () => view);
       await printer.poll(true);
       printer.finish(view);
     } else if (follow.json) printJson(view);

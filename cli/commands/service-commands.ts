@@ -20,6 +20,8 @@ export async function workerCommand(
     role?: string;
     workspaceRoot?: string;
     sandbox?: SandboxMode;
+    versioning?: boolean;
+    setCurrent?: boolean;
   },
 ): Promise<number> {
   const role = (options.role ?? 'all') as WorkerRole;
@@ -44,6 +46,15 @@ export async function workerCommand(
   const taskQueue = await context.taskQueue();
   const toolsQueue =
     role === 'tools' ? toolsQueueName(path.resolve(options.workspaceRoot ?? process.cwd())) : undefined;
+  const { versioningFromEnv } =
+    require('../../worker/deployment') as typeof import('../../worker/deployment');
+  // A tool host runs no workflow: it has no build to register and serves every build's goals.
+  const versioning = role !== 'tools' && (options.versioning === true || versioningFromEnv());
+  if (options.setCurrent && !versioning) {
+    throw new ConfigError(
+      '--set-current needs --versioning (or GOALRUN_WORKER_VERSIONING=1) and a role that runs goals',
+    );
+  }
   const worker = await createGoalWorker({
     connection: await connectWorker(settings.temporalAddress),
     namespace: settings.namespace,
@@ -56,6 +67,7 @@ export async function workerCommand(
     toolsQueue,
     workspaceRoot,
     payloadKeys: context.payloadKeys(),
+    versioning,
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
@@ -71,10 +83,24 @@ export async function workerCommand(
       `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
   );
   if (metrics) notice(`metrics on ${metrics.url}`);
+  if (worker.buildId) notice(`registered as build ${worker.buildId} of Worker Deployment goalrun`);
   notice(
     `press Ctrl-C to stop; running tools get ${SHUTDOWN_GRACE_TIME} to finish before they go back to Temporal`,
   );
-  await worker.run();
+  const running = worker.run();
+  if (options.setCurrent && worker.buildId) {
+    // The build exists in Temporal once this worker has polled: set-current retries until then.
+    const { setCurrentBuild } = require('./deploy-commands') as typeof import('./deploy-commands');
+    try {
+      await setCurrentBuild(await context.temporal(), settings.namespace, worker.buildId);
+    } catch (err) {
+      worker.shutdown({ killTools: true });
+      await running;
+      throw err;
+    }
+    notice(`build ${worker.buildId} is now current: new goals start on it`);
+  }
+  await running;
   await metrics?.close();
   notice('worker stopped');
   return 0;

@@ -2,15 +2,22 @@
  * `status` and `list`: read-only, so they read Temporal through the HTTP API when one is known and
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
+
 import { ConfigError } from '../../core/errors';
+import { FINAL_STATUSES } from '../../core/goal';
+import { STUCK_TEXT } from '../../core/liveness';
 import { shortIdOf } from '../../core/session-ids';
+import { usd } from '../../core/spend-cap';
 import type { SessionRow } from '../../store/types';
+import { workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { extensionsLines, extensionsView } from '../extensions-status';
 import { type GoalRef, resolveSessionId } from '../goal-id';
+import { goalLiveness } from '../goal-liveness';
 import {
   loadStatus,
   modelNoteOf,
+  recordedView,
   type StatusView,
   statusText,
   viewOfRow,
@@ -39,14 +46,22 @@ export async function statusCommand(
     return 0;
   }
   const view = await loadStatus(context, sessionId);
-  const modelNote = view.modelNote ?? modelNoteOf(view.model);
+  const modelNote =
+    view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home, workspace: view.workspace });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   if (options.json) {
     printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });
     return 0;
   }
   say(
-    formatSnapshot({ ...view, modelNote, extraLines: extensions ? extensionsLines(extensions) : undefined }),
+    formatSnapshot({
+      ...view,
+      modelNote,
+      extraLines: [
+        ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(extensions ? extensionsLines(extensions) : []),
+      ],
+    }),
   );
   if (view.status === WAITING_FOR_WORKER && view.taskQueue) {
     const reader = await context.temporalReader();
@@ -70,11 +85,13 @@ export async function listCommand(
   const rows = await store.listSessions(limit);
   const waiting = await waitingGoals(context, rows);
   const views = [
-    ...rows.map((row) => {
-      const view = viewOfRow(row);
-      const name = view.name ?? row.name ?? undefined;
-      return { ...view, ...(name ? { name } : {}), createdAt: row.createdAt.toISOString() };
-    }),
+    ...(await Promise.all(
+      rows.map(async (row) => {
+        const view = await listedView(context, row);
+        const name = view.name ?? row.name ?? undefined;
+        return { ...view, ...(name ? { name } : {}), createdAt: row.createdAt.toISOString() };
+      }),
+    )),
     ...waiting,
   ]
     .map((view) => ({ ...view, shortId: shortIdOf(view.sessionId) }))
@@ -89,14 +106,48 @@ export async function listCommand(
     return 0;
   }
   for (const view of views) {
-    const objective = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    const clipped = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    // A goal with a money cap shows what it spent of it.
+    const objective =
+      view.budget?.capUsd != null
+        ? `[${usd(view.budget.spentUsd)} of ${usd(view.budget.capUsd)}] ${clipped}`
+        : clipped;
     // The short id first: any command takes it (cli/goal-id.ts); the name, when given, before the objective.
     const title = view.name ? `[${view.name}] ${objective}` : objective;
     say(
-      `${shortIdOf(view.sessionId)}  ${view.sessionId}  ${statusText(view.status).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${title}`,
+      `${shortIdOf(view.sessionId)}  ${view.sessionId}  ${listStatus(view).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${title}`,
     );
   }
   return 0;
+}
+
+/** A goal's status in the list: how its liveness shows it, or its status. */
+function listStatus(view: StatusView): string {
+  const { liveness } = view;
+  if (liveness?.stuck) return `${STUCK_TEXT} (${liveness.stuck})`;
+  if (liveness?.waitingForWorkerSince) return statusText(WAITING_FOR_WORKER);
+  if (liveness?.stalled) return 'stalled';
+  return statusText(view.status);
+}
+
+/**
+ * The view of a listed goal: its last recorded state, and for a goal that is still running, whether
+ * a worker serves it, whether it is stuck or stalled, with its clock running.
+ */
+async function listedView(context: CliContext, row: SessionRow): Promise<StatusView> {
+  const view = viewOfRow(row);
+  if (FINAL_STATUSES.includes(row.status)) return view;
+  const reader = await context.temporalReader();
+  const summary = reader ? await reader.describe(workflowIdOf(row.id)).catch(() => null) : null;
+  if (!reader || summary?.status !== 'RUNNING') return view;
+  const liveness = await goalLiveness(reader, {
+    sessionId: row.id,
+    status: view.status,
+    summary,
+    store: await context.sessionStore(),
+    stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+  }).catch(() => undefined);
+  return { ...recordedView(row), ...(liveness ? { liveness } : {}) };
 }
 
 /** Goals of this store's queue that Temporal runs but the store has no row for: nothing ran yet. */
@@ -115,7 +166,20 @@ async function waitingGoals(
     const first = await firstEvents(reader, goal.workflowId).catch(() => null);
     if (!first) continue;
     const view = viewOfStart(goal.sessionId, first, first.pickedUp ? 'running' : WAITING_FOR_WORKER);
-    views.push({ ...view, createdAt: goal.startedAt.toISOString() });
+    // A goal a worker picked up but that wrote no row: a worker that cannot run it, say why.
+    const summary = first.pickedUp ? await reader.describe(goal.workflowId).catch(() => null) : null;
+    const liveness =
+      summary?.status === 'RUNNING'
+        ? await goalLiveness(reader, {
+            sessionId: goal.sessionId,
+            status: view.status,
+            summary,
+            store,
+            runStartedMs: first.startedAt?.getTime() ?? null,
+            stalledAfterMinutes: context.settings.config.stalled_after_minutes,
+          }).catch(() => undefined)
+        : undefined;
+    views.push({ ...view, ...(liveness ? { liveness } : {}), createdAt: goal.startedAt.toISOString() });
   }
   return views;
 }

@@ -13,7 +13,7 @@ import { parseModelSpec } from '../../core/model-spec';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
-import { positiveIntFlag } from '../goal-options';
+import { dollarsFlag, positiveIntFlag } from '../goal-options';
 import { queryState, statusText, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
 import { checkSessionName } from '../session-names';
@@ -51,15 +51,25 @@ export function commandVerb(command: string) {
 export async function limitsCommand(
   context: CliContext,
   id: string | undefined,
-  options: SteerOptions & { maxSteps?: string; maxIterations?: string; maxMinutes?: string },
+  options: SteerOptions & {
+    maxSteps?: string;
+    maxIterations?: string;
+    maxMinutes?: string;
+    maxCostUsd?: string;
+    maxTokens?: string;
+  },
 ): Promise<number> {
   const pairs = [
     ['max_steps', positiveIntFlag(options.maxSteps, '--max-steps')],
     ['max_iterations', positiveIntFlag(options.maxIterations, '--max-iterations')],
     ['max_minutes', positiveIntFlag(options.maxMinutes, '--max-minutes')],
+    ['max_cost_usd', dollarsFlag(options.maxCostUsd, '--max-cost-usd')],
+    ['max_tokens', positiveIntFlag(options.maxTokens, '--max-tokens')],
   ].filter(([, value]) => value !== undefined);
   if (pairs.length === 0)
-    throw new ConfigError('give at least one of --max-steps, --max-iterations, --max-minutes');
+    throw new ConfigError(
+      'give at least one of --max-steps, --max-iterations, --max-minutes, --max-cost-usd, --max-tokens',
+    );
   return send(
     context,
     { id, last: options.last },

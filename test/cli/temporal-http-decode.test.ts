@@ -124,16 +124,26 @@ describe('describe', () => {
           activityType: { name: 'runTool' },
           state: 'PENDING_ACTIVITY_STATE_STARTED',
           attempt: 1,
+          lastStartedTime: '2026-01-01T12:00:00Z',
+          lastHeartbeatTime: '2026-01-01T12:00:05.500Z',
         },
       ],
+      pendingWorkflowTask: { state: 'PENDING_WORKFLOW_TASK_STATE_SCHEDULED', attempt: 4 },
     });
     expect(summary).toEqual({
       status: 'RUNNING',
       taskQueue: 'q',
       pendingActivities: [
-        { activityType: 'modelStep', attempt: 3, lastFailure: 'ECONNREFUSED' },
-        { activityType: 'runTool', attempt: 1, lastFailure: null },
+        { activityType: 'modelStep', attempt: 3, lastFailure: 'ECONNREFUSED', lastAliveMs: null },
+        {
+          activityType: 'runTool',
+          attempt: 1,
+          lastFailure: null,
+          state: 'started',
+          lastAliveMs: Date.parse('2026-01-01T12:00:05.500Z'),
+        },
       ],
+      workflowTaskAttempt: 4,
     });
   });
 
@@ -142,7 +152,7 @@ describe('describe', () => {
       decodeDescribe({
         workflowExecutionInfo: { status: 'WORKFLOW_EXECUTION_STATUS_COMPLETED', taskQueue: 'q' },
       }),
-    ).toEqual({ status: 'COMPLETED', taskQueue: 'q', pendingActivities: [] });
+    ).toEqual({ status: 'COMPLETED', taskQueue: 'q', pendingActivities: [], workflowTaskAttempt: 0 });
     expect(() => decodeDescribe({ something: 'else' })).toThrow(/workflowExecutionInfo/);
     expect(() => decodeDescribe([])).toThrow(TemporalHttpError);
   });

@@ -30,6 +30,13 @@ describe('parseAppCommand', () => {
       name: 'limits',
       limits: { maxSteps: 40, maxMinutes: 90 },
     });
+    expect(parseAppCommand('/limits max_cost_usd=0.50 max_tokens=20000')).toEqual({
+      name: 'limits',
+      limits: { maxCostUsd: 0.5, maxTokens: 20_000 },
+    });
+    expect(() => parseAppCommand('/limits max_cost_usd=-1')).toThrow(/positive amount of US dollars/);
+    expect(() => parseAppCommand('/limits max_cost_usd=1e3')).toThrow(/positive amount of US dollars/);
+    expect(() => parseAppCommand('/limits max_tokens=1.5')).toThrow(/positive whole number/);
     expect(parseAppCommand('/model anthropic:claude-sonnet-4-5')).toEqual({
       name: 'model',
       model: 'anthropic:claude-sonnet-4-5',

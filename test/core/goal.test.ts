@@ -65,7 +65,7 @@ describe('limits defaults', () => {
       expect(FINAL_STATUSES).not.toContain(waiting);
     }
     expect([...FINAL_STATUSES].sort()).toEqual(
-      ['blocked', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
+      ['blocked', 'budget_reached', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
     );
   });
 });
@@ -500,5 +500,32 @@ describe('snapshotOf and detailsMarkdown', () => {
     expect(md).toContain('- **Status:** running\n');
     expect(md).toContain('- **Last tool:** —');
     expect(md).not.toContain('**Recent:**');
+  });
+});
+
+describe('the budget in the snapshot and the Web UI (issue 18)', () => {
+  it('shows spent, reserved and cap for a goal with a cap, and nothing for one without', () => {
+    const capped = stateWith(
+      {
+        usage: { ...EMPTY_USAGE, totalTokens: 1_500 },
+        budgetReserved: { costUsd: 0.01, tokens: 1_000 },
+      },
+      { maxCostUsd: 0.05 },
+    );
+    const snapshot = snapshotOf(capped, 'goalrun-sess-1', 0);
+    expect(snapshot.budget).toEqual({
+      spentUsd: 0,
+      reservedUsd: 0.01,
+      capUsd: 0.05,
+      spentTokens: 1_500,
+      reservedTokens: 1_000,
+      capTokens: null,
+    });
+    expect(detailsMarkdown(snapshot)).toContain(
+      '**Budget:** $0.0000 spent, $0.0100 reserved, cap $0.0500 · 1500 tokens, 1000 reserved, cap none',
+    );
+    const uncapped = snapshotOf(stateWith(), 'goalrun-sess-1', 0);
+    expect(uncapped.budget).toBeUndefined();
+    expect(detailsMarkdown(uncapped)).not.toContain('Budget');
   });
 });

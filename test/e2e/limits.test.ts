@@ -1,6 +1,8 @@
-/** Acceptance 6: iteration and step limits end as limit_reached (exit 4); idle iterations block the goal. */
+/** Acceptance 6: iteration and step limits end as limit_reached (exit 4); idle iterations block the goal, or pause it (runaway breaker, issue 18). */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, scriptedModel } from '../support/cli';
+import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
 const busyTurn = (n: number) => ({
@@ -56,8 +58,41 @@ describe('goal limits', () => {
     expect(status.noProgress).toBe(0);
   });
 
+  it('pauses a model that answers three turns in a row without a tool call (runaway breaker)', async () => {
+    const t = goalTestEnv('idleturns');
+    const model = scriptedModel(t.home, [
+      busyTurn(0),
+      talkTurn('did a thing'),
+      talkTurn('thinking'),
+      talkTurn('still thinking'),
+      talkTurn('hmm'),
+    ]);
+    const run = spawnCli(['run', 'idle', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    try {
+      const paused = await waitFor(
+        'the breaker to pause the goal',
+        async () => {
+          const list = JSON.parse((await runCli(['list', '--json'], t.env)).stdout);
+          return list[0]?.status === 'paused' ? list[0] : undefined;
+        },
+        120_000,
+        300,
+      );
+      expect(paused).toMatchObject({
+        steps: 4,
+        reason: 'runaway breaker: 3 model turns in a row without a tool call or finish',
+      });
+      const cancelled = await runCli(['cancel', paused.sessionId], t.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+    } finally {
+      await killAndWait(run, 'SIGTERM');
+    }
+  });
+
   it('blocks after three iterations without progress, saying why', async () => {
     const t = goalTestEnv('noprogress');
+    // The runaway breaker would pause this talk first (test above): off, so the no-progress rule decides.
+    fs.writeFileSync(path.join(t.home, 'config.json'), JSON.stringify({ breaker: { idle_turns: 0 } }));
     const model = scriptedModel(t.home, [
       busyTurn(0),
       talkTurn('did a thing'),

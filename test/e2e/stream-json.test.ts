@@ -89,13 +89,20 @@ describe('stream-json', () => {
     expect(bash).toMatchObject({ ok: true });
     expect((bash as { output: string }).output).toContain('hello');
 
-    // Attached late, from the start: the same events.
+    // The stream opens with the goal's own init, with the status it had then.
+    expect(events[0]).toMatchObject({ type: 'init', status: 'running' });
+
+    // Attached late, from the start: the same events, opening with the session as it is now.
     const replay = await runCli(
       ['watch', result.session_id, '--output-format', 'stream-json', '--from-start'],
       t.env,
     );
     expect(replay.code, replay.stderr).toBe(0);
-    expect(parseStream(replay.stdout)).toEqual(events);
+    const replayed = parseStream(replay.stdout);
+    expect(replayed[0]).toMatchObject({ type: 'init', status: 'completed' });
+    const withoutStatus = (list: StreamEvent[]) =>
+      list.map((event) => (event.type === 'init' ? { ...event, status: undefined } : event));
+    expect(withoutStatus(replayed)).toEqual(withoutStatus(events));
 
     // The transcript round-trips: every stored message, in order.
     const transcript = await runCli(['transcript', result.session_id, '--format', 'jsonl'], t.env);
@@ -170,7 +177,18 @@ describe('stream-json', () => {
       const later = events.filter((event) => event.cursor > middle.cursor);
       expect(later.length).toBeGreaterThan(1);
       expect(later.length).toBeLessThan(events.length - 2);
-      expect(parseStream(after.stdout)).toEqual(later);
+      // A late attach opens with an init describing the session now, at the cursor it starts after.
+      const [opening, ...afterEvents] = parseStream(after.stdout);
+      expect(opening).toMatchObject({
+        type: 'init',
+        session_id: sessionId,
+        cursor: middle.cursor,
+        workflow_id: events[0].type === 'init' ? events[0].workflow_id : '',
+        model: 'openai:gpt-4o-mini',
+        workspace: t.workspace,
+        status: 'completed',
+      });
+      expect(afterEvents).toEqual(later);
 
       // After the last event the log has nothing more: the result is made from the final status.
       const past = await runCli(
@@ -178,7 +196,8 @@ describe('stream-json', () => {
         t.env,
       );
       expect(past.code, past.stderr).toBe(0);
-      const [fallback, ...rest] = parseStream(past.stdout);
+      const [pastOpening, fallback, ...rest] = parseStream(past.stdout);
+      expect(pastOpening).toMatchObject({ type: 'init', cursor: result.cursor, status: 'completed' });
       expect(rest).toEqual([]);
       expect(fallback).toMatchObject({
         type: 'result',

@@ -4,7 +4,14 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCardFile } from '../../activities/models/card-file';
 import { cardWarning } from '../../activities/models/card-names';
-import { cardsDir, findCard, loadCatalog, resolveCard, resolveCards } from '../../activities/models/catalog';
+import {
+  cardsDir,
+  findCard,
+  loadCatalog,
+  resolveCard,
+  resolveCards,
+  userCardDirs,
+} from '../../activities/models/catalog';
 import { PROVIDER_NAMES } from '../../activities/providers/spec';
 import { computeBudget } from '../../core/budget';
 import { ConfigError } from '../../core/errors';
@@ -64,6 +71,8 @@ describe('the shipped model cards', () => {
       for (const card of cards) {
         expect(card.provider).toBe(provider);
         expect(card.source).toMatch(/writer's knowledge/);
+        // Each card says when its prices were last compared with the provider's (issue 18).
+        expect(card.pricesChecked).toMatch(/^\d{4}-\d{2}-\d{2}$/);
         expect(card.maxOutputTokens).toBeLessThanOrEqual(card.advertisedContextTokens);
       }
     }
@@ -168,6 +177,34 @@ describe('resolveCard', () => {
     const dir = tempCards({ 'openai/house-model.json': validCard('openai', 'house-model') });
     expect(resolveCard('openai:house-model', { cardsDir: dir })).toMatchObject({ match: 'exact' });
     expect(resolveCard('openai:gpt-4o', { cardsDir: dir }).match).toBe('generic');
+  });
+});
+
+describe('user cards (GOALRUN_HOME and the project)', () => {
+  it('add a model and override a shipped card, the project winning over the home', () => {
+    const home = tempCards({
+      'cards/openai-compatible/house.json': validCard('openai-compatible', 'house'),
+      'cards/openai/gpt-4o.json': validCard('openai', 'gpt-4o', { maxOutputTokens: 1_000 }),
+    });
+    const workspace = tempCards({
+      '.goalrun/cards/openai/gpt-4o.json': validCard('openai', 'gpt-4o', { maxOutputTokens: 2_000 }),
+    });
+    const overlayDirs = userCardDirs({ home, workspace });
+    expect(resolveCard('openai-compatible:house', { overlayDirs })).toMatchObject({ match: 'exact' });
+    expect(resolveCard('openai:gpt-4o', { overlayDirs }).card.maxOutputTokens).toBe(2_000);
+    expect(resolveCard('openai:gpt-4o', { overlayDirs: userCardDirs({ home }) }).card.maxOutputTokens).toBe(
+      1_000,
+    );
+    // The shipped cards the user did not override are still there; a missing folder is no error.
+    expect(resolveCard('openai:gpt-4.1', { overlayDirs }).match).toBe('exact');
+    expect(resolveCard('openai:gpt-4.1', { overlayDirs: ['/nonexistent/cards'] }).match).toBe('exact');
+  });
+
+  it('are validated like the shipped ones, naming the file', () => {
+    const home = tempCards({ 'cards/openai/bad.json': { provider: 'openai', model: 'bad' } });
+    expect(() => resolveCard('openai:bad', { overlayDirs: userCardDirs({ home }) })).toThrow(
+      /cards\/openai\/bad\.json is invalid/,
+    );
   });
 });
 

@@ -283,6 +283,30 @@ describe('AI SDK client over HTTP', () => {
     expect(failure.nonRetryable).toBe(false);
   });
 
+  it('gives up a stream stalled mid-answer after the idle timeout as a retryable ProviderStalled', async () => {
+    server.enqueue({ text: 'never arrives', stallAfterFirstChunk: true });
+    const started = Date.now();
+    const failure = await failureOf(client().stream(request({ idleTimeoutMs: 1_000 })));
+    expect(failure.type).toBe(FailureType.ProviderStalled);
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toMatch(
+      /^provider stream stalled: openai-compatible model gpt-test sent nothing for 1 s/,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('counts every byte as life, SSE keep-alive comments included', async () => {
+    // Silent text for 3 s, with a ping every 200 ms: longer than the 1 s idle timeout, but never idle.
+    server.enqueue({ text: 'slow but alive', delayMs: 3_000, keepAliveMs: 200 });
+    let byteChunks = 0;
+    const response = await client().stream(
+      request({ idleTimeoutMs: 1_000, onBytes: () => void byteChunks++ }),
+    );
+    expect(response.text).toBe('slow but alive');
+    // The pings reach the listener (the step heartbeats on them), not just the text.
+    expect(byteChunks).toBeGreaterThan(10);
+  });
+
   it('maps a refused connection to a retryable ProviderUnavailable', async () => {
     const port = await closedPort();
     const failure = await failureOf(

@@ -87,10 +87,20 @@ describe('toActivityFailure', () => {
     expect(msToNumber(failure.nextRetryDelay!)).toBe(250);
   });
 
-  it('caps an enormous Retry-After', () => {
+  it('caps an enormous Retry-After on a server error', () => {
     const headers = { 'retry-after': '86400' };
-    const failure = toActivityFailure(apiError(429, 'quota', { responseHeaders: headers }), CONTEXT);
+    const failure = toActivityFailure(apiError(503, 'overloaded', { responseHeaders: headers }), CONTEXT);
     expect(msToNumber(failure.nextRetryDelay!)).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  it('makes a 429 with a long Retry-After a quota to wait out, not a retry (issue 18)', () => {
+    const headers = { 'retry-after': '86400' };
+    const before = Date.now();
+    const failure = toActivityFailure(apiError(429, 'quota', { responseHeaders: headers }), CONTEXT);
+    expect(failure.type).toBe('QuotaExhausted');
+    expect(failure.nonRetryable).toBe(true);
+    const { resetAtMs } = (failure.details ?? [])[0] as { resetAtMs: number };
+    expect(resetAtMs).toBeGreaterThanOrEqual(before + 86_400_000);
   });
 
   it('leaves nextRetryDelay unset for Retry-After: 0', () => {

@@ -13,7 +13,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createModelStepActivity } from '../../activities/model-step-activity';
 import { createModelClient } from '../../activities/providers';
-import { isUnreachableError } from '../../activities/providers/errors';
+import { isUnreachableError, MAX_RETRY_AFTER_MS } from '../../activities/providers/errors';
 import {
   type ModelStepHeartbeat,
   modelStepFailure,
@@ -274,5 +274,35 @@ describe('the model step against a provider that cannot be reached', () => {
     expect(failure.type).toBe(FailureType.ProviderUnavailable);
     expect(failure.nonRetryable).toBe(false);
     expect(heartbeats.at(-1)?.unreachableSinceMs).toBeNull();
+  });
+});
+
+describe('an exhausted quota and the goal that meets it', () => {
+  const quota = () =>
+    new APICallError({
+      message: 'quota',
+      url: 'http://127.0.0.1/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 429,
+      responseHeaders: { 'retry-after': '7200' },
+      responseBody: '{"error":{"code":"insufficient_quota"}}',
+    });
+
+  it('is QuotaExhausted, not retried, for a goal that waits it out', () => {
+    const failure = modelStepFailure(
+      quota(),
+      { model: 'openai:gpt-4o', waitsOutQuota: true },
+      null,
+      Date.now(),
+    );
+    expect(failure.type).toBe(FailureType.QuotaExhausted);
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  it('stays the retryable outage a goal of 0.1.0 knows, retried after the reset', () => {
+    const failure = modelStepFailure(quota(), { model: 'openai:gpt-4o' }, null, Date.now());
+    expect(failure.type).toBe(FailureType.ProviderUnavailable);
+    expect(failure.nonRetryable).toBe(false);
+    expect(Number(failure.nextRetryDelay)).toBe(MAX_RETRY_AFTER_MS);
   });
 });

@@ -47,6 +47,13 @@ export interface TestTurn {
   delayMs?: number;
   /** Ends the stream after the text with an OpenAI-style `{"error": ...}` event instead of a finish. */
   streamError?: { message: string; type?: string; code?: string };
+  /**
+   * Sends the first chunk, then nothing more while the connection stays open: a provider stalled
+   * mid-answer. The server lets go when the client gives up (or on close()).
+   */
+  stallAfterFirstChunk?: boolean;
+  /** During `delayMs`, sends an SSE comment (`: ping`) this often, as providers keep idle streams alive. */
+  keepAliveMs?: number;
   /** Destroys the connection after the first chunk, like a dropped network link. */
   disconnectMidStream?: boolean;
   /** Overrides the finish reason (`tool_calls` when there are tool calls, `stop` otherwise). */
@@ -323,7 +330,19 @@ async function streamTurn(
     res.destroy();
     return;
   }
-  if (turn.delayMs) await sleep(turn.delayMs, gone.signal);
+  if (turn.stallAfterFirstChunk) {
+    await new Promise<void>((resolve) =>
+      gone.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    return;
+  }
+  if (turn.delayMs && turn.keepAliveMs) {
+    const pings = setInterval(() => {
+      if (!gone.signal.aborted) res.write(': ping\n\n');
+    }, turn.keepAliveMs);
+    await sleep(turn.delayMs, gone.signal);
+    clearInterval(pings);
+  } else if (turn.delayMs) await sleep(turn.delayMs, gone.signal);
 
   for (const piece of splitPieces(answer.text)) chunk({ content: piece });
   if (turn.streamError) {

@@ -1,0 +1,94 @@
+/**
+ * The stream idle timeout: a model call whose provider sends nothing at all for the idle timeout is
+ * given up as stalled (a retryable ProviderStalled), instead of hanging until the step's timeout.
+ * Every byte counts, SSE comments and pings included, so the bytes are seen below the SDK's SSE
+ * parser: the providers fetch through byteReportingFetch, which reports each chunk of a response
+ * body to the listener of the call that made the request (carried by AsyncLocalStorage, because
+ * one provider object serves many calls).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../../core/errors';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_S } from '../../core/limits';
+
+/** Called for every chunk of bytes of a provider's response (its headers count as the first). */
+export type ByteListener = () => void;
+
+const byteListeners = new AsyncLocalStorage<ByteListener>();
+
+/** The words every stalled-stream failure starts with: `status` and the live line look for them. */
+export const STALLED_PREFIX = 'provider stream stalled';
+
+/** A fetch for the AI SDK providers that reports every chunk of every response body it returns. */
+export const byteReportingFetch = async (
+  input: Parameters<typeof fetch>[0],
+  init?: Parameters<typeof fetch>[1],
+): Promise<Response> => {
+  const onBytes = byteListeners.getStore();
+  const response = await fetch(input, init);
+  if (!onBytes) return response;
+  onBytes();
+  if (!response.body) return response;
+  const reported = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        onBytes();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(reported, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
+/** The idle timeout of a call in milliseconds: the goal's setting, else the default. */
+export function idleTimeoutMsOf(seconds: number | undefined): number {
+  return (seconds ?? DEFAULT_STREAM_IDLE_TIMEOUT_S) * 1000;
+}
+
+/**
+ * Runs `work` (one provider request and the reading of its stream) under the idle timer: each chunk
+ * of bytes re-arms it and is passed on to `onBytes`; when it fires, the signal `work` was given
+ * aborts and the call fails as a retryable ProviderStalled.
+ */
+export async function withIdleTimeout<T>(
+  idleMs: number,
+  outer: AbortSignal,
+  onBytes: ByteListener | undefined,
+  what: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const stall = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stall.abort(), idleMs);
+  };
+  arm();
+  try {
+    return await byteListeners.run(
+      () => {
+        arm();
+        onBytes?.();
+      },
+      () => work(AbortSignal.any([outer, stall.signal])),
+    );
+  } catch (err) {
+    if (stall.signal.aborted && !outer.aborted) throw stalledFailure(idleMs, what);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The failure of a stalled call: retryable, so the next attempt asks the provider again. */
+export function stalledFailure(idleMs: number, what: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FailureType.ProviderStalled,
+    message: `${STALLED_PREFIX}: ${what} sent nothing for ${Math.round(idleMs / 1000)} s`,
+    nonRetryable: false,
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * A provider that stalls mid-answer: the stream idle timeout gives the call up as ProviderStalled,
+ * `status` says so while the step is retried, and the goal recovers on its own.
+ * STALL_IDLE_TIMEOUT_S (seconds, or `default` for no flag) lets the recovery time be measured with
+ * another timeout than the test's short one; the test asserts the recovery stays within it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_S } from '../../core/limits';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv } from '../support/goal-env';
+import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+
+const setting = process.env.STALL_IDLE_TIMEOUT_S ?? '3';
+const idleS = setting === 'default' ? DEFAULT_STREAM_IDLE_TIMEOUT_S : Number(setting);
+
+describe('a provider stream stalled mid-answer', () => {
+  let server: OpenAITestServer;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(async () => server?.close());
+
+  it(
+    'is retried as ProviderStalled, shown in status, and the goal completes',
+    async () => {
+      const t = goalTestEnv('stall');
+      // Two stalled attempts, so that status can be read while the second one hangs.
+      server.enqueue(
+        { text: 'never finished', stallAfterFirstChunk: true },
+        { text: 'never finished either', stallAfterFirstChunk: true },
+        { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered' } }] },
+      );
+      const worker = spawnCli(['worker'], t.env);
+      try {
+        const started = await runCli(
+          [
+            'start',
+            'answer once the provider is back',
+            '--workspace',
+            t.workspace,
+            '--model',
+            'openai-compatible:test-model',
+            '--base-url',
+            server.url,
+            ...(setting === 'default' ? [] : ['--stream-idle-timeout', String(idleS)]),
+            '--json',
+          ],
+          t.env,
+        );
+        expect(started.code, started.stderr).toBe(0);
+        const { sessionId } = JSON.parse(started.stdout);
+        const shown = await waitFor(
+          'status to say the stream stalled',
+          async () => {
+            const status = await runCli(['status', sessionId], t.env);
+            return /provider stream stalled, retrying \(attempt 2\)/.test(status.stdout)
+              ? status.stdout
+              : undefined;
+          },
+          (idleS * 2 + 60) * 1000,
+          300,
+        );
+        expect(shown).toMatch(new RegExp(`sent nothing for ${idleS} s`));
+        const watched = await runCli(['watch', sessionId, '--json'], t.env, (idleS * 3 + 120) * 1000);
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(JSON.parse(watched.stdout).status).toBe('completed');
+        const requests = server.requests.slice(-3);
+        expect(requests).toHaveLength(3);
+        // Each stalled attempt was given up after the idle timeout (plus the retry backoff), not later.
+        const firstRecovery = requests[1].time - requests[0].time;
+        const secondRecovery = requests[2].time - requests[1].time;
+        console.log(
+          `stall recovery with a ${idleS} s idle timeout: ${firstRecovery} ms, then ${secondRecovery} ms`,
+        );
+        for (const gap of [firstRecovery, secondRecovery]) {
+          expect(gap).toBeGreaterThanOrEqual(idleS * 1000);
+          expect(gap).toBeLessThan(idleS * 1000 + 15_000);
+        }
+      } finally {
+        await killAndWait(worker, 'SIGTERM');
+      }
+    },
+    (idleS * 3 + 180) * 1000,
+  );
+});
