@@ -13,7 +13,7 @@ import { onToolHost } from './workspace-context';
 
 /** Takes the snapshot of the step the goal just ended (its `steps` counter), when the run takes the patched path. */
 export async function snapshotAfterStep(run: GoalRun): Promise<void> {
-  if (!run.features[PATCH.workspaceSnapshots]) return;
+  if (!run.features[PATCH.workspaceSnapshots] || run.noSnapshots !== null) return;
   const { goal, steps } = run.state;
   if (steps < 1) return;
   try {
@@ -28,8 +28,12 @@ export async function snapshotAfterStep(run: GoalRun): Promise<void> {
         step: steps,
       }),
     );
-    // Not a repository is the ordinary case of a plain folder: said once, not after every step.
-    if (!result.taken && steps === 1) run.session.note(`no workspace snapshots: ${result.reason}`);
+    // A plain folder stays one (or a refusing tool host stays so): asked once an execution, so its
+    // steps cost no activity, and said once.
+    if (!result.taken) {
+      run.noSnapshots = result.reason;
+      run.session.note(`no workspace snapshots: ${result.reason}`);
+    }
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     run.session.note(`step ${steps} · the workspace snapshot failed: ${innermostMessage(err)}`);
