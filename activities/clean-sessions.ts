@@ -4,11 +4,13 @@
  * session Temporal still runs, each one removed in one store transaction under its operation lock,
  * then its closed workflow executions deleted from Temporal.
  */
+
 import type { Client } from '@temporalio/client';
 import { lockSession } from '../cli/session-lock';
 import { CLEANABLE_STATUSES, type RetentionRule, sessionsToClean } from '../core/retention';
 import type { SessionRow, SessionStore } from '../store/types';
 import { workflowIdOf } from '../workflows/names';
+import { deleteSnapshotRefs } from './workspace-snapshot';
 
 /** Sessions looked at in one clean. */
 export const CLEAN_SCAN_LIMIT = 100_000;
@@ -61,14 +63,24 @@ export async function removeSessions(
     if (!lock) continue;
     try {
       if ((await executionStatus(scope.client, row.id)) === 'RUNNING') continue;
+      // Read before the clean drops the goal state: a fork's workspace is its own worktree.
+      const workspace = workspaceOf(row);
       if (!(await scope.store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
       removed.push(row);
+      // Refs are outside the store's transaction: a repository that is gone or elsewhere keeps nothing to delete.
+      await deleteSnapshotRefs(workspace, row.id).catch(() => 0);
     } finally {
       await lock.release();
     }
     await deleteClosedExecutions(scope, row.id);
   }
   return removed;
+}
+
+/** The workspace of a session's goal (a fork's own worktree), else its project directory. */
+function workspaceOf(row: SessionRow): string {
+  const goal = (row.goalState as { goal?: { workspace?: unknown } } | null)?.goal;
+  return typeof goal?.workspace === 'string' ? goal.workspace : row.projectDir;
 }
 
 /** The status of the session's latest workflow execution; null when Temporal does not know it. */

@@ -30,6 +30,7 @@ import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
 import type { RunToolInput, RunToolResult } from './types';
+import { type SnapshotInput, type SnapshotResult, snapshotWorkspace } from './workspace-snapshot';
 
 /** The tool activity's input. */
 export type ToolRunInput = RunToolInput;
@@ -110,6 +111,18 @@ export function createToolActivity(deps: ToolActivityDeps) {
       workspaceRoot: deps.workspaceRoot,
       secrets: deps.secrets,
     }),
+
+    /**
+     * Records the workspace as the snapshot of a step (workspace-snapshot.ts). A workspace outside a
+     * tools worker's root is not touched: the refusal is the reason no snapshot was taken.
+     */
+    async snapshotWorkspace(input: SnapshotInput): Promise<SnapshotResult> {
+      const refusal = deps.workspaceRoot
+        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
+        : null;
+      if (refusal) return { taken: false, reason: refusal };
+      return snapshotWorkspace(input);
+    },
 
     /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
     async runTool(input: ToolRunInput): Promise<ToolRunResult> {

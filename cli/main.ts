@@ -238,6 +238,26 @@ function buildProgram(): Command {
     .action(action((context, options) => upgradeCheckCommands().upgradeCheckCommand(context, options)));
 
   program
+    .command('fork <id>')
+    .description('a new stopped session from a session up to a step, its git workspace rewound to that step')
+    .option(
+      '--at-step <n>',
+      'the last step the fork keeps (default: the last step), as watch and transcript number them',
+    )
+    .option('--name <name>', 'a name for the fork')
+    .option('--workspace <dir>', 'where the worktree of the fork goes (default: <workspace>-fork-<short id>)')
+    .option('--json', 'print {sessionId, workflowId, workspace, forkedFrom, atStep}')
+    .action(
+      action(async (context, id, options) =>
+        (require('./commands/fork-command') as typeof import('./commands/fork-command')).forkCommand(
+          context,
+          id,
+          options,
+        ),
+      ),
+    );
+
+  program
     .command('sessions')
     .description("list this project's sessions: name, id, status, steps, cost, last activity, objective")
     .option('--all', "every project's sessions")

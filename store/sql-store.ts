@@ -1,3 +1,4 @@
+import type { SavedState } from '../core/fork-point';
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
 import { shortIdOf } from '../core/session-ids';
 import type { StateWrite } from '../core/state-write';
@@ -25,6 +26,7 @@ import {
   toSession,
 } from './rows';
 import { cleanSession } from './session-clean';
+import { checkpointStates, type ForkRecord, forkSession } from './session-fork';
 import { type SessionLockAttempt, tryLockSession, unlockSession } from './session-locks';
 import {
   claimSessionName,
@@ -242,6 +244,14 @@ export class SqlSessionStore implements SessionStore {
 
   cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean> {
     return this.client.transaction((tx) => cleanSession(tx, id, cleanableStatuses));
+  }
+
+  forkSession(record: ForkRecord): Promise<number> {
+    return this.client.transaction((tx) => forkSession(tx, record));
+  }
+
+  checkpointStates(sessionId: string): Promise<SavedState[]> {
+    return checkpointStates(this.client, sessionId);
   }
 
   latestRequestTokens(sessionId: string): Promise<number | null> {

@@ -1,8 +1,10 @@
+import type { SavedState } from '../core/fork-point';
 import type { GoalStatus } from '../core/goal';
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
 import type { DailyBudgetView, DailyReservation } from './daily-budget';
 import type { MemoryMatch, MemoryQuery } from './memory-search';
+import type { ForkRecord } from './session-fork';
 import type { SessionLockAttempt } from './session-locks';
 import type { NameClaim } from './session-names';
 
@@ -185,6 +187,10 @@ export interface SessionStore {
    * transaction and marks its row cleaned; false (nothing removed) when it is not stopped or is gone.
    */
   cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean>;
+  /** Writes a fork's session row and its copy of the parent's messages up to the cut, in one transaction. */
+  forkSession(record: ForkRecord): Promise<number>;
+  /** Every saved checkpoint state of a session, oldest first. */
+  checkpointStates(sessionId: string): Promise<SavedState[]>;
   /** Input plus output tokens of the session's newest model request, or null before its first. */
   latestRequestTokens(sessionId: string): Promise<number | null>;
   /** The id of the session's newest event, or 0: a cursor that follows only what comes next. */

@@ -52,6 +52,8 @@ export class GoalRun {
   private readonly publisher: () => void;
   /** Whether the session row and the first message exist (a goal cancelled before its start has neither). */
   private opened: boolean;
+  /** Why this execution takes no more workspace snapshots (a folder that is not a git repository), once known. */
+  noSnapshots: string | null = null;
   /** The patched behaviours this run takes (false for the changes made after the build that started it). */
   readonly features: WorkflowFeatures = featuresOfThisRun();
   /**

@@ -29,6 +29,7 @@ import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
+import { snapshotAfterStep } from './workspace-snapshots';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -99,6 +100,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       if (budget) reserve(run, budget.reservation);
       try {
         const ended = await run.timeLimit.runStep(() => runStep(run, control));
+        await snapshotAfterStep(run);
         run.publish();
         if (ended) {
           await run.finish(ended.status, ended.reason);
@@ -107,6 +109,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       } catch (err) {
         if (!(err instanceof TimeLimitReached)) throw err;
         await run.answerUnanswered('the goal reached its time limit');
+        await snapshotAfterStep(run);
       } finally {
         // Settled by the step's reported usage (or released: a call that did not happen costs nothing).
         if (budget) reserve(run, null);

@@ -43,6 +43,8 @@ export const PATCH = {
   goalHooks: 'stop-and-notify-hooks',
   /** Every model call also reserves against the store-wide daily budget, and waits at it. */
   dailyBudget: 'daily-budget',
+  /** At the end of every step, a snapshot of a git workspace under refs/goalrun/<session>/<step> (for fork). */
+  workspaceSnapshots: 'workspace-snapshots',
 } as const;
 
 /** A patch id. */
@@ -108,6 +110,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a reserveDailyBudget local activity before each model call (the store-wide daily budget) and a ' +
       'settleDailyBudget after it; at the daily cap the goal waits in budget_reached, re-checking every minute',
+  },
+  {
+    id: PATCH.workspaceSnapshots,
+    addedIn: '0.2.0',
+    stage: 'patched',
+    what:
+      'a snapshotWorkspace activity on the tool queue at the end of every step: a git workspace is recorded as a ' +
+      'commit under refs/goalrun/<session>/<step> (what goalrun fork checks out); a failed snapshot is a note',
   },
 ];
 

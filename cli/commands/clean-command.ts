@@ -3,7 +3,7 @@
  * prints what would go and keeps everything. It never touches a session that may still run, keeps the
  * newest N stopped sessions of each project and named ones unless --include-named; each session is
  * removed in one store transaction under its operation lock, then its closed workflow executions are
- * deleted from Temporal (activities/clean-sessions.ts, shared with the scheduled clean). `--schedule`
+ * deleted from Temporal (activities/clean-sessions.ts, shared with the scheduled clean, which also deletes its workspace snapshot refs). `--schedule`
  * shows the daily clean that a configured `retention` runs (cli/retention-schedule.ts).
  */
 

@@ -1,0 +1,178 @@
+/**
+ * `goalrun fork <id> [--at-step N]` (issue 17 §3): a new stopped session whose structured history is
+ * the parent's up to the end of step N, with the task graph, counters and compaction state saved at
+ * that point. In a git workspace the files are rewound too: the step's snapshot
+ * (refs/goalrun/<session>/<N>) is checked out into a new detached worktree that the fork uses. The
+ * parent is only read, under its session lock; `goalrun resume <fork>` runs the next step.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { resolveRef, snapshotRef, workTreeOf } from '../../activities/workspace-snapshot';
+import { ConfigError } from '../../core/errors';
+import { endOfStep, type SavedState, stateAtCut, stepsIn } from '../../core/fork-point';
+import type { GoalDefinition } from '../../core/goal';
+import { sessionIdWith, shortIdOf } from '../../core/session-ids';
+import { projectHash } from '../../store/session-id';
+import { workflowIdOf } from '../../workflows/names';
+import type { CliContext } from '../context';
+import { resolveSessionId } from '../goal-id';
+import { printJson, say } from '../output';
+import { lockSession } from '../session-lock';
+import { checkSessionName, projectRealPath } from '../session-names';
+
+const run = promisify(execFile);
+
+/** Options of `goalrun fork`. */
+export interface ForkOptions {
+  atStep?: string;
+  name?: string;
+  workspace?: string;
+  json?: boolean;
+}
+
+/** Where the fork's files are: a worktree at a snapshot, or the parent's workspace (conversation only). */
+interface ForkWorkspace {
+  workspace: string;
+  /** The worktree made for the fork (removed again if the fork cannot be stored). */
+  worktree?: string;
+  snapshot?: string;
+  /** Why the files were not rewound. */
+  conversationOnly?: string;
+}
+
+export async function forkCommand(context: CliContext, id: string, options: ForkOptions): Promise<number> {
+  const atStepGiven = options.atStep === undefined ? undefined : Number(options.atStep);
+  if (atStepGiven !== undefined && (!Number.isInteger(atStepGiven) || atStepGiven < 1))
+    throw new ConfigError(`--at-step must be a step number (1 or more), got "${options.atStep}"`);
+  const name = options.name === undefined ? null : checkSessionName(options.name);
+  const parentId = await resolveSessionId(context, { id });
+  const store = await context.sessionStore();
+  const lock = await lockSession(store, parentId, 'fork');
+  try {
+    const row = await store.getSession(parentId);
+    const latest = row?.goalState as (SavedState & { goal?: GoalDefinition }) | null | undefined;
+    if (!row || row.cleanedAt || !latest?.goal)
+      throw new ConfigError(
+        `session ${parentId} has no saved history to fork (it never ran a step, or was cleaned)`,
+      );
+    const steps = stepsIn(await store.listMessages(parentId));
+    if (steps.length === 0) throw new ConfigError(`session ${parentId} has no step to fork from yet`);
+    const atStep = atStepGiven ?? steps[steps.length - 1];
+    const cutSeq = endOfStep(await store.listMessages(parentId), atStep);
+    if (cutSeq === null)
+      throw new ConfigError(
+        `session ${parentId} has no step ${atStep}; its steps are ${steps[0]}-${steps[steps.length - 1]}`,
+      );
+    const state = stateAtCut([...(await store.checkpointStates(parentId)), latest], cutSeq);
+    if (!state) throw new ConfigError(`session ${parentId} saved no state at or before step ${atStep}`);
+    const now = new Date();
+    const short = shortIdOf(sessionIdWith('0', now));
+    const files = await forkWorkspace(latest.goal.workspace, parentId, atStep, short, options.workspace);
+    const sessionId = sessionIdWith(projectHash(projectRealPath(files.workspace)), now);
+    const reason = `forked from ${parentId} at step ${atStep}`;
+    const goal = { ...latest.goal, ...(state.goal as GoalDefinition), sessionId, workspace: files.workspace };
+    delete (goal as { hostQueue?: string }).hostQueue;
+    try {
+      await store.forkSession({
+        parentId,
+        cutSeq,
+        session: {
+          id: sessionId,
+          projectDir: projectRealPath(files.workspace),
+          projectHash: projectHash(projectRealPath(files.workspace)),
+          objective: row.objective,
+          model: goal.model,
+          workflowId: workflowIdOf(sessionId),
+          name,
+          status: 'cancelled',
+          reason,
+        },
+        state: {
+          ...state,
+          goal,
+          status: 'cancelled',
+          reason,
+          jobs: [],
+          paused: false,
+          approval: null,
+          runningTool: null,
+        },
+      });
+      // The fork's own snapshots chain from the step it starts at (and go with it when it is cleaned).
+      if (files.snapshot)
+        await run('git', ['update-ref', snapshotRef(sessionId, atStep), files.snapshot], {
+          cwd: files.workspace,
+        });
+    } catch (err) {
+      if (files.worktree)
+        await run('git', ['worktree', 'remove', '--force', files.worktree], { cwd: files.workspace }).catch(
+          () => undefined,
+        );
+      if ((err as { code?: string }).code === '23505')
+        throw new ConfigError(
+          `the name "${name}" is taken by another session of the project ${files.workspace}`,
+        );
+      throw err;
+    }
+    const result = {
+      sessionId,
+      workflowId: workflowIdOf(sessionId),
+      workspace: files.workspace,
+      forkedFrom: parentId,
+      atStep,
+    };
+    if (options.json) {
+      printJson(result);
+      return 0;
+    }
+    say(`forked ${parentId} at step ${atStep}: session ${sessionId}${name ? ` (${name})` : ''}`);
+    say(
+      files.conversationOnly
+        ? `conversation only: ${files.conversationOnly}`
+        : `workspace: ${files.workspace} (the snapshot of step ${atStep})`,
+    );
+    say(`continue it with: goalrun resume ${sessionId}`);
+    return 0;
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * The fork's files: the snapshot of the step checked out into a new detached worktree (beside the
+ * repository, or at --workspace), the fork's workspace being the same folder inside it; without a
+ * repository or a snapshot, the parent's workspace, shared (conversation only).
+ */
+async function forkWorkspace(
+  parentWorkspace: string,
+  parentId: string,
+  atStep: number,
+  short: string,
+  given: string | undefined,
+): Promise<ForkWorkspace> {
+  const top = await workTreeOf(parentWorkspace);
+  const snapshot = top ? await resolveRef(top, snapshotRef(parentId, atStep)) : null;
+  if (!top || !snapshot) {
+    if (given)
+      throw new ConfigError(
+        `--workspace needs a snapshot to check out, and ${parentWorkspace} has none of step ${atStep}`,
+      );
+    return {
+      workspace: parentWorkspace,
+      conversationOnly: top
+        ? `no snapshot of step ${atStep} (the goal ran before snapshots, or it failed); the fork shares ${parentWorkspace}`
+        : `${parentWorkspace} is not a git repository; the fork shares its files`,
+    };
+  }
+  const worktree = path.resolve(given ?? `${top}-fork-${short}`);
+  try {
+    await run('git', ['worktree', 'add', '--detach', worktree, snapshot], { cwd: top });
+  } catch (err) {
+    throw new ConfigError(
+      `could not make the worktree ${worktree}: ${String((err as { stderr?: string }).stderr ?? err).trim()}`,
+    );
+  }
+  const inside = path.relative(projectRealPath(top), projectRealPath(parentWorkspace));
+  return { workspace: path.join(worktree, inside), worktree, snapshot };
+}
