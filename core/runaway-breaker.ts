@@ -77,9 +77,13 @@ export function afterModelTurn(
   turn: { toolCalls: number; atMs: number; costUsd: number; tokens: number },
 ): BreakerOutcome {
   const idleTurns = turn.toolCalls === 0 ? state.idleTurns + 1 : 0;
-  const recent = [...state.recent, { atMs: turn.atMs, costUsd: turn.costUsd, tokens: turn.tokens }]
-    .filter((entry) => entry.atMs > turn.atMs - settings.windowMs)
-    .slice(-RATE_ENTRIES_KEPT);
+  // Kept only while a rate rule is on: otherwise each step's state (a workflow payload) would carry them.
+  const rateRuleOn = settings.maxUsdPerMinute !== undefined || settings.maxTokensPerMinute !== undefined;
+  const recent = rateRuleOn
+    ? [...state.recent, { atMs: turn.atMs, costUsd: turn.costUsd, tokens: turn.tokens }]
+        .filter((entry) => entry.atMs > turn.atMs - settings.windowMs)
+        .slice(-RATE_ENTRIES_KEPT)
+    : [];
   const next: BreakerState = { ...state, idleTurns, recent };
   if (settings.idleTurns > 0 && idleTurns >= settings.idleTurns) {
     return trip(next, `${idleTurns} model turns in a row without a tool call or finish`);

@@ -7,7 +7,7 @@
  * signal, because a raise (`goalrun budget set`) is a store write that knows no workflow, and the
  * same poll also notices the next UTC day's window, so one timer covers both ways out.
  * Runs of PATCH.dailyBudget only. Cost without a daily cap: one local activity (one history event,
- * one indexed SELECT) per model step, and none to settle.
+ * one indexed SELECT) at most every NO_DAILY_CAP_RECHECK_MS, and none to settle.
  */
 import { CancellationScope } from '@temporalio/workflow';
 import { EVENT_KINDS } from '../core/event-kinds';
@@ -19,6 +19,14 @@ import type { GoalRun } from './goal-run';
 
 /** How often a goal waiting at the daily cap asks the store again (a raise or the next day). */
 export const DAILY_BUDGET_POLL_MS = 60_000;
+/**
+ * While the store has no daily cap, how long a goal goes on without asking again: a step then costs
+ * no extra history event, and a cap set meanwhile applies within this long (and at each new run).
+ */
+export const NO_DAILY_CAP_RECHECK_MS = 5 * 60_000;
+
+/** Until when (workflow time) a run skips the daily check, after the store said it has no cap. */
+const noCapUntil = new WeakMap<GoalRun, number>();
 
 /** How the wait at the daily cap reaches the command queue. */
 export interface DailyWaitHooks {
@@ -46,7 +54,12 @@ export async function reserveDaily(run: GoalRun, hooks: DailyWaitHooks): Promise
   ).costUsd;
   const ask = () =>
     storeActivities.reserveDailyBudget({ sessionId, model: run.state.goal.model, reservationUsd });
+  const skipUntil = noCapUntil.get(run);
+  if (skipUntil !== undefined && Date.now() < skipUntil) {
+    return { kind: 'go', reservationId: null, spentBeforeUsd: spentOf(run.state).costUsd };
+  }
   const first = await ask();
+  if (first.kind === 'none') noCapUntil.set(run, Date.now() + NO_DAILY_CAP_RECHECK_MS);
   if (first.kind !== 'refused') {
     const reservationId = first.kind === 'reserved' ? first.id : null;
     return { kind: 'go', reservationId, spentBeforeUsd: spentOf(run.state).costUsd };

@@ -41,8 +41,13 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
     run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
     return;
   }
-  const { notices, ...counts } = summary;
+  const { notices, gitRepository, ...counts } = summary;
   run.state = { ...run.state, workspaceContext: counts };
+  // A plain folder takes no snapshots: known here, no step pays an activity to find it out.
+  if (gitRepository === false && run.features[PATCH.workspaceSnapshots] && run.noSnapshots === null) {
+    run.noSnapshots = 'the workspace is not a git repository';
+    run.session.note(`no workspace snapshots: ${run.noSnapshots}`);
+  }
   const parts = [
     plural(counts.instructionFiles, 'instruction file'),
     ...(counts.servers > 0

@@ -3,7 +3,10 @@
  * the OS, the date and a short `git status`, taken on the tool host, with `git` run inside the
  * goal's sandbox: the model worker never touches the workspace.
  */
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { NOT_A_GIT_REPOSITORY } from '../../core/extensions/workspace-context';
 import type { SandboxSettings } from '../../core/sandbox-settings';
 import type { SandboxHost } from '../sandbox/host';
 import { runCaptured } from '../sandbox/run-captured';
@@ -56,9 +59,26 @@ async function gitStatus(input: {
   });
   if (run.startError) return `unknown (${run.startError})`;
   if (run.timedOut) return `unknown (git status took over ${GIT_STATUS_TIMEOUT_MS / 1000} s)`;
-  if (run.code !== 0) return 'not a git repository';
+  if (run.code !== 0) {
+    // A linked worktree's repository can lie outside what the sandbox shows: git fails there, yet
+    // the workspace is a repository (and its snapshots work on the tool host).
+    return insideGitRepository(input.workspace)
+      ? `unknown (git status failed in the sandbox: ${run.stderr.trim().split('\n')[0] ?? ''})`
+      : NOT_A_GIT_REPOSITORY;
+  }
   const lines = run.stdout.trimEnd().split('\n');
   const shown = lines.slice(0, GIT_STATUS_MAX_LINES).join('\n  ');
   const more = lines.length > GIT_STATUS_MAX_LINES ? `\n  … ${lines.length - GIT_STATUS_MAX_LINES} more` : '';
   return `\n  ${shown}${more}`;
+}
+
+/** Whether the directory or one above it holds a `.git` (a directory, or a worktree's file). */
+function insideGitRepository(workspace: string): boolean {
+  let dir = path.resolve(workspace);
+  for (;;) {
+    if (fs.existsSync(path.join(dir, '.git'))) return true;
+    const parent = path.dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
 }

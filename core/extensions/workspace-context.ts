@@ -84,10 +84,15 @@ export interface WorkspaceContextSummary {
   notifyHooks: number;
   /** The notices, each clipped (also stored as notice events). */
   notices: string[];
+  /** Whether `git status` found a repository (false: no workspace snapshots this execution). */
+  gitRepository?: boolean;
 }
 
+/** What `git status` says in the environment snapshot when the workspace is no repository. */
+export const NOT_A_GIT_REPOSITORY = 'not a git repository';
+
 /** The part of the summary the workflow keeps in its state. */
-export type WorkspaceContextCounts = Omit<WorkspaceContextSummary, 'notices'>;
+export type WorkspaceContextCounts = Omit<WorkspaceContextSummary, 'notices' | 'gitRepository'>;
 
 /** The summary of a stored row. */
 export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {
@@ -99,6 +104,7 @@ export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {
     stopHooks: data.hooks.stop,
     notifyHooks: data.hooks.notify,
     notices: data.notices.map((text) => (text.length > 300 ? `${text.slice(0, 299)}…` : text)),
+    gitRepository: data.environment.git !== NOT_A_GIT_REPOSITORY,
   };
 }
 

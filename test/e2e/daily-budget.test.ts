@@ -74,7 +74,9 @@ describe('the daily budget over many goals', () => {
     );
     const set = await runCli(['budget', 'set', '--daily-usd', '0.03'], t.env);
     expect(set.code, set.stderr).toBe(0);
-    const workers = [spawnCli(['worker'], t.env), spawnCli(['worker'], t.env)];
+    // Every goal is started before the workers: their first calls race for the cap together, and no
+    // goal's second call can come before another goal's first.
+    let workers: ReturnType<typeof spawnCli>[] = [];
     try {
       const ids: string[] = [];
       for (let index = 0; index < GOALS; index++) {
@@ -95,6 +97,7 @@ describe('the daily budget over many goals', () => {
         expect(started.code, started.stderr).toBe(0);
         ids.push(JSON.parse(started.stdout).sessionId);
       }
+      workers = [spawnCli(['worker'], t.env), spawnCli(['worker'], t.env)];
       const status = async (id: string) => JSON.parse((await runCli(['status', id, '--json'], t.env)).stdout);
       const waiting = await until(
         () => Promise.all(ids.map(status)),
