@@ -116,7 +116,16 @@ describe('clean', () => {
         const status = await runCli(['status', id, '--json'], t.env);
         expect(status.code, status.stderr).toBe(0);
         expect(JSON.parse(status.stdout)).toMatchObject({ sessionId: id, status: 'cleaned' });
-        await expect(temporal.workflow.getHandle(workflowIdOf(id)).describe()).rejects.toThrow(/not found/i);
+        // Temporal deletes an execution in the background after DeleteWorkflowExecution returns.
+        await waitFor(`the execution of ${id} deleted from Temporal`, () =>
+          temporal.workflow
+            .getHandle(workflowIdOf(id))
+            .describe()
+            .then(
+              () => false,
+              (err: Error) => /not found/i.test(err.message),
+            ),
+        );
       }
       for (const id of [...stopped.slice(2), runningId]) {
         const { rows } = await db.query<{ n: number }>(
