@@ -87,6 +87,8 @@ describe('compaction', () => {
     );
     server.setFallback(undefined);
     expect(result.code, result.stdout + result.stderr).toBe(0);
+    // Says what else reached stdout if anything did: --json must print the status object alone.
+    expect(() => JSON.parse(result.stdout), `stdout ends: ${result.stdout.slice(-400)}`).not.toThrow();
     const status = JSON.parse(result.stdout);
     expect(status).toMatchObject({ status: 'completed', steps });
 
