@@ -11,10 +11,11 @@ export function mergeChanges<T>(base: T, ours: T, current: T): T {
   if (!isPlainObject(base) || !isPlainObject(ours) || !isPlainObject(current)) return ours;
   const merged: Record<string, unknown> = { ...current };
   for (const key of Object.keys(ours)) {
-    merged[key] = mergeChanges(base[key], ours[key], current[key]);
+    merged[key] = mergeChanges(ownField(base, key), ours[key], ownField(current, key));
   }
   for (const key of Object.keys(base)) {
-    if (!(key in ours)) delete merged[key];
+    // Own fields only: a key such as `toString` is "in" every object through its prototype.
+    if (!hasOwn(ours, key)) delete merged[key];
   }
   return merged as T;
 }
@@ -31,6 +32,14 @@ export function sameValue(a: unknown, b: unknown): boolean {
   const otherKeys = Object.keys(b).filter((key) => b[key] !== undefined);
   if (keys.length !== otherKeys.length) return false;
   return keys.every((key) => sameValue(a[key], b[key]));
+}
+
+function hasOwn(value: Record<string, unknown>, key: string): boolean {
+  return Object.hasOwn(value, key);
+}
+
+function ownField(value: Record<string, unknown>, key: string): unknown {
+  return hasOwn(value, key) ? value[key] : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
