@@ -6,7 +6,7 @@
  * and HEAD are never written. An unchanged tree reuses the previous snapshot's commit (no new objects).
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +37,9 @@ export type SnapshotResult =
 
 /** Longest a git command of a snapshot may run before the snapshot is given up. */
 export const SNAPSHOT_GIT_TIMEOUT_MS = 120_000;
+
+/** How much older than the user's index its copy is dated, so same-second edits get rehashed. */
+const INDEX_AGE_MARGIN_MS = 2_000;
 
 /** Identity of snapshot commits (never the user's config: it may be missing, or sign commits). */
 const SNAPSHOT_IDENTITY = {
@@ -91,6 +94,24 @@ async function previousSnapshot(top: string, sessionId: string, step: number): P
 }
 
 /**
+ * Git trusts an index entry's cached stat data only when the file is older than the index itself
+ * ("racy git"). A plain copy is stamped now, so a file changed within the same second as the user's
+ * last `git add`, at the same size, would look unchanged and its old content would be snapshotted.
+ * Dating the copy a second before the original makes such entries racy, so git rehashes them.
+ */
+async function copyIndexKeepingItsAge(from: string, to: string): Promise<boolean> {
+  try {
+    const original = await stat(from);
+    await copyFile(from, to);
+    const earlier = new Date(original.mtimeMs - INDEX_AGE_MARGIN_MS);
+    await utimes(to, earlier, earlier);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Records the workspace as the snapshot of a step. The temporary index starts as a copy of the user's
  * (its stat cache spares rehashing unchanged files), or from HEAD's tree when there is none.
  */
@@ -102,10 +123,7 @@ export async function snapshotWorkspace(input: SnapshotInput): Promise<SnapshotR
     const index = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: index };
     const userIndex = await git(top, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-    const copied = await copyFile(userIndex, index).then(
-      () => true,
-      () => false,
-    );
+    const copied = await copyIndexKeepingItsAge(userIndex, index);
     if (!copied && (await resolveRef(top, 'HEAD'))) await git(top, ['read-tree', 'HEAD'], env);
     await git(top, ['add', '-A', '--', '.'], env);
     const tree = await git(top, ['write-tree'], env);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,20 @@ describe('workspace snapshots', () => {
     expect(readFileSync(path.join(dir, '.git', 'index')).equals(index)).toBe(true);
     expect(git(dir, 'status', '--porcelain')).toBe('M tracked.txt\n?? new.txt');
     expect(git(dir, 'stash', 'list')).toBe('');
+  });
+
+  it('sees a same-size edit made within the second of the last git add (racy git)', async () => {
+    const dir = repo();
+    git(dir, 'config', 'core.trustctime', 'false');
+    const tracked = path.join(dir, 'tracked.txt');
+    const second = Math.floor(Date.now() / 1000) - 100;
+    utimesSync(tracked, second + 0.1, second + 0.1);
+    git(dir, 'add', 'tracked.txt');
+    utimesSync(path.join(dir, '.git', 'index'), second + 0.5, second + 0.5);
+    writeFileSync(tracked, 'v1\n');
+    utimesSync(tracked, second + 0.1, second + 0.1);
+    await snapshotWorkspace({ sessionId: 'racy', workspace: dir, step: 1 });
+    expect(git(dir, 'show', `${snapshotRef('racy', 1)}:tracked.txt`)).toBe('v1');
   });
 
   it('reuses the previous commit for an unchanged tree, and chains changed ones', async () => {
