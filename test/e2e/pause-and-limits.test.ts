@@ -26,10 +26,12 @@ describe('pause and limits', () => {
   it('a paused goal outlives its time limit and a worker restart, then goes on where it was', async () => {
     const t = goalTestEnv('pause');
     let release = false;
+    // Each tick prints something new: identical calls with identical output would trip the breaker.
+    let tick = 0;
     server.setFallback((body) =>
       release && (body.tools?.length ?? 0) > 0
         ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-        : { toolCalls: [{ name: 'bash', args: { command: 'sleep 0.2' } }] },
+        : { toolCalls: [{ name: 'bash', args: { command: `sleep 0.2; echo tick ${++tick}` } }] },
     );
     let worker = spawnCli(['worker'], t.env);
     try {
@@ -83,7 +85,7 @@ describe('pause and limits', () => {
       server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');
     }
-  });
+  }, 360_000);
 
   it('/limits lifts a goal off its step limit with no new execution', async () => {
     const t = goalTestEnv('limits-raise');

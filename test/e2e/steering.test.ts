@@ -139,10 +139,12 @@ describe('steering', () => {
     const t = goalTestEnv('steer-down');
     const message = 'Write THREE.txt as well.';
     // Ticks until the model is shown the message, then finishes: the goal ends only if it arrives.
+    // Each tick differs, so the runaway breaker never takes them for a loop.
+    let tick = 0;
     server.setFallback((body) =>
       texts(body).some((text) => text.includes(message))
         ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'steered while down' } }] }
-        : { toolCalls: [{ name: 'bash', args: { command: 'echo tick' } }] },
+        : { toolCalls: [{ name: 'bash', args: { command: `echo tick ${++tick}` } }] },
     );
     let worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
