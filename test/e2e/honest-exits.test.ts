@@ -114,7 +114,9 @@ describe('honest exit codes and counts', () => {
     server.setFallback((body) => {
       if (isSummary(body) || !promptText(body).includes(objective)) return { text: 'not mine' };
       if (!cleared || requestStep(body) === 1) {
-        return { toolCalls: [{ name: 'bash', args: { command: `sleep 1; echo working ${requestStep(body)}` } }] };
+        return {
+          toolCalls: [{ name: 'bash', args: { command: `sleep 1; echo working ${requestStep(body)}` } }],
+        };
       }
       return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'fresh session done' } }] };
     });
