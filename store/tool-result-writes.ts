@@ -1,7 +1,7 @@
 /** A tool result written whole: spool row, event and message in one transaction (issue 9, item 7). */
 import { storeKeys } from '../core/store-keys';
 import { type MessageRecord, toEntry, toJson } from './rows';
-import type { SqlExecutor } from './sql';
+import type { SqlClient, SqlExecutor } from './sql';
 import type { RecordedToolResult, ToolResultFacts, ToolResultRecord } from './types';
 
 /** Thrown inside the transaction when another attempt's result message appeared meanwhile. */
@@ -43,6 +43,25 @@ export async function storedToolResult(
     argsDigest: data.argsDigest ?? '',
   };
   return { seq: entry.seq, created: false, message: entry.message, facts };
+}
+
+/**
+ * Records a tool's result once (writeToolResult in a transaction); when a concurrent attempt stored
+ * it first, returns that attempt's result.
+ */
+export async function recordToolResult(
+  client: SqlClient,
+  record: ToolResultRecord,
+): Promise<RecordedToolResult> {
+  try {
+    return await client.transaction((tx) => writeToolResult(tx, record));
+  } catch (error) {
+    // A concurrent attempt stored the result first; ours was rolled back whole. Return theirs.
+    if (!(error instanceof ToolResultStoredMeanwhile)) throw error;
+    const stored = await storedToolResult(client, record);
+    if (!stored) throw new Error(`Tool result ${record.messageKey} of ${record.sessionId} vanished.`);
+    return stored;
+  }
 }
 
 /** Spool row, event, message: all or nothing (issue 9, item 7). */

@@ -1,0 +1,139 @@
+/** The sessions table: creating, reading, updating and deleting session rows, and finding them by id, name or project. */
+import { shortIdOf } from '../core/session-ids';
+import { SESSION_COLUMNS, type SessionRecord, toJson, toSession } from './rows';
+import type { SqlExecutor } from './sql';
+import type { GoalStatus, NewSession, SessionRow } from './types';
+
+/** The fields of a session row that `updateSession` may change; an absent field is left as it is. */
+export interface SessionPatch {
+  status?: GoalStatus;
+  reason?: string | null;
+  goalState?: unknown;
+  model?: string;
+}
+
+/** Inserts the session row; a second call with the same id changes nothing. */
+export async function createSession(db: SqlExecutor, session: NewSession): Promise<void> {
+  await db.query(
+    `INSERT INTO sessions (id, project_dir, project_hash, objective, model, workflow_id)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      session.id,
+      session.projectDir,
+      session.projectHash,
+      session.objective,
+      session.model,
+      session.workflowId,
+    ],
+  );
+}
+
+/** The session with this id, or null. */
+export async function getSession(db: SqlExecutor, id: string): Promise<SessionRow | null> {
+  const { rows } = await db.query<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [
+    id,
+  ]);
+  return rows.length > 0 ? toSession(rows[0]) : null;
+}
+
+/** The session with this session id or, failing that, the newest with this workflow id. */
+export async function findSession(db: SqlExecutor, idOrWorkflowId: string): Promise<SessionRow | null> {
+  // A session id wins over a workflow id that happens to be spelled the same.
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions
+     WHERE id = $1 OR workflow_id = $1
+     ORDER BY (id = $1) DESC, created_at DESC
+     LIMIT 1`,
+    [idOrWorkflowId],
+  );
+  return rows.length > 0 ? toSession(rows[0]) : null;
+}
+
+/** The newest `limit` sessions of every project. */
+export async function listSessions(db: SqlExecutor, limit: number): Promise<SessionRow[]> {
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows.map(toSession);
+}
+
+/** Sets the patch's fields on the session row and stamps updated_at. */
+export async function updateSession(db: SqlExecutor, id: string, patch: SessionPatch): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  const set = (column: string, value: unknown, cast = '') => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}${cast}`);
+  };
+  if (patch.status !== undefined) set('status', patch.status);
+  if (patch.reason !== undefined) set('reason', patch.reason);
+  if (patch.model !== undefined) set('model', patch.model);
+  if (patch.goalState !== undefined) set('goal_state', toJson(patch.goalState), '::jsonb');
+  sets.push('updated_at = now()');
+  await db.query(`UPDATE sessions SET ${sets.join(', ')} WHERE id = $1`, params);
+}
+
+/** Deletes the session and every row of it. */
+export async function deleteSession(db: SqlExecutor, id: string): Promise<void> {
+  // Every child table references sessions with ON DELETE CASCADE, but workspace_contexts, which
+  // is written before its session row exists.
+  await db.query('DELETE FROM sessions WHERE id = $1', [id]);
+  await db.query('DELETE FROM workspace_contexts WHERE session_id = $1', [id]);
+}
+
+/** Sessions whose id starts with `prefix`, newest first. */
+export async function findSessionsByPrefix(
+  db: SqlExecutor,
+  prefix: string,
+  limit: number,
+): Promise<SessionRow[]> {
+  // LIKE treats % and _ as wildcards; a prefix is matched literally.
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [pattern, limit],
+  );
+  return rows.map(toSession);
+}
+
+/** Sessions whose short id (see core/session-ids.ts) is `shortId`, newest first. */
+export async function findSessionsByShortId(
+  db: SqlExecutor,
+  shortId: string,
+  limit: number,
+): Promise<SessionRow[]> {
+  // The short id is the end of the id's timestamp, just before its final Z; matched literally.
+  const pattern = `%-%${shortId.replace(/[\\%_]/g, (c) => `\\${c}`)}Z`;
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [pattern, limit],
+  );
+  return rows.map(toSession).filter((row) => shortIdOf(row.id) === shortId);
+}
+
+/** Sessions of any project with this name, newest first. */
+export async function findSessionsByName(
+  db: SqlExecutor,
+  name: string,
+  limit: number,
+): Promise<SessionRow[]> {
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [name, limit],
+  );
+  return rows.map(toSession);
+}
+
+/** The newest session of the project with this hash, or null. */
+export async function latestSessionOfProject(
+  db: SqlExecutor,
+  projectHash: string,
+): Promise<SessionRow | null> {
+  const { rows } = await db.query<SessionRecord>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project_hash = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [projectHash],
+  );
+  return rows.length > 0 ? toSession(rows[0]) : null;
+}
