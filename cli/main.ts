@@ -56,7 +56,8 @@ const TASK_QUEUE_OPTION = [
 // list, tasks, policy, stats) never load the worker, the providers or the AI SDK (issue 10;
 // test/e2e/cli-module-graph.test.ts keeps it so).
 const contextModule = (): typeof import('./context') => require('./context');
-const goalCommands = (): typeof import('./commands/goal-commands') => require('./commands/goal-commands');
+const startCommands = (): typeof import('./commands/start-commands') => require('./commands/start-commands');
+const resumeCommand = (): typeof import('./commands/resume-command') => require('./commands/resume-command');
 const inspectCommands = (): typeof import('./commands/inspect-commands') =>
   require('./commands/inspect-commands');
 const statusCommands = (): typeof import('./commands/status-commands') =>
@@ -127,7 +128,9 @@ function buildProgram(): Command {
     .addOption(outputFormatOption())
     .option('--json', 'the same as --output-format json: only the final status, as `status --json`')
     .action(
-      action((context, objective: string, options) => goalCommands().runCommand(context, objective, options)),
+      action((context, objective: string, options) =>
+        startCommands().runCommand(context, objective, options),
+      ),
     );
 
   const start = program
@@ -141,7 +144,7 @@ function buildProgram(): Command {
     .option('--json', 'print {"sessionId","workflowId","runId","taskQueue"}')
     .action(
       action((context, objective: string, options) =>
-        goalCommands().startCommand(context, objective, options),
+        startCommands().startCommand(context, objective, options),
       ),
     );
 
@@ -355,7 +358,7 @@ function buildProgram(): Command {
     .option('--json', 'the same as --output-format json')
     .action(
       action((context, id: string | undefined, options) =>
-        goalCommands().resumeCommand(context, id, options),
+        resumeCommand().resumeCommand(context, id, options),
       ),
     );
 
