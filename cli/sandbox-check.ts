@@ -5,7 +5,8 @@
  */
 
 import { ConfigError } from '../core/errors';
-import type { SandboxMode } from '../core/sandbox-settings';
+import type { GoalDefinition } from '../core/goal';
+import { DEFAULT_SANDBOX, type SandboxMode } from '../core/sandbox-settings';
 
 /** Whether bubblewrap can sandbox here: ok, or the one line that says what is wrong and what to do. */
 export async function sandboxProblem(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
@@ -26,4 +27,12 @@ export async function requireSandbox(mode: SandboxMode): Promise<void> {
   if (mode === 'off') return;
   const problem = await sandboxProblem();
   if (problem) throw new ConfigError(problem);
+}
+
+/**
+ * Refuses (exit 2) a goal whose sandbox needs bubblewrap when this machine cannot sandbox. A goal
+ * with a tool host (--tools-queue) is not checked here: its tools run there, and that worker checks.
+ */
+export async function requireSandboxForGoal(goal: GoalDefinition): Promise<void> {
+  if (goal.toolTaskQueue === undefined) await requireSandbox(goal.sandbox?.mode ?? DEFAULT_SANDBOX.mode);
 }

@@ -1,4 +1,4 @@
-/** Starts a goal workflow with its Web UI metadata and search attributes. */
+/** Starts a goal workflow with its Web UI metadata and search attributes, and says so as `start` does. */
 import type { GoalDefinition, GoalLimits } from '../core/goal';
 import {
   GoalIterationKey,
@@ -9,6 +9,8 @@ import {
 } from '../workflows/definitions';
 import type { GoalWorkflowInput } from '../workflows/goal-workflow';
 import type { CliContext } from './context';
+import { notice, printJson, say } from './output';
+import { hasLiveWorker, noWorkerMessage } from './worker-presence';
 
 /** The Web UI's one-line summary is capped at 200 bytes. */
 const STATIC_SUMMARY_MAX_BYTES = 200;
@@ -62,4 +64,28 @@ function clipBytes(text: string, max: number): string {
   let clipped = text;
   while (Buffer.byteLength(`${clipped}…`) > max) clipped = clipped.slice(0, -1);
   return `${clipped}…`;
+}
+
+/** What `start` prints once a goal's execution has started, and the warning when no worker runs it. */
+export async function reportStarted(
+  context: CliContext,
+  started: StartedGoal,
+  json?: boolean,
+): Promise<number> {
+  if (json) {
+    printJson(started);
+  } else {
+    say(`started goal ${started.sessionId} (workflow ${started.workflowId})`);
+    say(`  a worker must be running:  ${context.workerHint()}`);
+    say(`  follow it:                 goalrun watch ${started.sessionId}`);
+  }
+  await warnIfNoWorker(context, started.taskQueue);
+  return 0;
+}
+
+/** Warns (on stderr) when nobody polls the goal's task queue: the goal would wait silently. */
+async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<void> {
+  const client = await context.temporal();
+  if ((await hasLiveWorker(client, taskQueue)) === false)
+    notice(noWorkerMessage(taskQueue, context.workerHint()));
 }

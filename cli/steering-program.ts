@@ -1,48 +1,23 @@
 /** The commands that steer a running goal (issue F-CMDS): `steer`, one verb per app command, approvals. */
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors';
-import type { CliContext } from './context';
-
-/** How main.ts wraps a command's handler. */
-type ActionWrapper = <A extends unknown[]>(
-  handler: (context: CliContext, ...args: A) => Promise<number>,
-) => (...args: A) => Promise<void>;
-
-/** What the steering commands share with the rest of the program. */
-export interface SteeringProgramOptions {
-  action: ActionWrapper;
-  idHelp: string;
-  lastOption: readonly [string, string];
-}
+import { action, ID_HELP, idAndWords, LAST_OPTION } from './program-shared';
 
 // Handlers load on use, so `goalrun --help` and the light commands stay fast (issue 10).
 const steer = async (): Promise<typeof import('./commands/steer-commands')> =>
   require('./commands/steer-commands');
 
 /**
- * The goal and the words of a command that takes an id and then text: with --last there is no id,
- * so the first word commander took for one belongs to the text.
+ * Adds `steer`, `pause`, `unpause`, `clear`, `limits`, `model`, `rename`, `jobs`, `transcript`,
+ * `approve` and `deny`.
  */
-export function idAndWords(
-  id: string | undefined,
-  words: string[],
-  options: { last?: boolean },
-): [string | undefined, string[]] {
-  if (!options.last) return [id, words];
-  return [undefined, id === undefined ? words : [id, ...words]];
-}
-
-/** Adds the steering commands to the program. */
-export function addSteeringCommands(
-  program: Command,
-  { action, idHelp, lastOption }: SteeringProgramOptions,
-): void {
+export function registerSteeringCommands(program: Command): void {
   const goalCommand = (name: string, description: string) =>
     program
       .command(name)
       .description(description)
-      .argument('[id]', idHelp)
-      .option(...lastOption)
+      .argument('[id]', ID_HELP)
+      .option(...LAST_OPTION)
       .option('--json', 'print the outcome as JSON');
 
   program
@@ -50,9 +25,9 @@ export function addSteeringCommands(
     .description(
       'send a message to a running goal, delivered before its next step (a text starting with / is an app command; try /help)',
     )
-    .argument('[id]', `${idHelp} (left out with --last)`)
+    .argument('[id]', `${ID_HELP} (left out with --last)`)
     .argument('[text...]', 'the message, or an app command such as "/limits max_steps=80"')
-    .option(...lastOption)
+    .option(...LAST_OPTION)
     .option('--json', 'print the outcome as JSON')
     .action(
       action(async (context, id: string | undefined, words: string[], options) => {
@@ -93,9 +68,9 @@ export function addSteeringCommands(
     program
       .command(name)
       .description(description)
-      .argument('[id]', `${idHelp} (left out with --last)`)
+      .argument('[id]', `${ID_HELP} (left out with --last)`)
       .argument(`[${argument.slice(1, -1)}]`, name === 'model' ? 'model specifier' : 'the new name')
-      .option(...lastOption)
+      .option(...LAST_OPTION)
       .option('--json', 'print the outcome as JSON')
       .action(
         action(async (context, id: string | undefined, words: string | string[] | undefined, options) => {
@@ -123,8 +98,8 @@ export function addSteeringCommands(
   program
     .command('transcript')
     .description('print the session: messages, tool calls, results, summaries and steering, in order')
-    .argument('[id]', idHelp)
-    .option(...lastOption)
+    .argument('[id]', ID_HELP)
+    .option(...LAST_OPTION)
     .option('--format <format>', 'md (for people) or jsonl (one stored message per line)', 'md')
     .option('--full', 'expand spooled tool outputs in full')
     .action(

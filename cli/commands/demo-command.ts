@@ -10,7 +10,7 @@ import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { say } from '../output';
 import { sandboxProblem } from '../sandbox-check';
-import { runCommand } from './goal-commands';
+import { runCommand } from './start-commands';
 
 const DEMO_OBJECTIVE =
   'Create greet.js, a Node script that greets the name given on the command line; check its output; then capitalise the greeting and check again.';

@@ -6,12 +6,12 @@ import type { CliContext } from '../context';
 import { EventStreamPrinter } from '../event-stream';
 import { exitCodeOf } from '../exit-codes';
 import { describeOutcome, followGoal } from '../follow';
+import { followOptions } from '../follow-options';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, waitingForWorker, workflowStatus } from '../goal-status';
 import { formatSnapshot, notice, printJson, say } from '../output';
 import { onInterrupt } from '../signals';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
-import { followOptions } from './goal-commands';
 
 /** How often `cancel --wait` repeats that it is still waiting for a worker. */
 const CANCEL_WAIT_REMINDER_MS = 30_000;

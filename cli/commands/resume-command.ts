@@ -1,37 +1,28 @@
-/** `run`, `start` and `resume`: commands that start a goal execution. */
+/**
+ * `resume`: attach to a running goal, or start a new execution of a stopped one from its checkpoint.
+ * `run --name` and `start --name` continue a stopped named session through resumeSession too.
+ */
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../core/errors';
 import type { GoalDefinition, GoalLimits } from '../../core/goal';
-import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
-import { newSessionId } from '../../store/session-id';
 import { hostUpdate, workflowIdOf } from '../../workflows/definitions';
 import { innermostMessage } from '../../workflows/failures';
 import type { CliContext } from '../context';
-import { type FollowOptions, followGoal } from '../follow';
+import { followGoal } from '../follow';
+import { followOptions } from '../follow-options';
 import { goalFromOptions } from '../goal-definition';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
-import { modelNoteOf, queryState, snapshotFromRow, workflowStatus } from '../goal-status';
-import { writableFile, writeLastMessage } from '../last-message';
+import { queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
-import { claimNamedSession } from '../named-start';
-import { objectiveFrom } from '../objective-input';
-import { notice, printJson, say } from '../output';
-import { outputFormatOf } from '../output-format';
+import { say } from '../output';
 import { sessionToResume } from '../resume-target';
-import { requireSandbox } from '../sandbox-check';
+import { requireSandboxForGoal } from '../sandbox-check';
 import { type HeldSessionLock, lockSession } from '../session-lock';
 import { onInterrupt } from '../signals';
-import { type StartedGoal, startGoal } from '../start-goal';
+import { reportStarted, startGoal } from '../start-goal';
 import { senderName, steerGoal } from '../steer-client';
-import { webUiUrl } from '../web-ui';
-import {
-  firstEvents,
-  hasLiveToolHost,
-  hasLiveWorker,
-  noToolHostMessage,
-  noWorkerMessage,
-} from '../worker-presence';
+import { firstEvents } from '../worker-presence';
 import { describe as describeSteering } from './steer-commands';
 
 /** Options of `resume`, besides the limits. */
@@ -41,116 +32,6 @@ export interface ResumeOptions extends GoalOptions {
   /** Resume a completed goal without a new instruction. */
   force?: boolean;
   last?: boolean;
-}
-
-/**
- * Refuses (exit 2) a goal whose sandbox needs bubblewrap when this machine cannot sandbox. A goal
- * with a tool host (--tools-queue) is not checked here: its tools run there, and that worker checks.
- */
-async function requireSandboxForGoal(goal: GoalDefinition): Promise<void> {
-  if (goal.toolTaskQueue === undefined) await requireSandbox(goal.sandbox?.mode ?? DEFAULT_SANDBOX.mode);
-}
-
-/** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
-export async function runCommand(
-  context: CliContext,
-  objectiveArg: string,
-  options: GoalOptions & { name?: string },
-): Promise<number> {
-  const interrupted = onInterrupt();
-  const hostsWorker = options.worker !== false;
-  const objective = objectiveFrom(objectiveArg);
-  // Checked before the goal starts: a typo in the path must not cost a whole run.
-  const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
-  const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
-  // Before a name is claimed: a machine that cannot sandbox the goal starts nothing.
-  await requireSandboxForGoal(goal);
-  if (options.name !== undefined) {
-    const claim = await claimNamedSession(context, options.name, objective, options, hostsWorker);
-    try {
-      if (claim.kind === 'continue') {
-        return await resumeSession(
-          context,
-          claim.sessionId,
-          { ...options, message: objective },
-          interrupted,
-          claim.lock,
-        );
-      }
-      return await runGoal(context, claim.goal, options, interrupted, claim.lock, lastMessageFile);
-    } finally {
-      await claim.lock.release();
-    }
-  }
-  return runGoal(context, goal, options, interrupted, undefined, lastMessageFile);
-}
-
-/** Starts a new goal with a worker here (unless --no-worker) and follows it. */
-async function runGoal(
-  context: CliContext,
-  goal: GoalDefinition,
-  options: GoalOptions,
-  interrupted: Promise<NodeJS.Signals>,
-  lock?: HeldSessionLock,
-  lastMessageFile?: string,
-): Promise<number> {
-  const hostsWorker = options.worker !== false;
-  const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
-  if (hostsWorker) await context.hostWorker();
-  const started = await startGoal(context, goal);
-  await lock?.release();
-  if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
-  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
-  await warnIfNoToolHost(context, goal);
-  const code = await followGoal(context, started.sessionId, follow);
-  if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
-  return code;
-}
-
-/** `goalrun start`: start a goal and return at once. */
-export async function startCommand(
-  context: CliContext,
-  objectiveArg: string,
-  options: GoalOptions & { name?: string },
-): Promise<number> {
-  const objective = objectiveFrom(objectiveArg);
-  const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
-  const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
-  await requireSandboxForGoal(goal);
-  if (options.name !== undefined) {
-    const claim = await claimNamedSession(context, options.name, objective, options, false);
-    try {
-      if (claim.kind === 'continue') {
-        const resumeOptions = { ...options, message: objective, worker: false };
-        return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
-      }
-      const started = await startGoal(context, claim.goal);
-      await claim.lock.release();
-      await reportStarted(context, started, options.json);
-      return 0;
-    } finally {
-      await claim.lock.release();
-    }
-  }
-  const started = await startGoal(context, goal);
-  await reportStarted(context, started, options.json);
-  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
-  await warnIfNoToolHost(context, goal);
-  return 0;
-}
-
-/** What `start` prints once a goal's execution has started, and the warning when no worker runs it. */
-async function reportStarted(context: CliContext, started: StartedGoal, json?: boolean): Promise<number> {
-  if (json) {
-    printJson(started);
-  } else {
-    say(`started goal ${started.sessionId} (workflow ${started.workflowId})`);
-    say(`  a worker must be running:  ${context.workerHint()}`);
-    say(`  follow it:                 goalrun watch ${started.sessionId}`);
-  }
-  await warnIfNoWorker(context, started.taskQueue);
-  return 0;
 }
 
 /**
@@ -319,71 +200,6 @@ async function steerRunningGoal(
     if (!json) say(describeSteering(sessionId, sent));
   }
   if (!json) say(`goal ${sessionId} is running; following it`);
-}
-
-/**
- * How to follow a goal: the output format from --output-format / --json, and for stream-json where
- * the stream starts (`start`: the whole session; `now`: only what comes next).
- */
-export async function followOptions(
-  context: CliContext,
-  sessionId: string,
-  options: { json?: boolean; outputFormat?: string; fromStart?: boolean; after?: string },
-  interrupted: Promise<NodeJS.Signals>,
-  from: 'start' | 'now',
-): Promise<FollowOptions> {
-  const format = outputFormatOf(options);
-  options.json = format !== 'text';
-  const after = afterCursor(options);
-  if (format !== 'stream-json') {
-    if (after !== undefined) throw new ConfigError('--after needs --output-format stream-json');
-    return { json: format === 'json', interrupted };
-  }
-  const fromCursor =
-    after ??
-    (from === 'start' || options.fromStart ? 0 : await (await context.sessionStore()).lastEventId(sessionId));
-  return { json: true, interrupted, stream: { fromCursor } };
-}
-
-/** The cursor of `--after`, checked: a whole number, and not with --from-start. */
-function afterCursor(options: { fromStart?: boolean; after?: string }): number | undefined {
-  if (options.after === undefined) return undefined;
-  if (options.fromStart) throw new ConfigError('give --from-start or --after, not both');
-  const cursor = Number(options.after);
-  if (!/^\d+$/.test(options.after.trim()) || !Number.isSafeInteger(cursor)) {
-    throw new ConfigError(`--after must be an event's cursor (a whole number), got "${options.after}"`);
-  }
-  return cursor;
-}
-
-/** Says once, at start, that the model has no card (and what that means), if so. */
-function noteModel(model: string, where: { home: string; workspace: string }): void {
-  const note = modelNoteOf(model, where);
-  if (note) notice(note);
-}
-
-/** Warns (on stderr) when nobody polls the goal's task queue: the goal would wait silently. */
-async function warnIfNoWorker(context: CliContext, taskQueue: string): Promise<void> {
-  const client = await context.temporal();
-  if ((await hasLiveWorker(client, taskQueue)) === false)
-    notice(noWorkerMessage(taskQueue, context.workerHint()));
-}
-
-/** A goal whose tools go to a tool host that nobody runs would wait at its first tool call, silently. */
-async function warnIfNoToolHost(context: CliContext, goal: GoalDefinition): Promise<void> {
-  if (!goal.toolTaskQueue) return;
-  const client = await context.temporal();
-  if ((await hasLiveToolHost(client, goal.toolTaskQueue)) === false) {
-    notice(noToolHostMessage(goal.toolTaskQueue, goal.workspace));
-  }
-}
-
-function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {
-  const ui = webUiUrl(context.settings, workflowIdOf(sessionId));
-  say(`goal ${sessionId}`);
-  say(`  model ${model} · workspace ${workspace}`);
-  if (ui) say(`  Web UI ${ui}`);
-  say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');
 }
 
 /**

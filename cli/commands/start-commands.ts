@@ -1,0 +1,138 @@
+/**
+ * `run` and `start`: commands that start a new goal (or, with --name, continue the project's stopped
+ * session of that name, as `resume` does).
+ */
+
+import type { GoalDefinition } from '../../core/goal';
+import { newSessionId } from '../../store/session-id';
+import { workflowIdOf } from '../../workflows/definitions';
+import type { CliContext } from '../context';
+import { followGoal } from '../follow';
+import { followOptions } from '../follow-options';
+import { goalFromOptions } from '../goal-definition';
+import type { GoalOptions } from '../goal-options';
+import { modelNoteOf } from '../goal-status';
+import { writableFile, writeLastMessage } from '../last-message';
+import { claimNamedSession } from '../named-start';
+import { objectiveFrom } from '../objective-input';
+import { notice, say } from '../output';
+import { requireSandboxForGoal } from '../sandbox-check';
+import type { HeldSessionLock } from '../session-lock';
+import { onInterrupt } from '../signals';
+import { reportStarted, startGoal } from '../start-goal';
+import { webUiUrl } from '../web-ui';
+import { hasLiveToolHost, noToolHostMessage } from '../worker-presence';
+import { resumeSession } from './resume-command';
+
+/** `goalrun run`: start a goal, host a worker unless --no-worker, follow it to the end. */
+export async function runCommand(
+  context: CliContext,
+  objectiveArg: string,
+  options: GoalOptions & { name?: string },
+): Promise<number> {
+  const interrupted = onInterrupt();
+  const hostsWorker = options.worker !== false;
+  const objective = objectiveFrom(objectiveArg);
+  // Checked before the goal starts: a typo in the path must not cost a whole run.
+  const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
+  const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
+  const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  // Before a name is claimed: a machine that cannot sandbox the goal starts nothing.
+  await requireSandboxForGoal(goal);
+  if (options.name !== undefined) {
+    const claim = await claimNamedSession(context, options.name, objective, options, hostsWorker);
+    try {
+      if (claim.kind === 'continue') {
+        return await resumeSession(
+          context,
+          claim.sessionId,
+          { ...options, message: objective },
+          interrupted,
+          claim.lock,
+        );
+      }
+      return await runGoal(context, claim.goal, options, interrupted, claim.lock, lastMessageFile);
+    } finally {
+      await claim.lock.release();
+    }
+  }
+  return runGoal(context, goal, options, interrupted, undefined, lastMessageFile);
+}
+
+/** Starts a new goal with a worker here (unless --no-worker) and follows it. */
+async function runGoal(
+  context: CliContext,
+  goal: GoalDefinition,
+  options: GoalOptions,
+  interrupted: Promise<NodeJS.Signals>,
+  lock?: HeldSessionLock,
+  lastMessageFile?: string,
+): Promise<number> {
+  const hostsWorker = options.worker !== false;
+  const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
+  if (hostsWorker) await context.hostWorker();
+  const started = await startGoal(context, goal);
+  await lock?.release();
+  if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
+  await warnIfNoToolHost(context, goal);
+  const code = await followGoal(context, started.sessionId, follow);
+  if (lastMessageFile) await writeLastMessage(context, started.sessionId, lastMessageFile);
+  return code;
+}
+
+/** `goalrun start`: start a goal and return at once. */
+export async function startCommand(
+  context: CliContext,
+  objectiveArg: string,
+  options: GoalOptions & { name?: string },
+): Promise<number> {
+  const objective = objectiveFrom(objectiveArg);
+  const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
+  const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  await requireSandboxForGoal(goal);
+  if (options.name !== undefined) {
+    const claim = await claimNamedSession(context, options.name, objective, options, false);
+    try {
+      if (claim.kind === 'continue') {
+        const resumeOptions = { ...options, message: objective, worker: false };
+        return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
+      }
+      const started = await startGoal(context, claim.goal);
+      await claim.lock.release();
+      await reportStarted(context, started, options.json);
+      return 0;
+    } finally {
+      await claim.lock.release();
+    }
+  }
+  const started = await startGoal(context, goal);
+  await reportStarted(context, started, options.json);
+  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
+  await warnIfNoToolHost(context, goal);
+  return 0;
+}
+
+/** Says once, at start, that the model has no card (and what that means), if so. */
+function noteModel(model: string, where: { home: string; workspace: string }): void {
+  const note = modelNoteOf(model, where);
+  if (note) notice(note);
+}
+
+/** A goal whose tools go to a tool host that nobody runs would wait at its first tool call, silently. */
+async function warnIfNoToolHost(context: CliContext, goal: GoalDefinition): Promise<void> {
+  if (!goal.toolTaskQueue) return;
+  const client = await context.temporal();
+  if ((await hasLiveToolHost(client, goal.toolTaskQueue)) === false) {
+    notice(noToolHostMessage(goal.toolTaskQueue, goal.workspace));
+  }
+}
+
+/** What `run` prints before it follows a new goal: its id, model, workspace and Web UI link. */
+function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {
+  const ui = webUiUrl(context.settings, workflowIdOf(sessionId));
+  say(`goal ${sessionId}`);
+  say(`  model ${model} · workspace ${workspace}`);
+  if (ui) say(`  Web UI ${ui}`);
+  say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');
+}
