@@ -1,0 +1,90 @@
+/**
+ * The model call of a step: one `modelStep` activity (on the goal's host when it has one), with one
+ * forced compaction and one retry when the request overflows the window. A /pause while it runs
+ * stops it (goals of the command queue): the call is cancelled, and the step runs again on unpause,
+ * so a paused goal makes no model call at all.
+ */
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { ModelStepResult } from '../activities/types';
+import { FailureType } from '../core/errors';
+import { lastSeqOf } from '../core/ledger';
+import { modelStepAttempts } from '../core/model-attempts';
+import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1 } from '../core/tool-names';
+import { modelActivities } from './activities-proxy';
+import { compact } from './compaction';
+import { failureType } from './failures';
+import type { StepControl } from './goal-control';
+import type { GoalRun } from './goal-run';
+import { onGoalHost, type Placement } from './host-placement';
+import { PATCH } from './patches';
+
+/** A model call stopped because the goal paused: the step is not taken and runs again on unpause. */
+export class ModelCallInterrupted extends Error {
+  constructor() {
+    super('the model call was stopped: the goal paused');
+    this.name = 'ModelCallInterrupted';
+  }
+}
+
+/** Calls the model for step `stepNumber`; throws ModelCallInterrupted when a /pause stopped the call. */
+export async function callModel(
+  run: GoalRun,
+  control: StepControl,
+  stepNumber: number,
+): Promise<ModelStepResult> {
+  const attempt = async () => {
+    const { goal } = run.state;
+    // The state saved with the answer accounts for the messages before it, so it does not count this
+    // step yet: a resume counts the answers stored after it (see prepareResume).
+    const state = run.stateWrite(false, { steps: stepNumber - 1 });
+    const input = {
+      sessionId: goal.sessionId,
+      stepNumber,
+      execution: run.execution,
+      model: goal.model,
+      baseUrl: goal.baseUrl,
+      upToSeq: lastSeqOf(run.state.ledger),
+      plan: run.state.compaction?.plan,
+      // A goal of 0.1.0 keeps the tool list its history recorded; memory-search came with the command queue's release.
+      tools: run.features[PATCH.commandQueue] ? GOAL_TOOL_NAMES : GOAL_TOOL_NAMES_0_1,
+      state,
+      providerUnreachableMinutes: goal.providerUnreachableMinutes,
+      ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
+      ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
+    };
+    const proxy = (placement: Placement) =>
+      modelActivities(`model step ${stepNumber} · ${goal.model}`, modelStepAttempts(goal), placement);
+    let result: ModelStepResult;
+    if (run.features[PATCH.commandQueue]) {
+      const call = new CancellationScope();
+      let paused = false;
+      try {
+        result = await control.serve(
+          call.run(() => onGoalHost(run, (placement) => proxy(placement).modelStep(input))),
+          {
+            when: () => run.state.paused,
+            act: () => {
+              paused = true;
+              call.cancel();
+            },
+          },
+        );
+      } catch (err) {
+        if (paused && isCancellation(err)) throw new ModelCallInterrupted();
+        throw err;
+      }
+    } else {
+      result = await proxy({}).modelStep(input);
+    }
+    run.stateWritten(state);
+    return result;
+  };
+  try {
+    return await attempt();
+  } catch (err) {
+    if (failureType(err) !== FailureType.ContextOverflow) throw err;
+    run.session.note(`step ${stepNumber} · the request overflowed the context window; compacting`);
+    await compact(run.compactionHost(), stepNumber, { forced: true, recovery: true });
+    return attempt();
+  }
+}
