@@ -1,5 +1,5 @@
 /** The messages goalrun itself writes into a goal's transcript, and the kept-progress summary. */
-import type { GoalState } from './goal';
+import type { GoalState, GoalStatus } from './goal';
 import { plural } from './text';
 
 /** The user message that starts the next iteration of an unfinished goal. */
@@ -40,4 +40,12 @@ export function resumeMessage(state: GoalState, keptProgress: string | null): st
   ]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/**
+ * What the sender of a steering message is told when the goal ended before delivering it (it was
+ * sent during the last step), and how to give the goal that instruction anyway.
+ */
+export function undeliveredSteeringText(status: GoalStatus, sessionId: string): string {
+  return `the goal ended (${status}) before its next step; to give it this instruction: goalrun resume ${sessionId} --message "…"`;
 }

@@ -89,3 +89,8 @@ export function textOf(message: StoredMessage): string {
     .map((part) => part.text ?? '')
     .join('');
 }
+
+/** The text of a user message (its parts joined); empty for any other role. */
+export function userTextOf(message: StoredMessage): string {
+  return message.role === 'user' ? message.content.map((part) => part.text).join('') : '';
+}

@@ -1,16 +1,14 @@
 /**
  * One execution of a goal inside its workflow: how it starts (new, resumed, continued as new), how
  * it writes to the session store, how it delivers steering and how it ends. The state and its pure
- * rules live in core/goal-session.ts; this class adds the activities around them.
+ * rules live in core/goal-session.ts; this class adds the activities around them. A resume is
+ * goal-resume.ts, the end goal-ending.ts, the compaction's view of the run goal-compaction-host.ts.
  */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
-import { breakdownTotal } from '../core/cost';
-import { EVENT_KINDS } from '../core/event-kinds';
-import type { GoalEndedData } from '../core/event-log';
 import { type GoalState, type GoalStatus, initialGoalState, withLaterFields } from '../core/goal';
-import { keptProgressSummary, resumeMessage } from '../core/goal-messages';
+import { undeliveredSteeringText } from '../core/goal-messages';
 import { GoalSession } from '../core/goal-session';
 import { runningJobsByProcess } from '../core/jobs-registry';
 import type { LedgerEntry } from '../core/ledger';
@@ -20,13 +18,15 @@ import { type MessageMeta, type StoredMessage, userText } from '../core/messages
 import { continueAsNewPayload } from '../core/state-bounds';
 import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
+import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
-import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
+import { compactionHostOf } from './goal-compaction-host';
+import { endCancelledGoal, endGoal } from './goal-ending';
 import { afterCheckpoint } from './goal-hooks';
+import { resumeSession } from './goal-resume';
 import type { GoalWorkflowInput } from './goal-workflow';
-import { onGoalHost } from './host-placement';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
@@ -51,7 +51,7 @@ export class GoalRun {
   private readonly writes = new StateWriteTracker();
   private readonly publisher: () => void;
   /** Whether the session row and the first message exist (a goal cancelled before its start has neither). */
-  private opened: boolean;
+  opened: boolean;
   /** Why this execution takes no more workspace snapshots (a folder that is not a git repository), once known. */
   noSnapshots: string | null = null;
   /** The patched behaviours this run takes (false for the changes made after the build that started it). */
@@ -88,30 +88,9 @@ export class GoalRun {
     return this.state.executions;
   }
 
-  /** The compaction module's view of this run. */
+  /** The compaction module's view of this run (goal-compaction-host.ts). */
   compactionHost(): CompactionHost {
-    return {
-      latestSteeringOnly: !this.features[PATCH.keepEverySteering],
-      mergesConcurrentChanges: this.features[PATCH.commandQueue],
-      serve: (work) => this.serveWork(work),
-      ...(this.features[PATCH.commandQueue]
-        ? { budgetAllows: (inputTokens: number) => budgetAllows(this.state, inputTokens) }
-        : {}),
-      onHost: (call) => onGoalHost(this, call),
-      get: () => this.state,
-      set: (next) => {
-        this.state = next;
-      },
-      // Notices are numbered per session; the execution keeps a resumed run's notices apart.
-      appendNotice: async (n, message, done) => {
-        const key = storeKeys.notice(this.execution, n);
-        const text = textOfUser(message).replace(/^\[goalrun\] /, '');
-        const event = done
-          ? { kind: EVENT_KINDS.compaction, data: { ...done, text }, key }
-          : { kind: EVENT_KINDS.notice, data: { text }, key };
-        await this.appendMessage(key, message, { event });
-      },
-    };
+    return compactionHostOf(this);
   }
 
   /** Publishes the state to the Web UI (search attributes, current details). */
@@ -126,7 +105,7 @@ export class GoalRun {
     if (this.input.state) {
       log.info('continued as new', { steps: this.state.steps, iteration: this.state.iteration });
     } else if (this.input.resume) {
-      await this.resume();
+      await resumeSession(this, this.input);
       await gatherWorkspaceContext(this);
     } else {
       await gatherWorkspaceContext(this);
@@ -155,66 +134,6 @@ export class GoalRun {
       compaction:
         this.state.compaction ?? initialCompactionState(opened.first.seq, this.state.goal.autoCompact),
     };
-  }
-
-  /** Resumes a stopped session from its saved state, with the structured history carried over. */
-  private async resume(): Promise<void> {
-    const prepared = await storeActivities.prepareResume(this.input.goal.sessionId);
-    this.opened = true;
-    const saved = prepared.state;
-    this.session.keptProgress = prepared.keptProgress;
-    this.state = {
-      ...saved,
-      goal: {
-        ...saved.goal,
-        limits: { ...saved.goal.limits, ...this.input.limitsOverride },
-        // The process that resumes it hosts it now (or nobody does): never the one that ran it before.
-        hostQueue: this.input.goal.hostQueue,
-      },
-      executions: prepared.execution,
-      status: 'running',
-      reason: null,
-      paused: false,
-      approval: null,
-      runningTool: null,
-      // Jobs died with the execution that ran them.
-      jobs: saved.jobs.map((job) => (job.status === 'running' ? { ...job, status: 'lost' as const } : job)),
-    };
-    if (prepared.stepsRecovered > 0) {
-      this.session.note(`recovered ${prepared.stepsRecovered} step(s) the stopped execution did not save`);
-    }
-    this.unanswered = prepared.unansweredToolCalls.map((call) => ({ ...call, summary: call.toolName }));
-    await this.answerUnanswered('the goal was interrupted while this tool was running');
-    const text = resumeMessage({ ...saved, executions: prepared.execution }, prepared.keptProgress);
-    const { goal } = this.state;
-    await this.appendMessage(
-      storeKeys.resume(this.execution),
-      userText(text),
-      {
-        event: {
-          kind: EVENT_KINDS.sessionResumed,
-          data: {
-            workflowId: this.workflowId,
-            model: goal.model,
-            workspace: goal.workspace,
-            objective: goal.objective,
-            limits: goal.limits,
-            execution: this.execution,
-          },
-          key: storeKeys.sessionResumedEvent(this.execution),
-        },
-      },
-      true,
-    );
-    if (this.input.resumeMessage) {
-      await this.deliverSteering({
-        id: storeKeys.resumeSteeringId(this.execution),
-        text: this.input.resumeMessage,
-        from: 'resume',
-      });
-    }
-    this.session.keptProgress = null;
-    this.session.note(`resumed (execution ${this.execution})`);
   }
 
   // --- Store writes --------------------------------------------------------------------------
@@ -302,10 +221,7 @@ export class GoalRun {
    */
   private dropUndeliveredSteering(status: GoalStatus): void {
     for (const request of this.session.dropPendingSteering()) {
-      this.undeliveredSteering.set(
-        request.id,
-        `the goal ended (${status}) before its next step; to give it this instruction: goalrun resume ${this.state.goal.sessionId} --message "…"`,
-      );
+      this.undeliveredSteering.set(request.id, undeliveredSteeringText(status, this.state.goal.sessionId));
       this.session.note(`steering from ${request.from} not delivered: the goal ended (${status})`);
     }
   }
@@ -355,81 +271,18 @@ export class GoalRun {
 
   // --- Ending --------------------------------------------------------------------------------
 
-  /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
-  async finish(status: GoalStatus, reason: string | null): Promise<void> {
-    await this.onEnding(status);
-    if (!this.opened) await this.open();
-    await this.killJobs();
-    this.session.setStatus(status, reason);
-    this.session.note(`goal ${status}${reason ? `: ${reason}` : ''}`);
-    this.session.stopClock();
-    this.timeLimit.disarm();
-    this.publish();
-    const ended: GoalEndedData = {
-      status,
-      reason,
-      summary: this.state.finishSummary,
-      steps: this.state.steps,
-      iterations: this.state.iteration,
-      elapsedMs: this.session.elapsedMs(),
-      costUsd: breakdownTotal(this.state.breakdown ?? {}).costUsd,
-      usage: this.state.usage,
-    };
-    await this.saveState(true, {
-      kind: EVENT_KINDS.goalEnded,
-      data: ended,
-      key: storeKeys.goalEnded(this.execution),
-    });
+  /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told (goal-ending.ts). */
+  finish(status: GoalStatus, reason: string | null): Promise<void> {
+    return endGoal(this, status, reason);
   }
 
   /** The cleanup of a cancelled goal: answered calls, a kept-progress summary, status cancelled. */
-  async cancelled(): Promise<void> {
-    if (!this.opened) await this.open();
-    // A cancelled goal waits for nobody: its pending escalation is denied, or status would show it forever.
-    const pending = this.state.approval;
-    if (pending) {
-      this.session.approvalAnswered('denied', 'the goal was cancelled');
-      await this.saveState(false, {
-        kind: 'approval',
-        data: {
-          toolCallId: pending.toolCallId,
-          command: pending.command,
-          decision: 'denied',
-          reason: 'the goal was cancelled',
-          by: 'cancel',
-        },
-        key: storeKeys.approvalEvent(pending.toolCallId),
-      });
-    }
-    // The first call without a result is the one the cancellation cut short (the calls before it
-    // were answered in order); the step's own runningTool is already cleared when the cancellation gets here.
-    const interrupted = this.unanswered[0]?.summary ?? this.state.runningTool;
-    await this.answerUnanswered('the goal was cancelled while this tool was running');
-    const summary = keptProgressSummary(
-      { ...this.state, runningTool: interrupted },
-      this.session.elapsedMs(),
-    );
-    this.session.keptProgress = summary;
-    // Saved at once (spec S-SAVE: on interrupt, immediately, with a kept-progress summary).
-    await this.saveState(false, {
-      kind: 'kept-progress',
-      data: { summary },
-      key: storeKeys.keptProgressEvent(this.execution),
-    });
-    await this.finish('cancelled', 'cancelled by request');
+  cancelled(): Promise<void> {
+    return endCancelledGoal(this);
   }
 
   /** The input of the next run after continue-as-new. */
   continueAsNewInput(): GoalWorkflowInput {
     return continueAsNewPayload(this.session.savedState());
   }
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
-}
-
-function textOfUser(message: StoredMessage): string {
-  return message.role === 'user' ? message.content.map((part) => part.text).join('') : '';
 }
