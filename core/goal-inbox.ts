@@ -86,6 +86,22 @@ export function steeringRequest(request: { id: string; text: string; from: strin
   }
 }
 
+/** How a request is named in a notice, e.g. when carrying it out failed. */
+export function describeRequest(request: InboxRequest): string {
+  switch (request.kind) {
+    case 'command':
+      return `/${request.command.name} from ${request.from}`;
+    case 'compact':
+      return 'the compaction';
+    case 'auto-compact':
+      return `auto-compact ${request.on ? 'on' : 'off'}`;
+    case 'approval':
+      return `the ${request.reply.decision === 'approve' ? 'approval' : 'denial'} from ${request.reply.from}`;
+    default:
+      return `the request from ${'from' in request ? request.from : 'unknown'}`;
+  }
+}
+
 /** The queue itself: a list of requests held in the goal state, and the rules that bound it. */
 export class GoalInbox {
   constructor(

@@ -6,20 +6,14 @@
  * activity, a failed command becomes a notice, and every waiting handler is answered before the run
  * ends.
  */
-import {
-  ApplicationFailure,
-  allHandlersFinished,
-  CancellationScope,
-  condition,
-  isCancellation,
-} from '@temporalio/workflow';
-import { isAppCommand } from '../core/app-commands';
-import type { GoalStatus, SteeringRequest } from '../core/goal';
-import { GoalInbox, type InboxPhase, type InboxRequest, steeringRequest } from '../core/goal-inbox';
+import { allHandlersFinished, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import type { GoalStatus } from '../core/goal';
+import { describeRequest, GoalInbox, type InboxPhase, type InboxRequest } from '../core/goal-inbox';
+import { undeliveredSteeringText } from '../core/goal-messages';
 import type { StopDecision } from '../core/goal-rules';
 import type { CapStop } from '../core/spend-cap';
 import { plural } from '../core/text';
-import { enterPause, LIMIT_WAIT_MS, resumeFromPause, startFreshSession, writeNotice } from './boundary';
+import { enterPause, resumeFromPause, startFreshSession, writeNotice } from './boundary';
 import { waitAtBudget } from './budget-gate';
 import { type CommandOutcome, carryOut, refusalText } from './commands';
 import { autoCompact, ensureBudget } from './compaction';
@@ -28,21 +22,17 @@ import type { SteerResult } from './definitions';
 import { innermostMessage } from './failures';
 import type { ApprovalBox, GoalControl } from './goal-control';
 import type { GoalRun } from './goal-run';
+import { type LimitWaitHooks, waitAtLimit } from './limit-gate';
+import { type RequestAnswer, RequestAnswers } from './request-answers';
 
 /** What an update is told while the run drains for continue-as-new (cli/update-across-runs.ts sends it again). */
 export const MOVING_ON_REFUSAL = 'the goal is moving on to its next run (continue-as-new); send this again';
-
-/** The failure type of a request the goal refused or could not carry out (the update fails with it). */
-export const REQUEST_REFUSED_TYPE = 'GoalRequestRefused';
-
-/** What a waiting handler gets back. */
-type Answer = { ok: true; value: unknown } | { ok: false; message: string };
 
 /** The command queue of one run. */
 export class CommandQueue implements GoalControl {
   readonly approvals: ApprovalBox = { answer: null };
   readonly inbox: GoalInbox;
-  private readonly answers = new Map<string, Answer>();
+  private readonly answers = new RequestAnswers();
   /** Transcript notices of commands carried out during a step, written at the next boundary. */
   private readonly notices: string[] = [];
   /** A /clear: the ids of the requests waiting for the fresh session's id. */
@@ -55,6 +45,11 @@ export class CommandQueue implements GoalControl {
    */
   private movingOn = false;
   private counter = 0;
+  /** How the waits at a boundary (a limit, the money cap, the daily budget) reach this queue. */
+  private readonly boundaryWait: LimitWaitHooks = {
+    waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
+    clearRequested: () => this.clearing.requested,
+  };
 
   constructor(private readonly run: GoalRun) {
     this.inbox = new GoalInbox(
@@ -94,17 +89,8 @@ export class CommandQueue implements GoalControl {
   }
 
   /** Waits for the answer to a request already queued (a message sent twice, by update and signal). */
-  async answerOf<T>(id: string): Promise<T> {
-    await condition(() => this.answers.has(id));
-    const answer = this.answers.get(id)!;
-    if (!answer.ok) {
-      throw ApplicationFailure.create({
-        message: answer.message,
-        type: REQUEST_REFUSED_TYPE,
-        nonRetryable: true,
-      });
-    }
-    return answer.value as T;
+  answerOf<T>(id: string): Promise<T> {
+    return this.answers.waitFor<T>(id);
   }
 
   /** A steering id seen before: its earlier answer, or null for a new one. */
@@ -112,31 +98,6 @@ export class CommandQueue implements GoalControl {
     if (this.inbox.has(id) || this.answers.has(id)) return this.answerOf<SteerResult>(id);
     if (!this.run.state.steeringIds.includes(id)) return null;
     return { kind: 'message', seq: this.run.deliveredSteering.get(id) ?? -1, duplicate: true };
-  }
-
-  /**
-   * A steering request that came by signal: durable the moment it was sent, so it cannot be refused
-   * to its sender; one that fails its checks becomes a notice instead.
-   */
-  receiveSignal(request: SteeringRequest, check: (request: InboxRequest) => void): void {
-    const from = typeof request?.from === 'string' ? request.from : 'unknown';
-    const text = typeof request?.text === 'string' ? request.text : '';
-    const id = typeof request?.id === 'string' ? request.id : this.newId('signal');
-    if (this.inbox.has(id) || this.run.state.steeringIds.includes(id)) return;
-    let why: string;
-    try {
-      const queued = steeringRequest({ id, text, from });
-      check(queued);
-      this.inbox.add(queued);
-      return;
-    } catch (err) {
-      why = (err as Error).message;
-    }
-    const what = isAppCommand(text) ? text.trim().split(/\s+/)[0] : 'steering';
-    this.run.session.note(`${what} from ${from} ignored: ${why}`);
-    if (!this.inbox.addRefused({ id, text, from }, why)) {
-      this.run.state = { ...this.run.state, droppedRequests: (this.run.state.droppedRequests ?? 0) + 1 };
-    }
   }
 
   // --- The loop's side: GoalControl -----------------------------------------------------------
@@ -181,48 +142,16 @@ export class CommandQueue implements GoalControl {
     }
   }
 
-  async waitAtLimit(stop: StopDecision): Promise<boolean> {
-    const { run } = this;
-    run.session.setStatus('limit_reached', stop.reason);
-    run.session.note(
-      `limit reached: ${stop.reason}; waiting for goalrun limits ${run.state.goal.sessionId} (or /limits)`,
-    );
-    run.session.stopClock();
-    run.timeLimit.disarm();
-    await run.killJobs();
-    run.publish();
-    await run.saveState(true, { kind: 'limit-reached', data: { reason: stop.reason, limit: stop.limit } });
-    const raised = await this.waitUntil(
-      () => this.clearing.requested || run.session.stopDecision()?.status !== 'limit_reached',
-      'boundary',
-      LIMIT_WAIT_MS,
-    );
-    if (!raised) {
-      await run.finish('limit_reached', stop.reason);
-      return false;
-    }
-    if (this.clearing.requested) return true;
-    run.session.setStatus('running');
-    run.session.note('limits raised; going on');
-    run.session.startClock();
-    run.timeLimit.arm(run.session.remainingMs());
-    run.publish();
-    await run.saveState(true, { kind: 'limits-raised', data: { limits: run.state.goal.limits } });
-    return true;
+  waitAtLimit(stop: StopDecision): Promise<boolean> {
+    return waitAtLimit(this.run, stop, this.boundaryWait);
   }
 
   async waitAtBudget(stop: CapStop): Promise<boolean> {
-    return waitAtBudget(this.run, stop, {
-      waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
-      clearRequested: () => this.clearing.requested,
-    });
+    return waitAtBudget(this.run, stop, this.boundaryWait);
   }
 
   async reserveDaily(): Promise<DailyGate> {
-    return reserveDaily(this.run, {
-      waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
-      clearRequested: () => this.clearing.requested,
-    });
+    return reserveDaily(this.run, this.boundaryWait);
   }
 
   async beforeContinueAsNew(): Promise<boolean> {
@@ -332,7 +261,7 @@ export class CommandQueue implements GoalControl {
       const message = innermostMessage(err);
       this.answer(request.id, { ok: false, message });
       if (isCancellation(err)) throw err;
-      const text = `${describe(request)} failed: ${message}`;
+      const text = `${describeRequest(request)} failed: ${message}`;
       this.run.session.note(text);
       this.notices.push(text);
       return;
@@ -370,7 +299,7 @@ export class CommandQueue implements GoalControl {
           value: {
             kind: 'message',
             seq: -1,
-            undelivered: `the goal ended (${status}) before its next step; to give it this instruction: goalrun resume ${this.run.state.goal.sessionId} --message "…"`,
+            undelivered: undeliveredSteeringText(status, this.run.state.goal.sessionId),
           } satisfies SteerResult,
         });
         continue;
@@ -379,23 +308,7 @@ export class CommandQueue implements GoalControl {
     }
   }
 
-  private answer(id: string, answer: Answer): void {
-    if (!this.answers.has(id)) this.answers.set(id, answer);
-  }
-}
-
-/** How a request is named in a notice. */
-function describe(request: InboxRequest): string {
-  switch (request.kind) {
-    case 'command':
-      return `/${request.command.name} from ${request.from}`;
-    case 'compact':
-      return 'the compaction';
-    case 'auto-compact':
-      return `auto-compact ${request.on ? 'on' : 'off'}`;
-    case 'approval':
-      return `the ${request.reply.decision === 'approve' ? 'approval' : 'denial'} from ${request.reply.from}`;
-    default:
-      return `the request from ${'from' in request ? request.from : 'unknown'}`;
+  private answer(id: string, answer: RequestAnswer): void {
+    this.answers.set(id, answer);
   }
 }

@@ -6,6 +6,8 @@
  * Queries only read.
  */
 import { currentUpdateInfo, setHandler } from '@temporalio/workflow';
+import { isAppCommand } from '../core/app-commands';
+import type { SteeringRequest } from '../core/goal';
 import {
   type InboxRequest,
   InboxRequestError,
@@ -51,9 +53,7 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
     },
   );
 
-  setHandler(steerSignal, (request) =>
-    queue.receiveSignal(request, (queued) => checkRequest(run, queue, queued, 'signal')),
-  );
+  setHandler(steerSignal, (request) => receiveSteeringSignal(run, queue, request));
 
   setHandler(
     compactUpdate,
@@ -120,6 +120,31 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
   });
 
   setHandler(policyQuery, () => policyWithStateSize(run.state));
+}
+
+/**
+ * A steering request that came by signal: durable the moment it was sent, so it cannot be refused
+ * to its sender; one that fails its checks becomes a notice instead.
+ */
+function receiveSteeringSignal(run: GoalRun, queue: CommandQueue, request: SteeringRequest): void {
+  const from = typeof request?.from === 'string' ? request.from : 'unknown';
+  const text = typeof request?.text === 'string' ? request.text : '';
+  const id = typeof request?.id === 'string' ? request.id : queue.newId('signal');
+  if (queue.inbox.has(id) || run.state.steeringIds.includes(id)) return;
+  let why: string;
+  try {
+    const queued = steeringRequest({ id, text, from });
+    checkRequest(run, queue, queued, 'signal');
+    queue.inbox.add(queued);
+    return;
+  } catch (err) {
+    why = (err as Error).message;
+  }
+  const what = isAppCommand(text) ? text.trim().split(/\s+/)[0] : 'steering';
+  run.session.note(`${what} from ${from} ignored: ${why}`);
+  if (!queue.inbox.addRefused({ id, text, from }, why)) {
+    run.state = { ...run.state, droppedRequests: (run.state.droppedRequests ?? 0) + 1 };
+  }
 }
 
 /** A host request, checked for shape. */

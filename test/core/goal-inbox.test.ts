@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  describeRequest,
   GoalInbox,
   type InboxRequest,
   InboxRequestError,
@@ -90,5 +91,15 @@ describe('the goal inbox', () => {
     expect(refused.kind).toBe('refused');
     expect(JSON.stringify(refused).length).toBeLessThan(1_000);
     expect(queue.hasDue('step')).toBe(true);
+  });
+
+  it('names a request in a notice by what it is and who sent it', () => {
+    expect(describeRequest(command('1', '/pause'))).toBe('/pause from a@b');
+    expect(describeRequest({ kind: 'compact', id: '2', topic: '', from: 'x' })).toBe('the compaction');
+    expect(describeRequest({ kind: 'auto-compact', id: '3', on: false, from: 'x' })).toBe('auto-compact off');
+    expect(describeRequest({ kind: 'approval', id: '4', reply: { decision: 'deny', from: 'ann' } })).toBe(
+      'the denial from ann',
+    );
+    expect(describeRequest(steer('5'))).toBe('the request from a@b');
   });
 });
