@@ -1,81 +1,48 @@
 /**
  * The model-step activity: builds the context from the store and the plan, streams the
  * answer, and stores it once under the step's key, so a retry after a crash calls no model twice.
+ * What it returns for a stored answer is model-step-result.ts; its clients are model-clients.ts.
  */
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { ConfigError, FailureType } from '../core/errors';
+import { FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
-import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
-import type { WorkspaceContextData } from '../core/extensions/workspace-context';
 import { finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
-import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import {
-  type MessageMeta,
-  type StoredMessage,
-  type ToolCallPart,
-  type TranscriptEntry,
-  textOf,
-  toolCallsOf,
-} from '../core/messages';
+import type { MessageMeta, StoredMessage } from '../core/messages';
 import { storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
-import { TOOL, WORKFLOW_HANDLED_TOOL_NAMES } from '../core/tool-names';
-import { clipChars } from '../core/truncate';
-import type { RequestUsage } from '../core/usage';
-import { workflowToolArgsFor } from '../core/workflow-tool-args';
-import type { SessionStore } from '../store/types';
+import { TOOL } from '../core/tool-names';
 import { buildContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
-import { mcpRouting, mcpToolSpecs } from './extensions/mcp-model-view';
-import { checkFinishResult } from './output-schema';
+import { mcpToolSpecs } from './extensions/mcp-model-view';
+import { modelClientCache } from './model-clients';
+import { modelStepResult, summaryOf } from './model-step-result';
 import { systemPrompt } from './prompt';
-import { createModelClient } from './providers';
 import { isUnreachableError } from './providers/errors';
 import { idleTimeoutMsOf } from './providers/stream-idle';
-import type { ModelClient } from './providers/types';
 import {
   type ModelStepHeartbeat,
   modelStepFailure,
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
-import { findTool, toolSpecsFor } from './tool-catalog';
-import { routingOf } from './tools/routing';
+import { toolSpecsFor } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
+import { uniqueToolCalls } from './unique-tool-calls';
 import type { ActivityDeps } from './workflow-activities';
+
+/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
+const STEP_TEXT_MAX_BYTES = 16 * 1024;
 
 /** Creates the model-step activity. */
 export function createModelStepActivity(deps: ActivityDeps) {
   const { store } = deps;
-  const clients = new Map<string, ModelClient>();
-  const clientFor = (spec: string, baseUrl: string | undefined): ModelClient => {
-    const cacheKey = `${spec}|${baseUrl ?? ''}`;
-    let client = clients.get(cacheKey);
-    if (!client) {
-      try {
-        client = deps.modelClient
-          ? deps.modelClient(spec, baseUrl)
-          : createModelClient(spec, { baseUrl, env: deps.env });
-      } catch (err) {
-        if (err instanceof ConfigError) {
-          throw ApplicationFailure.create({
-            message: err.message,
-            type: FailureType.ConfigError,
-            nonRetryable: true,
-          });
-        }
-        throw err;
-      }
-      clients.set(cacheKey, client);
-    }
-    return client;
-  };
+  const clientFor = modelClientCache(deps);
 
   return {
     /** One model call: builds the context from the store, streams the answer, stores it once. */
@@ -319,100 +286,4 @@ function storeFailure(err: unknown): ApplicationFailure {
     nonRetryable: false,
     cause: err instanceof Error ? err : undefined,
   });
-}
-
-/**
- * The tool calls with ids unique in the session: a misbehaving model (or a script) may repeat an id,
- * and two calls with one id would share one stored result.
- */
-async function uniqueToolCalls(
-  store: SessionStore,
-  sessionId: string,
-  calls: ToolCallPart[],
-): Promise<ToolCallPart[]> {
-  if (calls.length === 0) return calls;
-  // One look-up for the ids as given; a repeat is rare, and then each candidate is checked.
-  const answered = await store.existingMessageKeys(
-    sessionId,
-    calls.map((call) => storeKeys.toolResult(call.toolCallId || 'call')),
-  );
-  const taken = async (id: string) =>
-    answered.has(storeKeys.toolResult(id)) ||
-    (await store.getMessageByKey(sessionId, storeKeys.toolResult(id))) !== null;
-  const seen = new Set<string>();
-  const unique: ToolCallPart[] = [];
-  for (const call of calls) {
-    const base = call.toolCallId || 'call';
-    let id = base;
-    for (
-      let n = 2;
-      seen.has(id) || (id === base ? answered.has(storeKeys.toolResult(id)) : await taken(id));
-      n++
-    ) {
-      id = `${base}~${n}`;
-    }
-    seen.add(id);
-    unique.push(id === call.toolCallId ? call : { ...call, toolCallId: id });
-  }
-  return unique;
-}
-
-/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
-const STEP_TEXT_MAX_BYTES = 16 * 1024;
-/** Longest one-line summary of a tool call. */
-const SUMMARY_MAX_CHARS = 120;
-
-/** One line for a tool call, e.g. `bash: npm test` or `mcp github: create_issue`; unknown tools are named as such. */
-function summaryOf(call: ToolCallPart, workspaceContext: WorkspaceContextData | null): string {
-  if (isMcpToolName(call.toolName)) {
-    const entry = workspaceContext?.mcp.tools.find((tool) => tool.name === call.toolName);
-    return clipChars(
-      `${mcpCallSummary(call.toolName, entry?.tool)}${entry ? '' : ' (unknown tool)'}`,
-      SUMMARY_MAX_CHARS,
-    );
-  }
-  const tool = findTool(call.toolName);
-  const parsed = tool?.parse(call.input);
-  const known = tool || WORKFLOW_HANDLED_TOOL_NAMES.includes(call.toolName);
-  const summary = parsed?.ok
-    ? tool!.summarize(parsed.args)
-    : `${call.toolName}${known ? '' : ' (unknown tool)'}`;
-  return clipChars(summary, SUMMARY_MAX_CHARS);
-}
-
-/** Usage of a step stored before usage was kept with its message. */
-const ZERO_USAGE: RequestUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function modelStepResult(
-  entry: TranscriptEntry,
-  meta: MessageMeta,
-  workspaceContext: WorkspaceContextData | null,
-  outputSchema?: Record<string, unknown>,
-): ModelStepResult {
-  const toolCalls = toolCallsOf(entry.message).map((call) => {
-    const summary = summaryOf(call, workspaceContext);
-    // Workflow tools get their arguments validated here, at the boundary, and carried to the
-    // workflow parsed; any other tool's arguments stay in the store.
-    const parsed = workflowToolArgsFor(call.toolName, call.input);
-    const args =
-      parsed?.tool === TOOL.finish && outputSchema
-        ? { ...parsed, parsed: checkFinishResult(parsed.parsed, call.input, outputSchema) }
-        : parsed;
-    const routing = routingOf(call.toolName, call.input) ?? mcpRouting(call, workspaceContext);
-    return {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      ...(args ? { args } : {}),
-      summary,
-      ...(routing ? { routing } : {}),
-    };
-  });
-  const text = textOf(entry.message).trim();
-  return {
-    entry: ledgerEntryFor(entry.seq, entry.key, entry.message),
-    toolCalls,
-    usage: meta.usage ?? ZERO_USAGE,
-    finishReason: meta.finishReason ?? 'unknown',
-    textPreview: clipChars(text.split('\n')[0] ?? '', 120),
-  };
 }
