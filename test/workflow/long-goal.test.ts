@@ -122,5 +122,5 @@ describe('long goals', () => {
       server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');
     }
-  });
+  }, 480_000);
 });
