@@ -15,8 +15,8 @@ import { workflowIdOf } from '../../workflows/definitions';
 import { killAndWait, runCli, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
   type TestResponse,
@@ -24,8 +24,6 @@ import {
 
 const MODEL = 'openai-compatible:test-model';
 const STARTED = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED;
-
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
 
 describe('a foreground run', () => {
   let server: OpenAITestServer;
