@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:priced-model';
@@ -57,24 +58,13 @@ describe('a goal with a money cap', () => {
     );
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'echo three things',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--max-cost-usd',
-          '0.025',
-          '--json',
-        ],
-        t.env,
+      const { sessionId } = await startGoal(
+        t,
+        server,
+        'echo three things',
+        ['--max-cost-usd', '0.025'],
+        MODEL,
       );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
 
       // Step 1 ($0.01) and step 2 ($0.025, reported over the reservation) ran; step 3 would reserve
       // $0.01 more on $0.035 spent, over $0.025: the goal waits.

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, requestStep, startOpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:priced-model';
@@ -80,22 +81,7 @@ describe('the daily budget over many goals', () => {
     try {
       const ids: string[] = [];
       for (let index = 0; index < GOALS; index++) {
-        const started = await runCli(
-          [
-            'start',
-            `goal ${index}`,
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--json',
-          ],
-          t.env,
-        );
-        expect(started.code, started.stderr).toBe(0);
-        ids.push(JSON.parse(started.stdout).sessionId);
+        ids.push((await startGoal(t, server, `goal ${index}`, [], MODEL)).sessionId);
       }
       workers = [spawnCli(['worker'], t.env), spawnCli(['worker'], t.env)];
       const status = async (id: string) => JSON.parse((await runCli(['status', id, '--json'], t.env)).stdout);

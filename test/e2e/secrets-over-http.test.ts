@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { REDACTED } from '../../activities/sandbox/redact';
 import { runCli } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import { fetchHistory } from '../support/history';
 import {
   type OpenAITestServer,
@@ -83,19 +84,7 @@ describe('secrets and a model over HTTP', () => {
     );
     TURNS = turnsFor(configPath);
     const result = await runCli(
-      [
-        'run',
-        'look at the environment',
-        '--workspace',
-        t.workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        server.url,
-        '--sandbox',
-        'off',
-        '--json',
-      ],
+      goalArgs('run', 'look at the environment', t, server, ['--sandbox', 'off', '--json']),
       t.env,
     );
     expect(result.code, result.stderr).toBe(0);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { findFreePort } from '../support/temporal-server';
 
@@ -66,24 +67,7 @@ describe('worker metrics', () => {
       const before = parseMetrics(await (await fetch(url)).text());
       expect(total(before, 'goalrun_model_steps_total')).toBe(0);
 
-      const started = await runCli(
-        [
-          'start',
-          'print a lot',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '12000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'print a lot', ['--context-window', '12000'], MODEL);
       const watched = await runCli(['watch', sessionId, '--json'], t.env, 240_000);
       expect(watched.code, watched.stderr).toBe(0);
       const status = JSON.parse(watched.stdout);
