@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { compactionModel } from '../support/compaction-model';
+import { compactionModel, fillerCall } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
 import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
@@ -14,11 +14,6 @@ import { findFreePort } from '../support/temporal-server';
 // A model with a card and prices, so cost moves; the window is cut so that compaction happens.
 const MODEL = 'openai:gpt-4o-mini';
 const STEPS = 40;
-
-/** A bash call printing `lines` lines: under the spool threshold, so only a summary relieves the context. */
-function filler(tag: string, lines: number) {
-  return { name: 'bash', args: { command: `seq 1 ${lines} | sed 's/^/${tag} filler line number /'` } };
-}
 
 /** Prometheus text as `name{labels}` → value (labels as written). */
 function parseMetrics(text: string): Map<string, number> {
@@ -55,7 +50,7 @@ describe('worker metrics', () => {
         if (n === 1) return { toolCalls: [{ name: 'todo-write', args: { todos: [{ content: 'print' }] } }] };
         if (n === STEPS)
           return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-        return { toolCalls: [filler(`s${n}`, 40)] };
+        return { toolCalls: [fillerCall(`s${n}`, 40)] };
       },
     });
     server.setFallback(model.fallback);

@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
 import { compactionModel, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import { type OpenAITestServer, promptTokensOf, startOpenAITestServer } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const ERROR_FACT = 'ERROR E4711: widget exploded';
 const PATH_FACT = 'FACT-1: the widget config lives at /srv/widget/config.yaml';
 const WRITTEN_FILE = 'src/widget.js';
@@ -80,19 +80,11 @@ describe('long runs keep every fact, within the window, without thrashing', () =
       });
       const t = goalTestEnv(`long-run-${c.windowTokens}`);
       const result = await runCli(
-        [
-          'run',
-          'build the widget',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
+        goalArgs('run', 'build the widget', t, server, [
           '--context-window',
           String(c.windowTokens),
           '--json',
-        ],
+        ]),
         t.env,
         420_000,
       );
