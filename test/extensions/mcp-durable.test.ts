@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, tempDir, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
-import { ensureServerEverything } from '../support/mcp';
+import { goalArgs } from '../support/goal-steps';
+import { ensureServerEverything, showServerToSandbox } from '../support/mcp';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
 
@@ -51,10 +52,7 @@ describe('durable MCP calls', () => {
   /** A test env whose MCP config starts the reference server behind a recorder of its stdin. */
   function setup(name: string): { t: GoalTestEnv; mcpConfig: string } {
     const t = goalTestEnv(name);
-    fs.writeFileSync(
-      path.join(t.home, 'config.json'),
-      JSON.stringify({ sandbox: { writable_roots: [prefix] } }),
-    );
+    showServerToSandbox(t.home, prefix);
     const mcpConfig = path.join(tempDir(`${name}-config`), 'mcp.json');
     fs.writeFileSync(
       mcpConfig,
@@ -67,19 +65,8 @@ describe('durable MCP calls', () => {
     return { t, mcpConfig };
   }
 
-  const startArgs = (t: GoalTestEnv, mcpConfig: string) => [
-    'start',
-    'use the everything server',
-    '--workspace',
-    t.workspace,
-    '--model',
-    'openai-compatible:test-model',
-    '--base-url',
-    model.url,
-    '--mcp-config',
-    mcpConfig,
-    '--json',
-  ];
+  const startArgs = (t: GoalTestEnv, mcpConfig: string) =>
+    goalArgs('start', 'use the everything server', t, model, ['--mcp-config', mcpConfig, '--json']);
 
   it('after a SIGKILLed worker, runs the interrupted call again and the completed one never', async () => {
     const { t, mcpConfig } = setup('mcp-kill');
