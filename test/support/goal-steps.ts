@@ -33,7 +33,7 @@ export function goalArgs(
 
 /** Starts a goal with `start --json` (no worker needed), asserts that it exited 0, and returns its answer. */
 export async function startGoal(
-  t: GoalTestEnv,
+  t: Pick<GoalTestEnv, 'env' | 'workspace'>,
   server: { url: string },
   objective: string,
   extra: string[] = [],
