@@ -2,6 +2,7 @@
  * A fake OpenAI-compatible model for compaction tests: main requests are answered from a script
  * by their number, summarizer requests (no tools) by a summarizer that keeps the facts it is shown.
  */
+import type { TranscriptEntry } from '../../core/messages';
 import {
   type ChatRequestBody,
   isSummaryRequest,
@@ -70,6 +71,13 @@ export function compactionModel(options: {
     return options.main(mains);
   };
   return { fallback, seen };
+}
+
+/** The "[goalrun] compacted …" notices among a session's stored messages, in order. */
+export function compactionNotices(messages: TranscriptEntry[]): string[] {
+  return messages
+    .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
+    .filter((text) => text.startsWith('[goalrun] compacted'));
 }
 
 /** Problems with tool-call pairing in a chat request: every call answered once, no orphan result. */

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../worker/build-info';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { compactionModel, fillerCall, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, fillerCall, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { goalArgs, startGoal } from '../support/goal-steps';
 import { saveHistoryFixture } from '../support/history-fixtures';
@@ -104,9 +104,7 @@ describe('compaction', () => {
     const store = await testStore(t.databaseUrl);
     const messages = await store.listMessages(status.sessionId);
     await store.close();
-    const notices = messages
-      .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-      .filter((text) => text.startsWith('[goalrun] compacted'));
+    const notices = compactionNotices(messages);
     expect(notices.length).toBeGreaterThanOrEqual(5);
     expect(notices[0]).toMatch(/^\[goalrun\] compacted \d+(\.\d)?k? → \d+(\.\d)?k? tokens/);
     // Files modified in the summary equal those from the tool log.

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
-import { compactionModel, fillerCall, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, fillerCall, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { startGoal } from '../support/goal-steps';
 import { fetchHistory } from '../support/history';
@@ -91,9 +91,7 @@ describe('long goals', () => {
       await store.close();
       expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
       // The gauge drops at every compaction.
-      const notices = messages
-        .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-        .filter((text) => text.startsWith('[goalrun] compacted'));
+      const notices = compactionNotices(messages);
       const tokens = (value: string, unit: string) => Number(value) * (unit === 'k' ? 1000 : 1);
       expect(notices.length).toBeGreaterThanOrEqual(10);
       for (const notice of notices) {

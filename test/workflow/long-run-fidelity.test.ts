@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
-import { compactionModel, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { goalArgs } from '../support/goal-steps';
 import { type OpenAITestServer, promptTokensOf, startOpenAITestServer } from '../support/openai-test-server';
@@ -115,9 +115,7 @@ describe('long runs keep every fact, within the window, without thrashing', () =
       const store = await testStore(t.databaseUrl);
       const messages = await store.listMessages(status.sessionId);
       await store.close();
-      const notices = messages
-        .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-        .filter((text) => text.startsWith('[goalrun] compacted'));
+      const notices = compactionNotices(messages);
       expect(notices.length).toBeGreaterThanOrEqual(2);
       const stats = JSON.parse((await runCli(['stats', status.sessionId, '--json'], t.env)).stdout);
       expect(stats.summarizer.inputShare).toBeGreaterThanOrEqual(0);
