@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { startGoal, statusOf } from '../support/goal-steps';
+import { startGoal, statusOf, waitForSteps } from '../support/goal-steps';
 import {
   isSummaryRequest,
   type OpenAITestServer,
@@ -96,7 +96,7 @@ describe('honest exit codes and counts', () => {
     const worker = spawnCli(['worker'], t.env);
     try {
       const { sessionId } = await startGoal(t, server, objective);
-      await waitFor('a first step', async () => (await statusOf(t, sessionId)).steps >= 1, 180_000, 500);
+      await waitForSteps(t, sessionId, 1, 180_000, 500);
       expect((await runCli(['steer', sessionId, '/clear'], t.env, 120_000)).code).toBe(0);
       cleared = true;
       const watched = await runCli(['watch', sessionId], t.env, 240_000);

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { startGoal, statusOf } from '../support/goal-steps';
+import { startGoal, statusOf, waitForSteps } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
@@ -33,7 +33,7 @@ describe('pause and limits', () => {
     try {
       const started = await startGoal(t, server, 'tick', ['--max-minutes', '1']);
       const id = started.sessionId as string;
-      await waitFor('two steps', async () => ((await statusOf(t, id)).steps as number) >= 2);
+      await waitForSteps(t, id, 2);
       expectJson(await runCli(['pause', id, '--json'], t.env));
       const paused = await waitFor('paused', async () => {
         const view = await statusOf(t, id);

@@ -52,6 +52,22 @@ export async function statusOf(
   return expectJson(await runCli(['status', sessionId, '--json'], t.env));
 }
 
+/** Waits until `status` counts at least `steps` steps of the goal (waitFor's timeout and interval by default). */
+export function waitForSteps(
+  t: { env: NodeJS.ProcessEnv },
+  sessionId: string,
+  steps: number,
+  timeoutMs?: number,
+  intervalMs?: number,
+): Promise<boolean> {
+  return waitFor(
+    `${sessionId} to reach ${steps} steps`,
+    async () => ((await statusOf(t, sessionId)).steps as number) >= steps,
+    timeoutMs,
+    intervalMs,
+  );
+}
+
 /** The requests the test server got for one goal (its objective is in every prompt of it). */
 export function requestsOf(server: OpenAITestServer, objective: string) {
   return server.requests.filter((request) => promptText(request.body).includes(objective));
