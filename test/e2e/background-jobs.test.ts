@@ -24,6 +24,7 @@ import type { SessionStore } from '../../store/types';
 import { workflowIdOf } from '../../workflows/definitions';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs, startGoal } from '../support/goal-steps';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
@@ -130,23 +131,7 @@ describe('background jobs', () => {
 
   async function start(t: GoalTestEnv): Promise<string> {
     fs.writeFileSync(path.join(t.workspace, 'server.js'), SERVER_JS);
-    const started = await runCli(
-      [
-        'start',
-        'run a server and use it',
-        '--workspace',
-        t.workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        model.url,
-        '--network',
-        '--json',
-      ],
-      t.env,
-    );
-    expect(started.code, started.stderr).toBe(0);
-    return JSON.parse(started.stdout).sessionId;
+    return (await startGoal(t, model, 'run a server and use it', ['--network'])).sessionId;
   }
 
   async function status(t: GoalTestEnv, sessionId: string) {
@@ -242,19 +227,7 @@ describe('background jobs', () => {
       model.setFallback((body) => turns[requestStep(body) - 1]?.() ?? finish);
       fs.writeFileSync(path.join(t.workspace, 'server.js'), SERVER_JS);
       const started = await runCli(
-        [
-          'start',
-          `a job, then ${ending}`,
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          model.url,
-          '--network',
-          '--json',
-          ...extra,
-        ],
+        goalArgs('start', `a job, then ${ending}`, t, model, ['--network', '--json', ...extra]),
         t.env,
       );
       expect(started.code, started.stderr).toBe(0);

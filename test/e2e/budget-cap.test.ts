@@ -4,29 +4,13 @@
  * goes on in the same workflow after `goalrun limits --max-cost-usd`, and completes. A provider that
  * reports more than the reservation assumed takes the goal over the cap by that one call, never more.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:priced-model';
-/** Output at $10 per million and a 1,000-token ceiling: every call reserves exactly $0.01. */
-const CARD = {
-  provider: 'openai-compatible',
-  model: 'priced-model',
-  advertisedContextTokens: 128_000,
-  maxOutputTokens: 1_000,
-  prices: { inputPerMTok: 0, outputPerMTok: 10, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
-  source: 'test',
-};
-
-function writeUserCard(home: string): void {
-  const dir = path.join(home, 'cards', 'openai-compatible');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'priced-model.json'), JSON.stringify(CARD));
-}
+import { PRICED_MODEL, writePricedModelCard } from '../support/priced-model';
 
 /** A turn reporting `output` output tokens: $0.01 per 1,000. */
 const turn = (command: string, output: number) => ({
@@ -43,7 +27,7 @@ describe('a goal with a money cap', () => {
 
   it('waits at the cap without calling the model, and goes on in the same workflow after a raise', async () => {
     const t = goalTestEnv('budget-cap', { OPENAI_API_KEY: 'sk-test' });
-    writeUserCard(t.home);
+    writePricedModelCard(t.home);
     const before = server.requests.length;
     server.enqueue(
       turn('echo one', 1_000),
@@ -57,24 +41,13 @@ describe('a goal with a money cap', () => {
     );
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'echo three things',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--max-cost-usd',
-          '0.025',
-          '--json',
-        ],
-        t.env,
+      const { sessionId } = await startGoal(
+        t,
+        server,
+        'echo three things',
+        ['--max-cost-usd', '0.025'],
+        PRICED_MODEL,
       );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
 
       // Step 1 ($0.01) and step 2 ($0.025, reported over the reservation) ran; step 3 would reserve
       // $0.01 more on $0.035 spent, over $0.025: the goal waits.

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 /** Live `sleep <marker>` processes, found by command line: pids inside the sandbox mean nothing out here. */
@@ -35,7 +36,6 @@ describe('cancel and resume', () => {
 
   it('kills the running command, saves progress, and resumes with the history', async () => {
     const t = goalTestEnv('cancel');
-    const model = 'openai-compatible:test-model';
     server.enqueue(
       {
         text: 'First a marker file.',
@@ -47,22 +47,7 @@ describe('cancel and resume', () => {
     );
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'write a.txt then wait',
-          '--workspace',
-          t.workspace,
-          '--model',
-          model,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId, workflowId } = JSON.parse(started.stdout);
+      const { sessionId, workflowId } = await startGoal(t, server, 'write a.txt then wait');
       expect(workflowId).toContain(sessionId);
       const pgidFile = path.join(t.workspace, 'pgid.txt');
       await waitFor('the long command to start', () => fs.existsSync(pgidFile) && sleepersAlive(MARKER));
@@ -128,22 +113,7 @@ describe('cancel and resume', () => {
     const worker = spawnCli(['worker'], t.env);
     try {
       const before = server.requests.length;
-      const started = await runCli(
-        [
-          'start',
-          'write a.txt then think',
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'write a.txt then think');
       await waitFor('the second model call to start', () => server.requests.length >= before + 2);
 
       const cancelled = await runCli(['cancel', sessionId], t.env);

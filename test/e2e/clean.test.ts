@@ -4,59 +4,40 @@
  * and named ones are kept; every row of a cleaned session is gone, per table; its workflow executions
  * are gone from Temporal; `status` says it was cleaned.
  */
-import { spawn } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLEANED_TABLES } from '../../store/session-clean';
 import { createPgClient } from '../../store/sql';
 import { workflowIdOf } from '../../workflows/names';
-import { CLI, type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, runCliIn, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+import {
+  type HoldingFinishServer,
+  startHoldingFinishServer,
+  waitForExecutionDeleted,
+} from '../support/goal-steps';
+import type { OpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
 
-function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
 describe('clean', () => {
+  let finisher: HoldingFinishServer;
   let server: OpenAITestServer;
-  let release: () => void = () => {};
-  let held: Promise<void> = Promise.resolve();
   beforeAll(async () => {
-    server = await startOpenAITestServer({
-      fallback: async (body) => {
-        if (JSON.stringify(body).includes('keep running')) await held;
-        return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-      },
-    });
+    finisher = await startHoldingFinishServer((body) => JSON.stringify(body).includes('keep running'));
+    server = finisher.server;
   });
   afterAll(async () => server?.close());
 
   it('removes exactly what the dry run listed, never a running session, keeping the newest and named', async () => {
     const t = goalTestEnv('clean');
     const run = async (objective: string, extra: string[] = []) => {
-      const result = await runIn(
+      const result = await runCliIn(
         t.workspace,
         ['run', objective, '--model', MODEL, '--base-url', server.url, '--json', ...extra],
         t.env,
       );
-      expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout).sessionId as string;
+      return expectJson(result).sessionId as string;
     };
     const stopped = [
       await run('one'),
@@ -65,14 +46,12 @@ describe('clean', () => {
       await run('four'),
       await run('five'),
     ];
-    held = new Promise((resolve) => {
-      release = resolve;
-    });
+    finisher.hold();
     const worker = spawnCli(['worker'], t.env);
     const db = createPgClient(t.databaseUrl);
     const temporal = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     try {
-      const started = await runIn(
+      const started = await runCliIn(
         t.workspace,
         ['start', 'keep running', '--model', MODEL, '--base-url', server.url, '--json'],
         t.env,
@@ -83,14 +62,14 @@ describe('clean', () => {
         server.requests.some((r) => JSON.stringify(r.body).includes('keep running')),
       );
 
-      const dry = await runIn(t.workspace, ['clean', '--keep', '2', '--json'], t.env);
+      const dry = await runCliIn(t.workspace, ['clean', '--keep', '2', '--json'], t.env);
       expect(dry.code, dry.stderr).toBe(0);
       const listed = JSON.parse(dry.stdout) as { dryRun: boolean; sessions: Array<{ sessionId: string }> };
       expect(listed.dryRun).toBe(true);
       const listedIds = listed.sessions.map((s) => s.sessionId).sort();
       // four and five are the newest two; three is named; the running one is never listed.
       expect(listedIds).toEqual([stopped[0], stopped[1]].sort());
-      const text = await runIn(t.workspace, ['clean', '--keep', '2'], t.env);
+      const text = await runCliIn(t.workspace, ['clean', '--keep', '2'], t.env);
       expect(text.stdout).toContain('would remove 2 sessions (a dry run');
       // The dry run kept everything.
       const kept = await db.query<{ n: number }>(
@@ -99,7 +78,7 @@ describe('clean', () => {
       );
       expect(kept.rows[0].n).toBeGreaterThan(0);
 
-      const yes = await runIn(t.workspace, ['clean', '--keep', '2', '--yes', '--json'], t.env);
+      const yes = await runCliIn(t.workspace, ['clean', '--keep', '2', '--yes', '--json'], t.env);
       expect(yes.code, yes.stderr).toBe(0);
       const removed = JSON.parse(yes.stdout) as { dryRun: boolean; sessions: Array<{ sessionId: string }> };
       expect(removed.dryRun).toBe(false);
@@ -117,15 +96,7 @@ describe('clean', () => {
         expect(status.code, status.stderr).toBe(0);
         expect(JSON.parse(status.stdout)).toMatchObject({ sessionId: id, status: 'cleaned' });
         // Temporal deletes an execution in the background after DeleteWorkflowExecution returns.
-        await waitFor(`the execution of ${id} deleted from Temporal`, () =>
-          temporal.workflow
-            .getHandle(workflowIdOf(id))
-            .describe()
-            .then(
-              () => false,
-              (err: Error) => /not found/i.test(err.message),
-            ),
-        );
+        await waitForExecutionDeleted(temporal, id);
       }
       for (const id of [...stopped.slice(2), runningId]) {
         const { rows } = await db.query<{ n: number }>(
@@ -138,7 +109,7 @@ describe('clean', () => {
         'RUNNING',
       );
       // Even with --keep 0 and named ones included, the running session is never listed.
-      const everything = await runIn(
+      const everything = await runCliIn(
         t.workspace,
         ['clean', '--keep', '0', '--include-named', '--json'],
         t.env,
@@ -148,7 +119,7 @@ describe('clean', () => {
       );
       expect(all.sort()).toEqual(stopped.slice(2).sort());
     } finally {
-      release();
+      finisher.release();
       await db.close();
       await temporal.connection.close();
       await killAndWait(worker);

@@ -12,36 +12,19 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { steerSignal } from '../../workflows/definitions';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { type CliResult, expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
-import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import { gate, requestsOf, startGoal, statusOf } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
+  isSummaryRequest,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
-
-function json(result: CliResult): Record<string, any> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
-
-/** Every message text of a request, as one string. */
-function promptText(body: ChatRequestBody): string {
-  return JSON.stringify(body.messages ?? []);
-}
-
-/** A promise the test opens when it is ready. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 
 describe('the command queue', () => {
   let server: OpenAITestServer;
@@ -57,30 +40,6 @@ describe('the command queue', () => {
     await client?.connection.close();
   });
 
-  async function startGoal(t: GoalTestEnv, objective: string, extra: string[] = []) {
-    return json(
-      await runCli(
-        [
-          'start',
-          objective,
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-          ...extra,
-        ],
-        t.env,
-      ),
-    );
-  }
-
-  /** The requests of one goal (its objective is in every prompt). */
-  const requestsOf = (objective: string) =>
-    server.requests.filter((request) => promptText(request.body).includes(objective));
-
   it('honours commands signalled while no worker runs, reports the bad ones, and goes on', async () => {
     const t = goalTestEnv('cq-signals');
     const objective = `queue-signals-${randomUUID().slice(0, 8)}`;
@@ -90,7 +49,7 @@ describe('the command queue', () => {
         ? { toolCalls: [{ name: 'bash', args: { command: 'echo one' } }] }
         : { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done after signals' } }] };
     });
-    const started = await startGoal(t, objective);
+    const started = await startGoal(t, server, objective);
     const sessionId = started.sessionId as string;
     const handle = client.workflow.getHandle(started.workflowId as string);
     const send = (text: string) =>
@@ -111,11 +70,11 @@ describe('the command queue', () => {
     try {
       await waitFor(
         'the goal to pause',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'paused',
+        async () => (await statusOf(t, sessionId)).status === 'paused',
         180_000,
         500,
       );
-      const paused = json(await runCli(['status', sessionId, '--json'], t.env));
+      const paused = await statusOf(t, sessionId);
       expect(paused.name).toBe('queue-signals');
       expect(paused.limits.maxSteps).toBe(40);
       const recent = (paused.recent as Array<{ text: string }>).map((action) => action.text).join('\n');
@@ -125,12 +84,12 @@ describe('the command queue', () => {
       expect(recent).toMatch(/\/model from tester@queue failed: .*OPENAI_API_KEY/);
       expect(paused.model).toBe(MODEL);
       // Paused before its first step: no model call at all.
-      expect(requestsOf(objective)).toHaveLength(0);
+      expect(requestsOf(server, objective)).toHaveLength(0);
 
       expect((await runCli(['unpause', sessionId], t.env)).code).toBe(0);
-      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
       expect(done.status).toBe('completed');
-      const requests = requestsOf(objective);
+      const requests = requestsOf(server, objective);
       expect(requests.length).toBeGreaterThanOrEqual(2);
       expect(promptText(requests[0].body)).toContain('STEERED-BY-SIGNAL');
       // The model is told what was refused (notices), but never gets a command as a message to act on.
@@ -172,26 +131,26 @@ describe('the command queue', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await startGoal(t, objective);
+      const started = await startGoal(t, server, objective);
       const sessionId = started.sessionId as string;
       await waitFor('the held model call', () => heldOnce, 120_000, 200);
       expect((await runCli(['pause', sessionId], t.env)).code).toBe(0);
       await waitFor(
         'the goal to pause',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'paused',
+        async () => (await statusOf(t, sessionId)).status === 'paused',
         120_000,
         500,
       );
-      const whilePaused = requestsOf(objective).length;
+      const whilePaused = requestsOf(server, objective).length;
       await new Promise((resolve) => setTimeout(resolve, 4_000));
-      expect(requestsOf(objective)).toHaveLength(whilePaused);
-      const status = json(await runCli(['status', sessionId, '--json'], t.env));
+      expect(requestsOf(server, objective)).toHaveLength(whilePaused);
+      const status = await statusOf(t, sessionId);
       expect(status.steps).toBe(1);
 
       expect((await runCli(['unpause', sessionId], t.env)).code).toBe(0);
-      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
       expect(done).toMatchObject({ status: 'completed', steps: 2 });
-      const stepTwo = requestsOf(objective).filter((request) => requestStep(request.body) === 2);
+      const stepTwo = requestsOf(server, objective).filter((request) => requestStep(request.body) === 2);
       expect(stepTwo).toHaveLength(2);
     } finally {
       held.open();
@@ -220,7 +179,7 @@ describe('the command queue', () => {
     // Summarizer requests do not carry the objective (the first message is kept, not summarized): this
     // fallback answers every request, and the tests of this file run one after another.
     server.setFallback(async (body) => {
-      const summary = !body.tools || body.tools.length === 0;
+      const summary = isSummaryRequest(body);
       if (summary && !switched) {
         // The switch is sent, and answered, while this summarizer call is held open.
         switched = await runCli(['policy', sessionId, '--auto-compact', 'off', '--json'], t.env, 120_000);
@@ -229,13 +188,13 @@ describe('the command queue', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await startGoal(t, objective, ['--context-window', '12000']);
+      const started = await startGoal(t, server, objective, ['--context-window', '12000']);
       sessionId = started.sessionId as string;
       await waitFor('a summarizer call and the switch', () => switched !== null, 240_000, 500);
       expect(switched!.code, switched!.stderr).toBe(0);
-      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
       expect(done.status).toBe('completed');
-      const policy = json(await runCli(['policy', sessionId, '--json'], t.env));
+      const policy = expectJson(await runCli(['policy', sessionId, '--json'], t.env));
       expect(policy.autoCompact).toBe('off');
       // Auto-compact stayed off: after the compaction the switch was made during, only the hard limit
       // (a request that would not fit the window) may compact again, never the threshold.
@@ -268,21 +227,21 @@ describe('the command queue', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await startGoal(t, objective, ['--max-steps', '2']);
+      const started = await startGoal(t, server, objective, ['--max-steps', '2']);
       const sessionId = started.sessionId as string;
       await waitFor(
         'the goal to wait at its limit',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'limit_reached',
+        async () => (await statusOf(t, sessionId)).status === 'limit_reached',
         180_000,
         500,
       );
-      const steered = json(await runCli(['steer', sessionId, '/compact', '--json'], t.env, 120_000));
+      const steered = expectJson(await runCli(['steer', sessionId, '/compact', '--json'], t.env, 120_000));
       expect(steered.delivery).toBe('done');
       expect(steered.result?.command).toBe('compact');
       const compacted = await runCli(['compact', sessionId, '--json'], t.env, 120_000);
       expect(compacted.code, compacted.stderr).not.toBe(2);
       expect(JSON.parse(compacted.stdout).stage).toBeDefined();
-      expect(json(await runCli(['status', sessionId, '--json'], t.env)).status).toBe('limit_reached');
+      expect((await statusOf(t, sessionId)).status).toBe('limit_reached');
       expect((await runCli(['cancel', sessionId, '--wait'], t.env)).code).toBe(0);
     } finally {
       await killAndWait(worker, 'SIGTERM');

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { startTestTemporalServer, type TestTemporalServer } from '../support/temporal-server';
 
@@ -89,25 +90,9 @@ describe('compact at continue-as-new', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'count with compactions',
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          server.url,
-          '--context-window',
-          '12000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      ({ sessionId, workflowId } = JSON.parse(started.stdout));
-      const firstRunId: string = JSON.parse(started.stdout).runId;
+      const started = await startGoal(t, server, 'count with compactions', ['--context-window', '12000']);
+      ({ sessionId, workflowId } = started);
+      const firstRunId: string = started.runId;
 
       // After the burst, compactions are requested without a pause until the goal ends.
       let running = true;

@@ -6,24 +6,14 @@
  * complete; `goalrun budget` shows the spend per goal and model. The test has a database of its own:
  * a daily budget is store-wide and would hold up other test files' goals.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, requestStep, startOpenAITestServer } from '../support/openai-test-server';
+import { PRICED_MODEL, writePricedModelCard } from '../support/priced-model';
 
-const MODEL = 'openai-compatible:priced-model';
-/** Output at $10 per million and a 1,000-token ceiling: every call reserves exactly $0.01. */
-const CARD = {
-  provider: 'openai-compatible',
-  model: 'priced-model',
-  advertisedContextTokens: 128_000,
-  maxOutputTokens: 1_000,
-  prices: { inputPerMTok: 0, outputPerMTok: 10, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
-  source: 'test',
-};
 const GOALS = 3;
 /** Longer than the goals' one-minute re-check after a raise. */
 const WAIT_MS = 200_000;
@@ -67,11 +57,7 @@ describe('the daily budget over many goals', () => {
     timeout: 600_000,
   }, async () => {
     const t = goalTestEnv('daily-budget', { OPENAI_API_KEY: 'sk-test', DATABASE_URL: database.url });
-    fs.mkdirSync(path.join(t.home, 'cards', 'openai-compatible'), { recursive: true });
-    fs.writeFileSync(
-      path.join(t.home, 'cards', 'openai-compatible', 'priced-model.json'),
-      JSON.stringify(CARD),
-    );
+    writePricedModelCard(t.home);
     const set = await runCli(['budget', 'set', '--daily-usd', '0.03'], t.env);
     expect(set.code, set.stderr).toBe(0);
     // Every goal is started before the workers: their first calls race for the cap together, and no
@@ -80,22 +66,7 @@ describe('the daily budget over many goals', () => {
     try {
       const ids: string[] = [];
       for (let index = 0; index < GOALS; index++) {
-        const started = await runCli(
-          [
-            'start',
-            `goal ${index}`,
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--json',
-          ],
-          t.env,
-        );
-        expect(started.code, started.stderr).toBe(0);
-        ids.push(JSON.parse(started.stdout).sessionId);
+        ids.push((await startGoal(t, server, `goal ${index}`, [], PRICED_MODEL)).sessionId);
       }
       workers = [spawnCli(['worker'], t.env), spawnCli(['worker'], t.env)];
       const status = async (id: string) => JSON.parse((await runCli(['status', id, '--json'], t.env)).stdout);

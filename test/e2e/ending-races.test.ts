@@ -13,20 +13,16 @@ import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { steerUpdate } from '../../workflows/definitions';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { type GoalTestEnv, goalTestEnv } from '../support/goal-env';
+import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const { EventType } = temporal.api.enums.v1;
-
-function promptText(body: ChatRequestBody): string {
-  return JSON.stringify(body.messages ?? []);
-}
 
 describe('races at the end of a step and of a goal', () => {
   let server: OpenAITestServer;
@@ -42,26 +38,6 @@ describe('races at the end of a step and of a goal', () => {
     await client?.connection.close();
   });
 
-  async function start(t: GoalTestEnv, objective: string, extra: string[] = []) {
-    const result = await runCli(
-      [
-        'start',
-        objective,
-        '--workspace',
-        t.workspace,
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
-        '--json',
-        ...extra,
-      ],
-      t.env,
-    );
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout) as { sessionId: string; workflowId: string };
-  }
-
   it('goes on under a limit raised while the step the time limit cut short winds down', async () => {
     const t = goalTestEnv('race-limit');
     const objective = `race-limit-${randomUUID().slice(0, 8)}`;
@@ -74,7 +50,7 @@ describe('races at the end of a step and of a goal', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const { sessionId, workflowId } = await start(t, objective, ['--max-minutes', '1']);
+      const { sessionId, workflowId } = await startGoal(t, server, objective, ['--max-minutes', '1']);
       const handle = client.workflow.getHandle(workflowId);
       let timerId: string | null = null;
       // The moment the time limit fires, the limit is raised: the step is then still waiting for its
@@ -131,7 +107,7 @@ describe('races at the end of a step and of a goal', () => {
     const first = spawnCli(['worker'], t.env);
     let second: ReturnType<typeof spawnCli> | null = null;
     try {
-      const { sessionId } = await start(t, objective);
+      const { sessionId } = await startGoal(t, server, objective);
       await waitFor(
         'the background job',
         async () =>

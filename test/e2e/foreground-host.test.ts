@@ -14,18 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIdOf } from '../../workflows/definitions';
 import { killAndWait, runCli, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { goalArgs, startGoal } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
   type TestResponse,
 } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const STARTED = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED;
-
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
 
 describe('a foreground run', () => {
   let server: OpenAITestServer;
@@ -91,22 +89,11 @@ describe('a foreground run', () => {
     scripts.set(first, { steps: 4 });
     scripts.set(second, { steps: 4 });
 
-    const orphanStart = await runCli(
-      [
-        'start',
-        orphan,
-        '--workspace',
-        tempDir('fg-orphan'),
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
-        '--json',
-      ],
-      t.env,
+    const { sessionId: orphanId } = await startGoal(
+      { env: t.env, workspace: tempDir('fg-orphan') },
+      server,
+      orphan,
     );
-    expect(orphanStart.code, orphanStart.stderr).toBe(0);
-    const orphanId = JSON.parse(orphanStart.stdout).sessionId as string;
     const worker = spawnCli(['worker'], t.env);
     await waitFor('the orphan’s held call', () => holds.length === 1, 120_000, 200);
     await killAndWait(worker, 'SIGKILL');
@@ -114,17 +101,7 @@ describe('a foreground run', () => {
 
     const run = (objective: string) =>
       spawnCli(
-        [
-          'run',
-          objective,
-          '--workspace',
-          tempDir(`fg-${objective}`),
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
+        goalArgs('run', objective, { workspace: tempDir(`fg-${objective}`) }, server, ['--json']),
         t.env,
       );
     const runs = [run(first), run(second)];
@@ -160,17 +137,7 @@ describe('a foreground run', () => {
     scripts.set(objective, { steps: 3, hold: new Set([2]) });
     const held = holds.length;
     const foreground = spawnCli(
-      [
-        'run',
-        objective,
-        '--workspace',
-        tempDir('fg-died'),
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
-        '--json',
-      ],
+      goalArgs('run', objective, { workspace: tempDir('fg-died') }, server, ['--json']),
       t.env,
     );
     await waitFor('the held call', () => holds.length === held + 1, 120_000, 200);

@@ -6,23 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal, statusOf } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:test-model';
-
-function json(result: CliResult): Record<string, any> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
-
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
 
 describe('goal ids', () => {
   let server: OpenAITestServer;
@@ -41,24 +33,7 @@ describe('goal ids', () => {
       return { toolCalls: [{ name: 'bash', args: { command: `echo step ${requestStep(body)}` } }] };
     });
     const start = async (which: string) =>
-      json(
-        await runCli(
-          [
-            'start',
-            `${objective} ${which}`,
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--max-steps',
-            '2',
-            '--json',
-          ],
-          t.env,
-        ),
-      ).sessionId as string;
+      (await startGoal(t, server, `${objective} ${which}`, ['--max-steps', '2'])).sessionId;
     const worker = spawnCli(['worker'], t.env);
     try {
       const first = await start('one');
@@ -66,7 +41,7 @@ describe('goal ids', () => {
       for (const sessionId of [first, second]) {
         await waitFor(
           `${sessionId} to wait at its limit`,
-          async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'limit_reached',
+          async () => (await statusOf(t, sessionId)).status === 'limit_reached',
           240_000,
           500,
         );
@@ -74,12 +49,12 @@ describe('goal ids', () => {
       // One directory: the ids share the hash and most of the timestamp.
       expect(first.slice(0, 20)).toBe(second.slice(0, 20));
 
-      const listed = json(await runCli(['list', '--json'], t.env)) as Array<Record<string, any>>;
+      const listed = expectJson(await runCli(['list', '--json'], t.env)) as Array<Record<string, any>>;
       const shortOf = (id: string) => listed.find((view) => view.sessionId === id)?.shortId as string;
       expect(shortOf(first)).toMatch(/^\w{8}$/);
       expect(shortOf(first)).not.toBe(shortOf(second));
       for (const id of [first, second]) {
-        const viaShort = json(await runCli(['status', shortOf(id), '--json'], t.env));
+        const viaShort = expectJson(await runCli(['status', shortOf(id), '--json'], t.env));
         expect(viaShort.sessionId).toBe(id);
       }
 
@@ -87,7 +62,8 @@ describe('goal ids', () => {
       expect(renamed.code, renamed.stderr).toBe(0);
       await waitFor(
         'the name to reach the store',
-        async () => json(await runCli(['status', 'the-second-goal', '--json'], t.env)).sessionId === second,
+        async () =>
+          expectJson(await runCli(['status', 'the-second-goal', '--json'], t.env)).sessionId === second,
         60_000,
         500,
       );

@@ -14,15 +14,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:test-model';
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
 
 describe('headless options', () => {
   let server: OpenAITestServer;
@@ -52,15 +51,7 @@ describe('headless options', () => {
     });
     const out = path.join(tempDir('headless-out'), 'last.txt');
     const result = await runCli(
-      [
-        'run',
-        '-',
-        '--workspace',
-        t.workspace,
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
+      goalArgs('run', '-', t, server, [
         '--append-system-prompt',
         appended,
         '--allowed-tools',
@@ -69,7 +60,7 @@ describe('headless options', () => {
         'bash(echo forbidden*)',
         '--output-last-message',
         out,
-      ],
+      ]),
       t.env,
       300_000,
       { stdin: objective },
@@ -117,21 +108,13 @@ describe('headless options', () => {
     );
     const out = path.join(dir, 'last.json');
     const result = await runCli(
-      [
-        'run',
-        objective,
-        '--workspace',
-        t.workspace,
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
+      goalArgs('run', objective, t, server, [
         '--output-schema',
         schemaFile,
         '--output-last-message',
         out,
         '--json',
-      ],
+      ]),
       t.env,
       300_000,
     );

@@ -9,25 +9,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal, statusOf, waitForSteps } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
+  isSummaryRequest,
   type OpenAITestServer,
   openAIErrorResponse,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:test-model';
-
-function json(result: CliResult): Record<string, any> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
-
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
-const isSummary = (body: ChatRequestBody) => !body.tools || body.tools.length === 0;
 
 describe('honest exit codes and counts', () => {
   let server: OpenAITestServer;
@@ -38,31 +30,12 @@ describe('honest exit codes and counts', () => {
     await server?.close();
   });
 
-  const start = async (t: ReturnType<typeof goalTestEnv>, objective: string, extra: string[] = []) =>
-    json(
-      await runCli(
-        [
-          'start',
-          objective,
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-          ...extra,
-        ],
-        t.env,
-      ),
-    ).sessionId as string;
-
   it('a failed compact exits 1, says "compaction", counts its request; approve of a busy goal exits 2 at once', async () => {
     const t = goalTestEnv('honest-compact');
     const objective = `honest-compact-${randomUUID().slice(0, 8)}`;
     let summaries = 0;
     server.setFallback((body) => {
-      if (isSummary(body)) {
+      if (isSummaryRequest(body)) {
         summaries += 1;
         return openAIErrorResponse(400, 'summarizer says no');
       }
@@ -72,10 +45,10 @@ describe('honest exit codes and counts', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const sessionId = await start(t, objective, ['--max-steps', '7']);
+      const { sessionId } = await startGoal(t, server, objective, ['--max-steps', '7']);
       await waitFor(
         'the goal to wait at its limit',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'limit_reached',
+        async () => (await statusOf(t, sessionId)).status === 'limit_reached',
         240_000,
         500,
       );
@@ -94,7 +67,7 @@ describe('honest exit codes and counts', () => {
       expect(summaries).toBeGreaterThan(0);
 
       expect((await runCli(['cancel', sessionId, '--wait'], t.env, 180_000)).code).toBe(0);
-      const stats = json(await runCli(['stats', sessionId, '--json'], t.env));
+      const stats = expectJson(await runCli(['stats', sessionId, '--json'], t.env));
       expect(stats.summarizer.requests).toBeGreaterThan(0);
       const rows = Object.values(stats.breakdown) as Array<{ requests: number; summarizerRequests: number }>;
       expect(rows.reduce((sum, row) => sum + row.summarizerRequests, 0)).toBeGreaterThan(0);
@@ -112,7 +85,7 @@ describe('honest exit codes and counts', () => {
     const objective = `honest-clear-${randomUUID().slice(0, 8)}`;
     let cleared = false;
     server.setFallback((body) => {
-      if (isSummary(body) || !promptText(body).includes(objective)) return { text: 'not mine' };
+      if (isSummaryRequest(body) || !promptText(body).includes(objective)) return { text: 'not mine' };
       if (!cleared || requestStep(body) === 1) {
         return {
           toolCalls: [{ name: 'bash', args: { command: `sleep 1; echo working ${requestStep(body)}` } }],
@@ -122,13 +95,8 @@ describe('honest exit codes and counts', () => {
     });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const sessionId = await start(t, objective);
-      await waitFor(
-        'a first step',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).steps >= 1,
-        180_000,
-        500,
-      );
+      const { sessionId } = await startGoal(t, server, objective);
+      await waitForSteps(t, sessionId, 1, 180_000, 500);
       expect((await runCli(['steer', sessionId, '/clear'], t.env, 120_000)).code).toBe(0);
       cleared = true;
       const watched = await runCli(['watch', sessionId], t.env, 240_000);
@@ -152,7 +120,7 @@ describe('honest exit codes and counts', () => {
       release = resolve;
     });
     server.setFallback(async (body) => {
-      if (isSummary(body) || !promptText(body).includes(objective)) return { text: 'not mine' };
+      if (isSummaryRequest(body) || !promptText(body).includes(objective)) return { text: 'not mine' };
       if (requestStep(body) === 1) {
         firstCalls += 1;
         // The first attempt never answers while its worker lives; the worker is killed meanwhile.
@@ -164,14 +132,14 @@ describe('honest exit codes and counts', () => {
     const first = spawnCli(['worker'], t.env);
     let second: ReturnType<typeof spawnCli> | null = null;
     try {
-      const sessionId = await start(t, objective);
+      const { sessionId } = await startGoal(t, server, objective);
       await waitFor('the first model call', () => firstCalls >= 1, 180_000, 200);
       await killAndWait(first, 'SIGKILL');
       release();
       second = spawnCli(['worker'], t.env);
-      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
       expect(done.status).toBe('completed');
-      const recent = JSON.stringify(json(await runCli(['status', sessionId, '--json'], t.env)).recent);
+      const recent = JSON.stringify((await statusOf(t, sessionId)).recent);
       expect(recent).toMatch(/succeeded on attempt 2 after: heartbeat timeout/);
       expect(recent).not.toContain('unknown error');
     } finally {

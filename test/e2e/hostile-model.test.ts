@@ -10,8 +10,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli, scriptedModel } from '../support/cli';
-import { goalTestEnv } from '../support/goal-env';
-import { fetchHistory } from '../support/history';
+import { goalTestEnv, withPassword } from '../support/goal-env';
+import { allText, fetchHistory } from '../support/history';
 import { pgDump } from '../support/pg-dump';
 
 const PLANTED = {
@@ -26,29 +26,13 @@ const fakeHome = fs.mkdtempSync('/var/tmp/goalrun-hostile-home-');
 const outside = fs.mkdtempSync('/var/tmp/goalrun-hostile-outside-');
 const etcTarget = `/etc/goalrun-hostile-${process.pid}`;
 
-/** The planted database URL: the test server trusts local connections, so the password is never checked. */
-function withPassword(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  url.username = url.username || 'root';
-  url.password = PLANTED.DB_PASSWORD;
-  return url.toString();
-}
-
-/** Every string of a value, with byte arrays (Temporal payloads) decoded as UTF-8. */
-function allText(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
-  else if (value && typeof value === 'object') for (const child of Object.values(value)) allText(child, out);
-  return out;
-}
-
 describe('a hostile model in the default sandbox', () => {
   const databaseUrl = inject('databaseUrl');
   const t = goalTestEnv('hostile', {
     HOME: fakeHome,
     OPENAI_API_KEY: PLANTED.OPENAI_API_KEY,
     DEPLOY_TOKEN: PLANTED.DEPLOY_TOKEN,
-    DATABASE_URL: withPassword(databaseUrl),
+    DATABASE_URL: withPassword(databaseUrl, PLANTED.DB_PASSWORD),
   });
   const configPath = path.join(t.home, 'config.json');
   let server: net.Server;
@@ -59,7 +43,10 @@ describe('a hostile model in the default sandbox', () => {
     fs.mkdirSync(path.join(fakeHome, '.ssh'), { recursive: true });
     fs.writeFileSync(path.join(fakeHome, '.ssh', 'id_ed25519'), `${PLANTED.SSH_KEY}\n`);
     fs.writeFileSync(path.join(fakeHome, '.bashrc'), 'original\n');
-    fs.writeFileSync(configPath, `${JSON.stringify({ database_url: withPassword(databaseUrl) })}\n`);
+    fs.writeFileSync(
+      configPath,
+      `${JSON.stringify({ database_url: withPassword(databaseUrl, PLANTED.DB_PASSWORD) })}\n`,
+    );
     server = net.createServer((socket) => {
       connections++;
       socket.end('hello from the host\n');

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../activities/sandbox/redact';
 import { CLI, runCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const SECRET = 'planted-memory-token-55443322';
 
 describe('session memory', () => {
@@ -27,21 +27,7 @@ describe('session memory', () => {
     const t = goalTestEnv('memory', { DEPLOY_TOKEN: SECRET });
     fs.writeFileSync(path.join(t.workspace, 'credentials.txt'), `jacaranda deploy credential: ${SECRET}\n`);
     const run = (objective: string, extra: string[] = []) =>
-      runCli(
-        [
-          'run',
-          objective,
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-          ...extra,
-        ],
-        t.env,
-      );
+      runCli(goalArgs('run', objective, t, server, ['--json', ...extra]), t.env);
     const finish = { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'ok' } }] };
 
     server.enqueue({ toolCalls: [{ name: 'file-read', args: { path: 'credentials.txt' } }] }, finish);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs, startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const SECRET = 'sk-test-secret-do-not-store-1234567890';
@@ -32,20 +33,7 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
     const t = goalTestEnv('http', { OPENAI_API_KEY: SECRET });
     const before = server.requests.length;
     server.enqueue(...goalTurns());
-    const result = await runCli(
-      [
-        'run',
-        'write out.txt and check it',
-        '--workspace',
-        t.workspace,
-        '--model',
-        model,
-        '--base-url',
-        server.url,
-        '--json',
-      ],
-      t.env,
-    );
+    const result = await runCli(goalArgs('run', 'write out.txt and check it', t, server, ['--json']), t.env);
     expect(result.code, result.stderr).toBe(0);
     const status = JSON.parse(result.stdout);
     expect(status).toMatchObject({ status: 'completed', steps: 4 });
@@ -81,22 +69,7 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
     );
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'write out.txt and check it',
-          '--workspace',
-          t.workspace,
-          '--model',
-          model,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'write out.txt and check it');
       const retrying = await waitFor(
         'status to show the retry',
         async () => {

@@ -5,16 +5,12 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal, statusOf, waitForSteps } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
-
-function json(result: CliResult): Record<string, unknown> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 describe('pause and limits', () => {
   let server: OpenAITestServer;
@@ -35,32 +31,12 @@ describe('pause and limits', () => {
     );
     let worker = spawnCli(['worker'], t.env);
     try {
-      const started = json(
-        await runCli(
-          [
-            'start',
-            'tick',
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--max-minutes',
-            '1',
-            '--json',
-          ],
-          t.env,
-        ),
-      );
+      const started = await startGoal(t, server, 'tick', ['--max-minutes', '1']);
       const id = started.sessionId as string;
-      await waitFor(
-        'two steps',
-        async () => (json(await runCli(['status', id, '--json'], t.env)).steps as number) >= 2,
-      );
-      json(await runCli(['pause', id, '--json'], t.env));
+      await waitForSteps(t, id, 2);
+      expectJson(await runCli(['pause', id, '--json'], t.env));
       const paused = await waitFor('paused', async () => {
-        const view = json(await runCli(['status', id, '--json'], t.env));
+        const view = await statusOf(t, id);
         return view.status === 'paused' ? view : undefined;
       });
       // Longer than the whole time limit, with a worker restart in the middle.
@@ -68,18 +44,17 @@ describe('pause and limits', () => {
       await killAndWait(worker, 'SIGKILL');
       worker = spawnCli(['worker'], t.env);
       await new Promise((resolve) => setTimeout(resolve, 45_000));
-      const still = json(await runCli(['status', id, '--json'], t.env));
+      const still = await statusOf(t, id);
       expect(still).toMatchObject({ status: 'paused', steps: paused.steps });
       expect(still.elapsedMs as number).toBeLessThan(60_000);
 
-      json(await runCli(['unpause', id, '--json'], t.env));
+      expectJson(await runCli(['unpause', id, '--json'], t.env));
       await waitFor(
         'a step after unpause',
-        async () =>
-          (json(await runCli(['status', id, '--json'], t.env)).steps as number) > (paused.steps as number),
+        async () => ((await statusOf(t, id)).steps as number) > (paused.steps as number),
       );
       release = true;
-      const final = json(await runCli(['watch', id, '--json'], t.env, 120_000));
+      const final = expectJson(await runCli(['watch', id, '--json'], t.env, 120_000));
       expect(final.status).toBe('completed');
     } finally {
       server.setFallback(undefined);
@@ -123,8 +98,8 @@ describe('pause and limits', () => {
       // Waiting at the limit: the same execution still runs.
       expect((await handle.describe()).status.name).toBe('RUNNING');
 
-      json(await runCli(['limits', stopped.sessionId, '--max-steps', '10', '--json'], t.env));
-      const final = json(await runCli(['watch', stopped.sessionId, '--json'], t.env, 120_000));
+      expectJson(await runCli(['limits', stopped.sessionId, '--max-steps', '10', '--json'], t.env));
+      const final = expectJson(await runCli(['watch', stopped.sessionId, '--json'], t.env, 120_000));
       expect(final).toMatchObject({ status: 'completed', steps: 4 });
       const description = await handle.describe();
       expect(description.runId).toBe(runId);

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const quotaBody = {
   error: {
     message: 'You exceeded your current quota',
@@ -27,25 +27,6 @@ describe('quota-aware waiting', () => {
   });
   afterAll(async () => server?.close());
 
-  async function startGoal(t: ReturnType<typeof goalTestEnv>): Promise<string> {
-    const started = await runCli(
-      [
-        'start',
-        'wait for quota',
-        '--workspace',
-        t.workspace,
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
-        '--json',
-      ],
-      t.env,
-    );
-    expect(started.code, started.stderr).toBe(0);
-    return JSON.parse(started.stdout).sessionId;
-  }
-
   const statusOf = async (t: ReturnType<typeof goalTestEnv>, id: string) =>
     JSON.parse((await runCli(['status', id, '--json'], t.env)).stdout);
 
@@ -55,7 +36,7 @@ describe('quota-aware waiting', () => {
     server.enqueue({ status: 429, headers: { 'Retry-After': '8' }, body: quotaBody }, finish);
     const worker = spawnCli(['worker'], t.env);
     try {
-      const id = await startGoal(t);
+      const { sessionId: id } = await startGoal(t, server, 'wait for quota');
       const waiting = await waitFor(
         'waiting_quota',
         async () => {
@@ -85,7 +66,7 @@ describe('quota-aware waiting', () => {
     server.enqueue({ status: 429, body: quotaBody });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const id = await startGoal(t);
+      const { sessionId: id } = await startGoal(t, server, 'wait for quota');
       const paused = await waitFor(
         'the quota pause',
         async () => {

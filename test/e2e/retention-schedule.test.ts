@@ -18,27 +18,27 @@ import {
 import { createPgClient } from '../../store/sql';
 import { workflowIdOf } from '../../workflows/names';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
-import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+import {
+  type HoldingFinishServer,
+  startHoldingFinishServer,
+  waitForExecutionDeleted,
+} from '../support/goal-steps';
+import type { OpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
 /** Generous: the machine is shared by many test processes. */
 const SLOW_MS = 120_000;
 
 describe('retention schedule', () => {
+  let finisher: HoldingFinishServer;
   let server: OpenAITestServer;
   let database: TestDatabase;
-  let release: () => void = () => {};
-  let held: Promise<void> = Promise.resolve();
   beforeAll(async () => {
     database = await createTestDatabase();
-    server = await startOpenAITestServer({
-      fallback: async (body) => {
-        if (JSON.stringify(body).includes('keep running')) await held;
-        return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-      },
-    });
+    finisher = await startHoldingFinishServer((body) => JSON.stringify(body).includes('keep running'));
+    server = finisher.server;
   });
   afterAll(async () => {
     await server?.close();
@@ -56,8 +56,7 @@ describe('retention schedule', () => {
         SLOW_MS,
         { cwd: t.workspace },
       );
-      expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout).sessionId as string;
+      return expectJson(result).sessionId as string;
     };
     const [old1, old2, named, fresh] = [
       await run('one'),
@@ -70,9 +69,7 @@ describe('retention schedule', () => {
     await db.query(`UPDATE sessions SET updated_at = now() - interval '40 days' WHERE id = ANY($1::text[])`, [
       [old1, old2, named],
     ]);
-    held = new Promise((resolve) => {
-      release = resolve;
-    });
+    finisher.hold();
     const worker = spawnCli(['worker'], t.env);
     const temporal = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     const scheduleId = retentionScheduleId(t.taskQueue);
@@ -148,16 +145,7 @@ describe('retention schedule', () => {
       for (const row of rows) expect(row.messages === 0, row.id).toBe(row.cleaned);
       expect(rows.map((row) => row.id).sort()).toEqual([old1, old2, named, fresh, runningId].sort());
       // Temporal deletes an execution in the background after DeleteWorkflowExecution returns.
-      for (const id of wouldGo)
-        await waitFor(`the execution of ${id} deleted from Temporal`, () =>
-          temporal.workflow
-            .getHandle(workflowIdOf(id))
-            .describe()
-            .then(
-              () => false,
-              (err: Error) => /not found/i.test(err.message),
-            ),
-        );
+      for (const id of wouldGo) await waitForExecutionDeleted(temporal, id);
       expect((await temporal.workflow.getHandle(workflowIdOf(runningId)).describe()).status.name).toBe(
         'RUNNING',
       );
@@ -180,7 +168,7 @@ describe('retention schedule', () => {
       expect(removed.stdout).toContain('no retention schedule');
       await expect(temporal.schedule.getHandle(scheduleId).describe()).rejects.toThrow(/not found/i);
     } finally {
-      release();
+      finisher.release();
       await temporal.schedule
         .getHandle(scheduleId)
         .delete()

@@ -6,21 +6,11 @@
  * Two tests need the lead's workflow changes and say so: the resume message reaching the model, and
  * the no-card note leaving the workflow's recent list.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../worker/config-schema';
-import {
-  CLI,
-  type CliResult,
-  killAndWait,
-  runCli,
-  scriptedModel,
-  spawnCli,
-  tempDir,
-  waitFor,
-} from '../support/cli';
+import { killAndWait, runCli, runCliIn, scriptedModel, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { findFreePort } from '../support/temporal-server';
@@ -30,24 +20,6 @@ const finish = (summary: string) => ({
   toolCalls: [{ name: 'finish', args: { status: 'complete', summary } }],
 });
 const busy = (n: number) => ({ toolCalls: [{ name: 'bash', args: { command: `echo ${n} >> log.txt` } }] });
-
-/** Runs the CLI in a working directory (for --last, which looks at the current directory). */
-function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
 
 describe('resume of a completed goal', () => {
   let server: OpenAITestServer;
@@ -292,21 +264,21 @@ describe('ids', () => {
     expect(cancelByPrefix.code, cancelByPrefix.stderr).toBe(0);
     expect(cancelByPrefix.stdout).toContain(`goal ${ids[0]} is not running (completed); nothing to cancel`);
     // A prefix reaches only the current project's sessions (issue 17): resume it from the workspace.
-    const resumeByPrefix = await runIn(t.workspace, ['resume', olderPrefix], t.env);
+    const resumeByPrefix = await runCliIn(t.workspace, ['resume', olderPrefix], t.env);
     expect(resumeByPrefix.stderr).toContain(`goal ${ids[0]} already completed`);
     expect(resumeByPrefix.stderr).not.toContain('no goal with');
-    const last = await runIn(t.workspace, ['status', '--last', '--json'], t.env);
+    const last = await runCliIn(t.workspace, ['status', '--last', '--json'], t.env);
     expect(last.code, last.stderr).toBe(0);
     expect(JSON.parse(last.stdout).sessionId).toBe(ids[1]);
     for (const command of ['tasks', 'stats', 'policy', 'watch']) {
-      const shown = await runIn(t.workspace, [command, '--last', '--json'], t.env);
+      const shown = await runCliIn(t.workspace, [command, '--last', '--json'], t.env);
       expect(shown.code, `${command} --last: ${shown.stderr}`).toBe(0);
     }
-    const cancel = await runIn(t.workspace, ['cancel', '--last'], t.env);
+    const cancel = await runCliIn(t.workspace, ['cancel', '--last'], t.env);
     expect(cancel.stdout).toContain(`goal ${ids[1]} is not running (completed); nothing to cancel`);
-    const resume = await runIn(t.workspace, ['resume', '--last'], t.env);
+    const resume = await runCliIn(t.workspace, ['resume', '--last'], t.env);
     expect(resume.stderr).toContain(`goal ${ids[1]} already completed`);
-    const nowhere = await runIn(tempDir('ids-elsewhere'), ['status', '--last'], t.env);
+    const nowhere = await runCliIn(tempDir('ids-elsewhere'), ['status', '--last'], t.env);
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toMatch(/no goal has run in .* yet/);
     const unknown = await runCli(['status', 'zzzz-nothing'], t.env);

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const stuck = { toolCalls: [{ name: 'bash', args: { command: 'ls -1' } }] };
 
 describe('the runaway breaker', () => {
@@ -28,22 +28,7 @@ describe('the runaway breaker', () => {
     server.setFallback(() => stuck);
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'list the files',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'list the files');
       const paused = await waitFor(
         'the breaker to pause the goal',
         async () => {

@@ -13,8 +13,9 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { REDACTED } from '../../activities/sandbox/redact';
 import { runCli } from '../support/cli';
-import { goalTestEnv } from '../support/goal-env';
-import { fetchHistory } from '../support/history';
+import { goalTestEnv, withPassword } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
+import { allText, fetchHistory } from '../support/history';
 import {
   type OpenAITestServer,
   requestStep,
@@ -31,22 +32,6 @@ const PLANTED = {
   /** The password of the config file's database_url (DATABASE_URL overrides it, a tool can still read it). */
   CONFIG_DB_PASSWORD: 'planted-http-config-pass-11223344',
 };
-
-/** The suite's database URL with a planted password (local connections are trusted, so it is never checked). */
-function withPassword(databaseUrl: string, password = PLANTED.DB_PASSWORD): string {
-  const url = new URL(databaseUrl);
-  url.username = url.username || 'root';
-  url.password = password;
-  return url.toString();
-}
-
-/** Every string of a value, with byte arrays (Temporal payloads) decoded as UTF-8. */
-function allText(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
-  else if (value && typeof value === 'object') for (const child of Object.values(value)) allText(child, out);
-  return out;
-}
 
 const bash = (command: string): TestTurn => ({ toolCalls: [{ name: 'bash', args: { command } }] });
 /** The model's turns; the config file's path is known once the test has its data directory. */
@@ -74,7 +59,7 @@ describe('secrets and a model over HTTP', () => {
       OPENAI_API_KEY: PLANTED.OPENAI_API_KEY,
       ANTHROPIC_API_KEY: PLANTED.ANTHROPIC_API_KEY,
       DEPLOY_TOKEN: PLANTED.DEPLOY_TOKEN,
-      DATABASE_URL: withPassword(databaseUrl),
+      DATABASE_URL: withPassword(databaseUrl, PLANTED.DB_PASSWORD),
     });
     const configPath = path.join(t.home, 'config.json');
     fs.writeFileSync(
@@ -83,19 +68,7 @@ describe('secrets and a model over HTTP', () => {
     );
     TURNS = turnsFor(configPath);
     const result = await runCli(
-      [
-        'run',
-        'look at the environment',
-        '--workspace',
-        t.workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        server.url,
-        '--sandbox',
-        'off',
-        '--json',
-      ],
+      goalArgs('run', 'look at the environment', t, server, ['--sandbox', 'off', '--json']),
       t.env,
     );
     expect(result.code, result.stderr).toBe(0);

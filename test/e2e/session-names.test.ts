@@ -4,43 +4,20 @@
  * with the new objective, `resume NAME` is get-only with the nearest names, `resume` without an id and
  * without a terminal lists the sessions, `rename` keeps names unique, `sessions` lists them.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { killAndWait, runCli, runCliIn, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
+import { type HoldingFinishServer, startHoldingFinishServer } from '../support/goal-steps';
+import type { OpenAITestServer } from '../support/openai-test-server';
 
 const MODEL = 'openai-compatible:test-model';
 
-/** Runs the CLI in a directory (names and `sessions` are scoped to the current project). */
-function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
 describe('session names', () => {
+  let finisher: HoldingFinishServer;
   let server: OpenAITestServer;
-  let release: () => void = () => {};
-  let held: Promise<void> = Promise.resolve();
   beforeAll(async () => {
-    server = await startOpenAITestServer({
-      fallback: async () => {
-        await held;
-        return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-      },
-    });
+    finisher = await startHoldingFinishServer();
+    server = finisher.server;
   });
   afterAll(async () => server?.close());
 
@@ -49,7 +26,7 @@ describe('session names', () => {
     const worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
     const start = (objective: string, extra: string[] = []) =>
-      runIn(
+      runCliIn(
         t.workspace,
         [
           'start',
@@ -67,9 +44,7 @@ describe('session names', () => {
       );
     const statusOf = async (id: string) => JSON.parse((await runCli(['status', id, '--json'], t.env)).stdout);
     try {
-      held = new Promise((resolve) => {
-        release = resolve;
-      });
+      finisher.hold();
       const [a, b] = await Promise.all([start('first objective'), start('first objective')]);
       const winner = [a, b].find((each) => each.code === 0);
       const loser = [a, b].find((each) => each.code !== 0);
@@ -88,7 +63,7 @@ describe('session names', () => {
       expect(third.stderr).toContain('session alpha is running');
 
       // rename of another session to the taken name is refused.
-      const other = await runIn(
+      const other = await runCliIn(
         t.workspace,
         ['start', 'another goal', '--model', MODEL, '--base-url', server.url, '--json'],
         t.env,
@@ -99,7 +74,7 @@ describe('session names', () => {
       expect(rename.code).toBe(2);
       expect(rename.stderr).toContain(`the name "alpha" is taken by session ${sessionId}`);
 
-      release();
+      finisher.release();
       await waitFor(
         'both goals to complete',
         async () =>
@@ -108,7 +83,7 @@ describe('session names', () => {
       );
 
       // sessions lists both, newest activity first, with the name.
-      const listed = await runIn(t.workspace, ['sessions', '--json'], t.env);
+      const listed = await runCliIn(t.workspace, ['sessions', '--json'], t.env);
       expect(listed.code, listed.stderr).toBe(0);
       const rows = JSON.parse(listed.stdout) as Array<{
         name: string | null;
@@ -122,7 +97,7 @@ describe('session names', () => {
         status: 'completed',
         steps: 1,
       });
-      const text = await runIn(t.workspace, ['sessions'], t.env);
+      const text = await runCliIn(t.workspace, ['sessions'], t.env);
       expect(text.stdout).toMatch(/alpha\s+\S+\s+completed\s+1 steps/);
 
       // Stopped: a start with the name continues it, the new objective as an instruction.
@@ -137,16 +112,16 @@ describe('session names', () => {
       expect(JSON.stringify(server.requests.slice(before).map((r) => r.body))).toContain('second objective');
 
       // resume NAME is get-only: a missing name is exit 2 with the nearest names.
-      const missing = await runIn(t.workspace, ['resume', 'alpah', '--no-worker'], t.env);
+      const missing = await runCliIn(t.workspace, ['resume', 'alpah', '--no-worker'], t.env);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('no session named "alpah"');
       expect(missing.stderr).toContain('nearest names: alpha');
-      const resumed = await runIn(t.workspace, ['resume', 'alpha', '--message', 'third', '--json'], t.env);
+      const resumed = await runCliIn(t.workspace, ['resume', 'alpha', '--message', 'third', '--json'], t.env);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ sessionId, status: 'completed', steps: 3 });
 
       // resume without an id and without a terminal lists the project's sessions.
-      const bare = await runIn(t.workspace, ['resume'], t.env);
+      const bare = await runCliIn(t.workspace, ['resume'], t.env);
       expect(bare.code).toBe(2);
       expect(bare.stderr).toContain('no terminal to pick one on');
       expect(bare.stderr).toContain('alpha');
@@ -163,7 +138,7 @@ describe('session names', () => {
       // No lock row is left behind.
       expect(await store.tryLockSession(sessionId, 'check', 'test', 1000)).toEqual({ acquired: true });
     } finally {
-      release();
+      finisher.release();
       await store.close();
       await killAndWait(worker);
     }

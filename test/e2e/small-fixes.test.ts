@@ -13,22 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { goalArgs, statusOf } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:test-model';
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
-
-function json(result: CliResult): Record<string, unknown> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 /** Where the sandbox keeps a session's private /tmp on this host (activities/sandbox/host.ts). */
 function sandboxDirOf(sessionId: string): string {
@@ -58,31 +51,21 @@ describe('the small fixes of issue 16', () => {
     const worker = spawnCli(['worker'], t.env);
     try {
       const started = await runCli(
-        [
-          'start',
-          '-',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--max-steps',
-          '2',
-          '--json',
-        ],
+        goalArgs('start', '-', t, server, ['--max-steps', '2', '--json']),
         t.env,
         120_000,
-        { stdin: `${objective}\n` },
+        {
+          stdin: `${objective}\n`,
+        },
       );
-      const sessionId = json(started).sessionId as string;
+      const sessionId = expectJson(started).sessionId as string;
       await waitFor(
         'the goal to wait at its limit',
-        async () => json(await runCli(['status', sessionId, '--json'], t.env)).status === 'limit_reached',
+        async () => (await statusOf(t, sessionId)).status === 'limit_reached',
         240_000,
         500,
       );
-      const status = json(await runCli(['status', sessionId, '--json'], t.env));
+      const status = await statusOf(t, sessionId);
       expect(status.objective).toBe(objective);
       expect(fs.existsSync(path.join(sandboxDirOf(sessionId), 'tmp', 'marker.txt'))).toBe(true);
 

@@ -6,23 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CliResult,
-  killAndWait,
-  runCli,
-  scriptedModel,
-  spawnCli,
-  tempDir,
-  waitFor,
-} from '../support/cli';
+import { expectJson, killAndWait, runCli, scriptedModel, spawnCli, tempDir, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv } from '../support/goal-env';
+import { statusOf } from '../support/goal-steps';
 
 const RECORDER = path.resolve(__dirname, '../support/module-recorder.cjs');
-
-function json(result: CliResult): Record<string, unknown> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 /** A live snapshot without the clock, which ticks between two calls. */
 function withoutClock(view: Record<string, unknown>): Record<string, unknown> {
@@ -57,13 +45,13 @@ describe('a running goal read over the HTTP API', () => {
     const polling = spawnCli(['worker'], t.env);
     worker = polling;
     await waitFor('the worker to poll', () => polling.output().includes(`polling task queue ${t.taskQueue}`));
-    const started = json(
+    const started = expectJson(
       await runCli(['start', 'wait a while', '--workspace', t.workspace, '--model', model, '--json'], t.env),
     );
     sessionId = started.sessionId as string;
     // Step 2 asked for the long bash call: the goal now sits in it.
     await waitFor('the second step', async () => {
-      const view = json(await runCli(['status', sessionId, '--json'], t.env));
+      const view = await statusOf(t, sessionId);
       return view.steps === 2 && view.status === 'running';
     });
   });
@@ -74,29 +62,29 @@ describe('a running goal read over the HTTP API', () => {
   });
 
   it('answers status, tasks, policy and stats live, as the gRPC client does', async () => {
-    const status = json(await runCli(['status', sessionId, '--json'], t.env));
+    const status = await statusOf(t, sessionId);
     expect(status).toMatchObject({ sessionId, status: 'running', steps: 2, objective: 'wait a while' });
     expect(withoutClock(status)).toEqual(
-      withoutClock(json(await runCli(['status', sessionId, '--json'], grpc))),
+      withoutClock(expectJson(await runCli(['status', sessionId, '--json'], grpc))),
     );
 
-    const tasks = json(await runCli(['tasks', sessionId, '--json'], t.env));
+    const tasks = expectJson(await runCli(['tasks', sessionId, '--json'], t.env));
     // Empty lists arrive as empty lists (the HTTP API's payload shorthand would make them null).
     expect(tasks).toEqual([
       expect.objectContaining({ id: 'wait', status: 'in_progress', blocked_by: [], dependencies: [] }),
     ]);
-    expect(tasks).toEqual(json(await runCli(['tasks', sessionId, '--json'], grpc)));
+    expect(tasks).toEqual(expectJson(await runCli(['tasks', sessionId, '--json'], grpc)));
 
     for (const command of ['policy', 'stats', 'jobs']) {
       const overHttp = await runCli([command, sessionId, '--json'], t.env);
       expect(overHttp.stderr).not.toContain('did not answer');
-      expect(json(overHttp)).toEqual(json(await runCli([command, sessionId, '--json'], grpc)));
+      expect(expectJson(overHttp)).toEqual(expectJson(await runCli([command, sessionId, '--json'], grpc)));
     }
   });
 
   it('lists the running goal (from its store row, as list always does)', async () => {
     const listed = (
-      json(await runCli(['list', '--json'], t.env)) as unknown as Array<Record<string, unknown>>
+      expectJson(await runCli(['list', '--json'], t.env)) as unknown as Array<Record<string, unknown>>
     ).find((view) => view.sessionId === sessionId);
     expect(listed).toMatchObject({ status: 'running', objective: 'wait a while' });
   });
@@ -105,7 +93,7 @@ describe('a running goal read over the HTTP API', () => {
     it(`${command} loads no gRPC client to do so`, async () => {
       const record = path.join(tempDir('http-status-modules'), 'modules.txt');
       const env = { ...t.env, NODE_OPTIONS: `--require ${RECORDER}`, GOALRUN_MODULE_RECORD: record };
-      json(await runCli([command, sessionId, '--json'], env));
+      expectJson(await runCli([command, sessionId, '--json'], env));
       const modules = fs.readFileSync(record, 'utf8').split('\n');
       expect(
         modules.filter((file) =>
@@ -118,10 +106,10 @@ describe('a running goal read over the HTTP API', () => {
   it('falls back to the checkpoint in the store once no worker answers the query', async () => {
     if (worker) await killAndWait(worker);
     worker = undefined;
-    const overHttp = json(await runCli(['status', sessionId, '--json'], t.env));
+    const overHttp = await statusOf(t, sessionId);
     expect(overHttp).toMatchObject({ sessionId, status: 'running', objective: 'wait a while' });
     // Both read the same saved snapshot, and say so; its clock keeps counting since the save.
-    const overGrpc = json(await runCli(['status', sessionId, '--json'], grpc));
+    const overGrpc = expectJson(await runCli(['status', sessionId, '--json'], grpc));
     expect(overHttp.shown).toBe('last recorded state');
     expect(overGrpc.elapsedMs).toBeGreaterThanOrEqual(overHttp.elapsedMs);
     // Only what is read live may differ between the two reads: the clock, and whether the killed

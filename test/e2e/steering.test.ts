@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTemporalReader } from '../../cli/temporal-grpc';
 import { livePollers } from '../../cli/worker-presence';
 import { packageVersion } from '../../worker/build-info';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import { gate, startGoal, statusOf } from '../support/goal-steps';
 import { saveHistoryFixture } from '../support/history-fixtures';
 import {
   type ChatRequestBody,
@@ -20,7 +21,6 @@ import {
   startOpenAITestServer,
 } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const ACCEPTED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED;
 
 /** The text of every message of a request, in order. */
@@ -30,46 +30,12 @@ function texts(body: ChatRequestBody): string[] {
   );
 }
 
-/** A promise the test opens when it is ready: holds a model answer back. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
-function json(result: CliResult): Record<string, unknown> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
-
 describe('steering', () => {
   let server: OpenAITestServer;
   beforeAll(async () => {
     server = await startOpenAITestServer();
   });
   afterAll(async () => server?.close());
-
-  /** Starts a goal against the test server and returns `start --json`'s answer. */
-  async function startGoal(t: GoalTestEnv, objective: string): Promise<Record<string, unknown>> {
-    return json(
-      await runCli(
-        [
-          'start',
-          objective,
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      ),
-    );
-  }
 
   it('reaches the next request once, also across a worker SIGKILL after the update', async () => {
     const t = goalTestEnv('steer');
@@ -91,7 +57,7 @@ describe('steering', () => {
     const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     try {
       const before = server.requests.length;
-      const started = await startGoal(t, 'write two files');
+      const started = await startGoal(t, server, 'write two files');
       const sessionId = started.sessionId as string;
       await waitFor('the held step', () => server.requests.length >= before + 2);
       const steer = spawnCli(['steer', sessionId, 'Use tabs, not spaces.', '--json'], t.env);
@@ -108,7 +74,7 @@ describe('steering', () => {
       expect(steered).toMatch(/"delivery":\s*"(done|accepted)"/);
       expect(steered).not.toContain('undelivered');
 
-      const watched = json(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
+      const watched = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 240_000));
       expect(watched.status).toBe('completed');
       const requests = server.requests.slice(before);
       const first = requests.findIndex((request) =>
@@ -151,7 +117,7 @@ describe('steering', () => {
     const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     try {
       const before = server.requests.length;
-      const started = await startGoal(t, 'tick until told');
+      const started = await startGoal(t, server, 'tick until told');
       const sessionId = started.sessionId as string;
       await waitFor('two steps', () => server.requests.length >= before + 2);
       // A graceful stop: the step in flight finishes, then nothing runs the goal.
@@ -161,13 +127,13 @@ describe('steering', () => {
       // update; nobody accepts it, and the message goes as a durable signal instead of hanging.
       // (The gRPC reader given directly: a lazy require of a .ts module does not resolve in-process here.)
       expect(await livePollers(new GrpcTemporalReader(client), t.taskQueue)).toBeGreaterThan(0);
-      const steered = json(await runCli(['steer', sessionId, message, '--json'], t.env));
+      const steered = expectJson(await runCli(['steer', sessionId, message, '--json'], t.env));
       expect(steered.delivery).toBe('queued');
       expect(server.requests.length).toBe(stoppedAt);
       expect((await store.listMessages(sessionId)).some((m) => m.key.startsWith('steer:'))).toBe(false);
 
       worker = spawnCli(['worker'], t.env);
-      const watched = json(await runCli(['watch', sessionId, '--json'], t.env, 180_000));
+      const watched = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 180_000));
       expect(watched).toMatchObject({ status: 'completed', finishSummary: 'steered while down' });
       const after = server.requests.slice(stoppedAt);
       // The first request the new worker made carries it, once, as the last message.
@@ -200,7 +166,7 @@ describe('steering', () => {
     const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
     try {
       const before = server.requests.length;
-      const started = await startGoal(t, 'finish at once');
+      const started = await startGoal(t, server, 'finish at once');
       const sessionId = started.sessionId as string;
       await waitFor('the last step', () => server.requests.length > before);
       const steer = spawnCli(['steer', sessionId, 'Also update the changelog.'], t.env);
@@ -214,7 +180,7 @@ describe('steering', () => {
         `not delivered: the goal ended (completed) before its next step; to give it this instruction: goalrun resume ${sessionId} --message`,
       );
       expect(code).toBe(1);
-      const status = json(await runCli(['status', sessionId, '--json'], t.env));
+      const status = await statusOf(t, sessionId);
       expect(status.status).toBe('completed');
       expect(JSON.stringify(status)).toContain('not delivered: the goal ended (completed)');
       for (const request of server.requests.slice(before)) {
@@ -248,26 +214,11 @@ describe('steering', () => {
     const worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
     try {
-      const started = json(
-        await runCli(
-          [
-            'start',
-            'tick until told',
-            '--workspace',
-            t.workspace,
-            '--model',
-            MODEL,
-            '--base-url',
-            server.url,
-            '--json',
-          ],
-          t.env,
-        ),
-      );
+      const started = await startGoal(t, server, 'tick until told');
       const id = started.sessionId as string;
       const firstRequest = server.requests.length;
       await waitFor('a step', () => server.requests.length > firstRequest);
-      const steer = async (...args: string[]) => json(await runCli([...args, '--json'], t.env));
+      const steer = async (...args: string[]) => expectJson(await runCli([...args, '--json'], t.env));
       const steeringRows = async () =>
         (await store.listMessages(id)).filter((m) => m.key.startsWith('steer:'));
 
@@ -331,16 +282,13 @@ describe('steering', () => {
         server.requests.some((r) => r.body.model === 'other-model'),
       );
       await waitFor('usage by the new model in stats', async () => {
-        const stats = json(await runCli(['stats', id, '--json'], t.env));
+        const stats = expectJson(await runCli(['stats', id, '--json'], t.env));
         const byModel = stats.breakdown as Record<string, { requests: number }>;
         return (byModel['openai-compatible:other-model']?.requests ?? 0) > 0 && byModel;
       });
 
       await steer('pause', id);
-      await waitFor(
-        'paused',
-        async () => json(await runCli(['status', id, '--json'], t.env)).status === 'paused',
-      );
+      await waitFor('paused', async () => (await statusOf(t, id)).status === 'paused');
       const pausedAt = server.requests.length;
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(server.requests.length).toBe(pausedAt);
@@ -350,10 +298,10 @@ describe('steering', () => {
       const cleared = await steer('clear', id);
       const fresh = (cleared.result as { newSessionId: string }).newSessionId;
       expect(fresh).toMatch(/^[0-9a-f]{12}-/);
-      const old = json(await runCli(['status', id, '--json'], t.env));
+      const old = await statusOf(t, id);
       expect(old.status).toBe('cleared');
       // The fresh session: same workspace, same objective.
-      const freshStatus = json(await runCli(['status', fresh, '--json'], t.env));
+      const freshStatus = await statusOf(t, fresh);
       expect(freshStatus).toMatchObject({ workspace: t.workspace, objective: 'tick until told' });
       // The old transcript is whole: every stored message, the steering among them.
       const oldRows = await store.listMessages(id);
@@ -367,7 +315,7 @@ describe('steering', () => {
       expect(lines[0]).toMatchObject({ kind: 'first' });
       expect(lines.filter((line) => line.kind === 'steering')).toHaveLength(4);
       release = true;
-      const next2 = json(await runCli(['watch', fresh, '--json'], t.env, 120_000));
+      const next2 = expectJson(await runCli(['watch', fresh, '--json'], t.env, 120_000));
       expect(next2).toMatchObject({ status: 'completed', objective: 'tick until told' });
       // The model saw none of it.
       for (const request of server.requests.slice(firstRequest)) {
@@ -389,7 +337,7 @@ describe('steering', () => {
 
       // The old session stays resumable (after the fixture above: a resume starts a new run of its
       // workflow): it goes on from where it was cleared.
-      const resumed = json(
+      const resumed = expectJson(
         await runCli(['resume', id, '--no-worker', '--message', 'finish now', '--json'], t.env, 120_000),
       );
       expect(resumed).toMatchObject({ status: 'completed', sessionId: id });

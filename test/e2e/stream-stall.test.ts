@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_S } from '../../core/limits';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const setting = process.env.STALL_IDLE_TIMEOUT_S ?? '3';
@@ -32,23 +33,12 @@ describe('a provider stream stalled mid-answer', () => {
       );
       const worker = spawnCli(['worker'], t.env);
       try {
-        const started = await runCli(
-          [
-            'start',
-            'answer once the provider is back',
-            '--workspace',
-            t.workspace,
-            '--model',
-            'openai-compatible:test-model',
-            '--base-url',
-            server.url,
-            ...(setting === 'default' ? [] : ['--stream-idle-timeout', String(idleS)]),
-            '--json',
-          ],
-          t.env,
+        const { sessionId } = await startGoal(
+          t,
+          server,
+          'answer once the provider is back',
+          setting === 'default' ? [] : ['--stream-idle-timeout', String(idleS)],
         );
-        expect(started.code, started.stderr).toBe(0);
-        const { sessionId } = JSON.parse(started.stdout);
         const shown = await waitFor(
           'status to say the stream stalled',
           async () => {

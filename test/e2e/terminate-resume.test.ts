@@ -12,6 +12,7 @@ import { KEY_PREFIX } from '../../core/store-keys';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 describe('resume after terminate', () => {
@@ -26,7 +27,6 @@ describe('resume after terminate', () => {
     ['during a model call', 'model'],
   ])('%s', async (_name, where) => {
     const t = goalTestEnv(`terminate-${where}`);
-    const model = 'openai-compatible:test-model';
     const base = server.requests.length;
     server.enqueue({ toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'one\n' } }] });
     if (where === 'bash') {
@@ -38,22 +38,7 @@ describe('resume after terminate', () => {
     const worker = spawnCli(['worker'], t.env);
     const store = await testStore(t.databaseUrl);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'write and wait',
-          '--workspace',
-          t.workspace,
-          '--model',
-          model,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId, workflowId } = JSON.parse(started.stdout);
+      const { sessionId, workflowId } = await startGoal(t, server, 'write and wait');
       if (where === 'bash') {
         await waitFor('the long command', () => fs.existsSync(path.join(t.workspace, 'started')));
       } else {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../store/types';
 import { killAndWait, runCli, scriptedModel, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
 
@@ -56,6 +57,10 @@ describe('a model worker and a tools-only worker', () => {
     await model?.close();
   });
 
+  /** Starts a goal in `workspace` whose tools run on the tools worker polling `toolsQueue`. */
+  const startOnToolHost = (workspace: string, objective: string, toolsQueue: string) =>
+    startGoal({ env: t.env, workspace }, model, objective, ['--tools-queue', toolsQueue], 'openai:gpt-4o');
+
   it('completes a goal whose tools run on the tools worker, which holds no provider key', async () => {
     modelWorker = spawnCli(['worker', '--role', 'model'], {
       ...t.env,
@@ -93,24 +98,7 @@ describe('a model worker and a tools-only worker', () => {
       { toolCalls: [{ name: 'file-read', args: { path: 'where.txt' } }] },
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'tools ran remotely' } }] },
     );
-    const started = await runCli(
-      [
-        'start',
-        'say where the tools run',
-        '--workspace',
-        project,
-        '--model',
-        'openai:gpt-4o',
-        '--base-url',
-        model.url,
-        '--tools-queue',
-        toolsQueue,
-        '--json',
-      ],
-      t.env,
-    );
-    expect(started.code, started.stderr).toBe(0);
-    const { sessionId } = JSON.parse(started.stdout);
+    const { sessionId } = await startOnToolHost(project, 'say where the tools run', toolsQueue);
     const final = await waitFor(
       'the goal to end',
       async () => {
@@ -202,24 +190,7 @@ describe('a model worker and a tools-only worker', () => {
       { toolCalls: [{ name: 'bash', args: { command: 'pwd' } }] },
       { toolCalls: [{ name: 'finish', args: { status: 'blocked', summary: 'no workspace there' } }] },
     );
-    const started = await runCli(
-      [
-        'start',
-        'work on the tool host',
-        '--workspace',
-        remote,
-        '--model',
-        'openai:gpt-4o',
-        '--base-url',
-        model.url,
-        '--tools-queue',
-        toolsQueue,
-        '--json',
-      ],
-      t.env,
-    );
-    expect(started.code, started.stderr).toBe(0);
-    const { sessionId } = JSON.parse(started.stdout);
+    const { sessionId } = await startOnToolHost(remote, 'work on the tool host', toolsQueue);
     await waitFor('the goal to end', async () => {
       const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
       return shown.status === 'blocked' ? shown : undefined;
@@ -237,21 +208,7 @@ describe('a model worker and a tools-only worker', () => {
       { toolCalls: [{ name: 'bash', args: { command: 'echo ran > ran.txt' } }] },
       { toolCalls: [{ name: 'finish', args: { status: 'blocked', summary: 'not served here' } }] },
     );
-    const started = await runCli(
-      [
-        'start',
-        'outside the root',
-        '--workspace',
-        elsewhere,
-        '--model',
-        'openai:gpt-4o',
-        '--base-url',
-        model.url,
-      ].concat(['--tools-queue', toolsQueue, '--json']),
-      t.env,
-    );
-    expect(started.code, started.stderr).toBe(0);
-    const { sessionId } = JSON.parse(started.stdout);
+    const { sessionId } = await startOnToolHost(elsewhere, 'outside the root', toolsQueue);
     await waitFor('the goal to end', async () => {
       const shown = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
       return shown.status === 'blocked' ? shown : undefined;

@@ -5,19 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { compactionModel } from '../support/compaction-model';
+import { compactionModel, fillerCall } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { findFreePort } from '../support/temporal-server';
 
 // A model with a card and prices, so cost moves; the window is cut so that compaction happens.
 const MODEL = 'openai:gpt-4o-mini';
 const STEPS = 40;
-
-/** A bash call printing `lines` lines: under the spool threshold, so only a summary relieves the context. */
-function filler(tag: string, lines: number) {
-  return { name: 'bash', args: { command: `seq 1 ${lines} | sed 's/^/${tag} filler line number /'` } };
-}
 
 /** Prometheus text as `name{labels}` → value (labels as written). */
 function parseMetrics(text: string): Map<string, number> {
@@ -54,7 +50,7 @@ describe('worker metrics', () => {
         if (n === 1) return { toolCalls: [{ name: 'todo-write', args: { todos: [{ content: 'print' }] } }] };
         if (n === STEPS)
           return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-        return { toolCalls: [filler(`s${n}`, 40)] };
+        return { toolCalls: [fillerCall(`s${n}`, 40)] };
       },
     });
     server.setFallback(model.fallback);
@@ -66,24 +62,7 @@ describe('worker metrics', () => {
       const before = parseMetrics(await (await fetch(url)).text());
       expect(total(before, 'goalrun_model_steps_total')).toBe(0);
 
-      const started = await runCli(
-        [
-          'start',
-          'print a lot',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '12000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'print a lot', ['--context-window', '12000'], MODEL);
       const watched = await runCli(['watch', sessionId, '--json'], t.env, 240_000);
       expect(watched.code, watched.stderr).toBe(0);
       const status = JSON.parse(watched.stdout);

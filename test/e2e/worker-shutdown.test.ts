@@ -8,22 +8,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import {
-  type ChatRequestBody,
   type OpenAITestServer,
+  promptText,
   requestStep,
   startOpenAITestServer,
 } from '../support/openai-test-server';
-
-const MODEL = 'openai-compatible:test-model';
-const promptText = (body: ChatRequestBody) => JSON.stringify(body.messages ?? []);
-
-function json(result: CliResult): Record<string, unknown> {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 describe('worker shutdown', () => {
   let server: OpenAITestServer;
@@ -55,21 +48,8 @@ describe('worker shutdown', () => {
     const first = spawnCli(['worker'], t.env);
     let second: ReturnType<typeof spawnCli> | null = null;
     try {
-      const started = await runCli(
-        [
-          'start',
-          objective,
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--json',
-        ],
-        t.env,
-      );
-      const sessionId = json(started).sessionId as string;
+      const started = await runCli(goalArgs('start', objective, t, server, ['--json']), t.env);
+      const sessionId = expectJson(started).sessionId as string;
       await waitFor(
         'the command to start',
         () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('started'),
@@ -86,7 +66,7 @@ describe('worker shutdown', () => {
       expect(first.output()).not.toContain('command killed');
 
       second = spawnCli(['worker'], t.env);
-      const done = json(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 300_000));
       expect(done.status).toBe('completed');
       // Recorded once, run once: the next worker went on to the next step.
       expect(fs.readFileSync(log, 'utf8')).toBe('started\nfinished\n');

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
 
@@ -69,24 +70,7 @@ describe('hooks', () => {
     );
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'clean up',
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          model.url,
-          '--approval',
-          'on-request',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, model, 'clean up', ['--approval', 'on-request']);
       await waitFor(
         'the goal to wait for approval',
         async () =>

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, tempDir, waitFor } from '../support/cli';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
-import { ensureServerEverything } from '../support/mcp';
+import { startGoal } from '../support/goal-steps';
+import { ensureServerEverything, showServerToSandbox } from '../support/mcp';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
 
@@ -51,10 +52,7 @@ describe('durable MCP calls', () => {
   /** A test env whose MCP config starts the reference server behind a recorder of its stdin. */
   function setup(name: string): { t: GoalTestEnv; mcpConfig: string } {
     const t = goalTestEnv(name);
-    fs.writeFileSync(
-      path.join(t.home, 'config.json'),
-      JSON.stringify({ sandbox: { writable_roots: [prefix] } }),
-    );
+    showServerToSandbox(t.home, prefix);
     const mcpConfig = path.join(tempDir(`${name}-config`), 'mcp.json');
     fs.writeFileSync(
       mcpConfig,
@@ -67,19 +65,9 @@ describe('durable MCP calls', () => {
     return { t, mcpConfig };
   }
 
-  const startArgs = (t: GoalTestEnv, mcpConfig: string) => [
-    'start',
-    'use the everything server',
-    '--workspace',
-    t.workspace,
-    '--model',
-    'openai-compatible:test-model',
-    '--base-url',
-    model.url,
-    '--mcp-config',
-    mcpConfig,
-    '--json',
-  ];
+  /** Starts the goal whose model calls the everything server configured in `mcpConfig`. */
+  const startWithServer = (t: GoalTestEnv, mcpConfig: string) =>
+    startGoal(t, model, 'use the everything server', ['--mcp-config', mcpConfig]);
 
   it('after a SIGKILLed worker, runs the interrupted call again and the completed one never', async () => {
     const { t, mcpConfig } = setup('mcp-kill');
@@ -90,9 +78,7 @@ describe('durable MCP calls', () => {
     );
     let worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(startArgs(t, mcpConfig), t.env);
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startWithServer(t, mcpConfig);
       await waitFor(
         'the long call to reach the server',
         () => calls(t.workspace, SERVER_LONG) === 1 || undefined,
@@ -128,9 +114,7 @@ describe('durable MCP calls', () => {
     model.enqueue({ toolCalls: [{ name: LONG, args: { duration: 300, steps: 300 } }] });
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(startArgs(t, mcpConfig), t.env);
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startWithServer(t, mcpConfig);
       await waitFor(
         'the long call to reach the server',
         async () => calls(t.workspace, SERVER_LONG) === 1 || undefined,

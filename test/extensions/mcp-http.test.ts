@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import { fetchHistory } from '../support/history';
 import { startHttpMcpServer, type TestHttpMcpServer } from '../support/mcp';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
@@ -71,17 +72,7 @@ describe('an MCP server over Streamable HTTP with a header from the environment'
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'asked the corp server' } }] },
     );
     const result = await runCli(
-      [
-        'run',
-        'ask the corp server who we are',
-        '--workspace',
-        t.workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        model.url,
-        '--json',
-      ],
+      goalArgs('run', 'ask the corp server who we are', t, model, ['--json']),
       t.env,
       180_000,
     );

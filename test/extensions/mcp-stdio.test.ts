@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { ensureServerEverything } from '../support/mcp';
+import { goalArgs } from '../support/goal-steps';
+import { ensureServerEverything, showServerToSandbox } from '../support/mcp';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { toolResultsOf } from '../support/tool-results';
 
@@ -31,10 +32,7 @@ describe('an MCP server over stdio in the sandbox', () => {
   it('calls echo and get-sum with the right answers; get-env shows no secret of the worker', async () => {
     const t = goalTestEnv('mcp-stdio', { OPENAI_API_KEY: PROVIDER_KEY, WORKER_GITHUB_TOKEN: OTHER_SECRET });
     // The server's install lies in the hidden home: the sandbox is told to show it.
-    fs.writeFileSync(
-      path.join(t.home, 'config.json'),
-      JSON.stringify({ sandbox: { writable_roots: [prefix] } }),
-    );
+    showServerToSandbox(t.home, prefix);
     const configDir = tempDir('mcp-config');
     const mcpConfig = path.join(configDir, 'mcp.json');
     // A user's file as Claude Code or Cursor has it, with a key goalrun does not know.
@@ -60,19 +58,7 @@ describe('an MCP server over stdio in the sandbox', () => {
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'used the MCP server' } }] },
     );
     const result = await runCli(
-      [
-        'run',
-        'use the everything server',
-        '--workspace',
-        t.workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        model.url,
-        '--mcp-config',
-        mcpConfig,
-        '--json',
-      ],
+      goalArgs('run', 'use the everything server', t, model, ['--mcp-config', mcpConfig, '--json']),
       t.env,
       240_000,
     );

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
@@ -35,21 +36,7 @@ describe('project instructions', () => {
   afterAll(async () => model?.close());
 
   const run = (workspace: string, env: NodeJS.ProcessEnv) =>
-    runCli(
-      [
-        'run',
-        'follow the project rules',
-        '--workspace',
-        workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        model.url,
-        '--json',
-      ],
-      env,
-      180_000,
-    );
+    runCli(goalArgs('run', 'follow the project rules', { workspace }, model, ['--json']), env, 180_000);
 
   it('puts the global and the root-to-workspace AGENTS.md in every request, a nested one when the model works there', async () => {
     const t = goalTestEnv('agents-md');

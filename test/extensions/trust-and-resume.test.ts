@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { ensureServerEverything } from '../support/mcp';
+import { goalArgs } from '../support/goal-steps';
+import { ensureServerEverything, showServerToSandbox } from '../support/mcp';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
@@ -31,29 +32,11 @@ describe('project MCP servers and hooks need trust; a resume reads the workspace
   afterAll(async () => model?.close());
 
   const run = (workspace: string, env: NodeJS.ProcessEnv, extra: string[] = []) =>
-    runCli(
-      [
-        'run',
-        'look around',
-        '--workspace',
-        workspace,
-        '--model',
-        'openai-compatible:test-model',
-        '--base-url',
-        model.url,
-        '--json',
-        ...extra,
-      ],
-      env,
-      180_000,
-    );
+    runCli(goalArgs('run', 'look around', { workspace }, model, ['--json', ...extra]), env, 180_000);
 
   it("starts nothing of a repository's own without --trust-project-mcp, and both with it", async () => {
     const t = goalTestEnv('trust');
-    fs.writeFileSync(
-      path.join(t.home, 'config.json'),
-      JSON.stringify({ sandbox: { writable_roots: [prefix] } }),
-    );
+    showServerToSandbox(t.home, prefix);
     fs.writeFileSync(
       path.join(t.workspace, '.mcp.json'),
       JSON.stringify({

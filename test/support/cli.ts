@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 
 /** The compiled CLI; `npm test` builds it first. */
 export const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
@@ -46,6 +47,30 @@ export function runCli(
   timeoutMs = 120_000,
   options: { cwd?: string; stdin?: string } = {},
 ): Promise<CliResult> {
+  return collectCli(args, env, timeoutMs, options);
+}
+
+/**
+ * Runs the CLI to completion in a working directory, with no time limit of its own (the test's timeout
+ * applies): names, `sessions`, `clean` and `--last` are scoped to the project of the current directory.
+ */
+export function runCliIn(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return collectCli(args, env, undefined, { cwd });
+}
+
+/** Asserts that the CLI exited 0 and parses what it printed as JSON (a `--json` command's answer). */
+export function expectJson(result: CliResult): Record<string, any> {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** Runs the CLI and gathers its output; killed and rejected after `timeoutMs` when one is given. */
+function collectCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number | undefined,
+  options: { cwd?: string; stdin?: string },
+): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -62,14 +87,17 @@ export function runCli(
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `goalrun ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
-        ),
-      );
-    }, timeoutMs);
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(
+              new Error(
+                `goalrun ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+              ),
+            );
+          }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -2,7 +2,13 @@
  * A fake OpenAI-compatible model for compaction tests: main requests are answered from a script
  * by their number, summarizer requests (no tools) by a summarizer that keeps the facts it is shown.
  */
-import type { ChatRequestBody, TestResponse, TestTurn } from './openai-test-server';
+import type { TranscriptEntry } from '../../core/messages';
+import {
+  type ChatRequestBody,
+  isSummaryRequest,
+  type TestResponse,
+  type TestTurn,
+} from './openai-test-server';
 
 /** One request as the tests inspect it. */
 export interface SeenRequest {
@@ -37,6 +43,11 @@ export function summarizeLikeAModel(input: string): string {
   ].join('\n');
 }
 
+/** A bash call that prints `lines` lines of filler, each about 40 characters and tagged, to fill a context. */
+export function fillerCall(tag: string, lines: number) {
+  return { name: 'bash', args: { command: `seq 1 ${lines} | sed 's/^/${tag} filler line number /'` } };
+}
+
 /** A scripted model for the OpenAI test server's fallback. */
 export function compactionModel(options: {
   main: (n: number) => TestResponse;
@@ -47,7 +58,7 @@ export function compactionModel(options: {
   let summaries = 0;
   const fallback = (body: ChatRequestBody): TestResponse => {
     const chars = JSON.stringify(body.messages ?? []).length;
-    if (!body.tools || body.tools.length === 0) {
+    if (isSummaryRequest(body)) {
       summaries += 1;
       seen.push({ kind: 'summary', body, chars });
       const scripted = options.summary?.(summaries, body);
@@ -60,6 +71,13 @@ export function compactionModel(options: {
     return options.main(mains);
   };
   return { fallback, seen };
+}
+
+/** The "[goalrun] compacted …" notices among a session's stored messages, in order. */
+export function compactionNotices(messages: TranscriptEntry[]): string[] {
+  return messages
+    .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
+    .filter((text) => text.startsWith('[goalrun] compacted'));
 }
 
 /** Problems with tool-call pairing in a chat request: every call answered once, no orphan result. */

@@ -47,3 +47,11 @@ export function goalTestEnv(name: string, extra: Record<string, string | undefin
 export function testStore(databaseUrl: string): Promise<SessionStore> {
   return openStore({ databaseUrl, home: tempDir('store-home') });
 }
+
+/** The suite's database URL with a planted password: local connections are trusted, so it is never checked. */
+export function withPassword(databaseUrl: string, password: string): string {
+  const url = new URL(databaseUrl);
+  url.username = url.username || 'root';
+  url.password = password;
+  return url.toString();
+}

@@ -23,6 +23,14 @@ export async function fetchHistory(
   }
 }
 
+/** Every string of a value, with byte arrays (Temporal payloads) decoded as UTF-8: what a secret could hide in. */
+export function allText(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
+  else if (value && typeof value === 'object') for (const child of Object.values(value)) allText(child, out);
+  return out;
+}
+
 /** The sizes of every payload anywhere in an event (inputs, results, memo, details). */
 export function payloadSizes(value: unknown, sizes: number[] = []): number[] {
   if (value === null || typeof value !== 'object') return sizes;

@@ -88,6 +88,11 @@ export async function ensureServerEverything(): Promise<{ entry: string; prefix:
   return { entry, prefix };
 }
 
+/** Shows the reference server's install to the sandbox: the test home's config lists `prefix` as writable. */
+export function showServerToSandbox(home: string, prefix: string): void {
+  fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ sandbox: { writable_roots: [prefix] } }));
+}
+
 /** A Streamable HTTP MCP server in this process. */
 export interface TestHttpMcpServer {
   url: string;

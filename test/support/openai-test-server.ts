@@ -233,6 +233,16 @@ export function requestStep(body: ChatRequestBody): number {
   return (body.messages ?? []).filter((message) => message.role === 'assistant').length + 1;
 }
 
+/** Every message of a request as one string: what a fallback searches for a goal's objective or a word. */
+export function promptText(body: ChatRequestBody): string {
+  return JSON.stringify(body.messages ?? []);
+}
+
+/** Whether a request is a summarizer call: compaction asks the model with no tools offered. */
+export function isSummaryRequest(body: ChatRequestBody): boolean {
+  return !body.tools || body.tools.length === 0;
+}
+
 /** An error answer with an OpenAI-style body: `{ "error": { "message", "type", "code" } }`. */
 export function openAIErrorResponse(
   status: number,

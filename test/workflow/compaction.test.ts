@@ -7,8 +7,9 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../worker/build-info';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
-import { compactionModel, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, fillerCall, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs, startGoal } from '../support/goal-steps';
 import { saveHistoryFixture } from '../support/history-fixtures';
 import {
   type OpenAITestServer,
@@ -16,13 +17,7 @@ import {
   startOpenAITestServer,
 } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const CONSTRAINT = 'CONSTRAINT: keep the public API stable';
-
-/** A bash call that prints about `lines` lines of filler (each ~40 chars). */
-function filler(tag: string, lines: number) {
-  return { name: 'bash', args: { command: `seq 1 ${lines} | sed 's/^/${tag} filler line number /'` } };
-}
 
 describe('compaction', () => {
   let server: OpenAITestServer;
@@ -45,11 +40,12 @@ describe('compaction', () => {
                   todos: [{ content: 'Build the widget' }, { content: 'Test it', dependencies: ['task-1'] }],
                 },
               },
-              filler('s1', 30),
+              fillerCall('s1', 30),
             ],
           };
         }
-        if (n === 3) return { text: 'DECISION-3: store widgets in SQLite', toolCalls: [filler('s3', 30)] };
+        if (n === 3)
+          return { text: 'DECISION-3: store widgets in SQLite', toolCalls: [fillerCall('s3', 30)] };
         if (n === 5) {
           return {
             toolCalls: [
@@ -64,24 +60,12 @@ describe('compaction', () => {
         if (n === steps)
           return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
         // Outputs under the spool threshold: pruning cannot help, so the summarizer runs.
-        return { toolCalls: [filler(`s${n}`, 40)] };
+        return { toolCalls: [fillerCall(`s${n}`, 40)] };
       },
     });
     server.setFallback(model.fallback);
     const result = await runCli(
-      [
-        'run',
-        `build the widget; ${CONSTRAINT}`,
-        '--workspace',
-        t.workspace,
-        '--model',
-        MODEL,
-        '--base-url',
-        server.url,
-        '--context-window',
-        '12000',
-        '--json',
-      ],
+      goalArgs('run', `build the widget; ${CONSTRAINT}`, t, server, ['--context-window', '12000', '--json']),
       t.env,
       240_000,
     );
@@ -120,9 +104,7 @@ describe('compaction', () => {
     const store = await testStore(t.databaseUrl);
     const messages = await store.listMessages(status.sessionId);
     await store.close();
-    const notices = messages
-      .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-      .filter((text) => text.startsWith('[goalrun] compacted'));
+    const notices = compactionNotices(messages);
     expect(notices.length).toBeGreaterThanOrEqual(5);
     expect(notices[0]).toMatch(/^\[goalrun\] compacted \d+(\.\d)?k? → \d+(\.\d)?k? tokens/);
     // Files modified in the summary equal those from the tool log.
@@ -142,31 +124,14 @@ describe('compaction', () => {
       main: (n) => {
         if (release)
           return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-        return { delayMs: slow ? 1_500 : 0, toolCalls: [filler(`m${n}`, 25)] };
+        return { delayMs: slow ? 1_500 : 0, toolCalls: [fillerCall(`m${n}`, 25)] };
       },
       summary: (n) => (n <= 3 ? openAIErrorResponse(500, 'summarizer is down') : undefined),
     });
     server.setFallback(model.fallback);
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'fill the context',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '24000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'fill the context', ['--context-window', '24000']);
       const policy = async () => JSON.parse((await runCli(['policy', sessionId, '--json'], t.env)).stdout);
       await waitFor(
         'auto-compact to pause',
@@ -238,26 +203,14 @@ describe('compaction', () => {
           return overflow();
         }
         if (n >= 8) return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-        return { toolCalls: [filler(`o${n}`, 12)] };
+        return { toolCalls: [fillerCall(`o${n}`, 12)] };
       },
       summary: (n) => (n === 1 ? overflow() : undefined),
     });
     server.setFallback(model.fallback);
     try {
       const result = await runCli(
-        [
-          'run',
-          'overflow once',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '100000',
-          '--json',
-        ],
+        goalArgs('run', 'overflow once', t, server, ['--context-window', '100000', '--json']),
         t.env,
       );
       expect(result.code, result.stdout + result.stderr).toBe(0);
@@ -288,31 +241,17 @@ describe('compaction', () => {
       main: (n) =>
         n >= finishFrom
           ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-          : { toolCalls: [filler(`c${n}`, 40)] },
+          : { toolCalls: [fillerCall(`c${n}`, 40)] },
       // The first summarizer call is slow: the worker is killed while it waits.
       summary: (n) => (n === 1 ? { delayMs: 10_000, text: 'never seen' } : undefined),
     });
     server.setFallback(model.fallback);
     let worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'survive a crash mid-compaction',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '12000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'survive a crash mid-compaction', [
+        '--context-window',
+        '12000',
+      ]);
       await waitFor(
         'the summarizer to be called',
         () => model.seen.some((r) => r.kind === 'summary'),

@@ -4,17 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli } from '../support/cli';
-import { compactionModel, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, fillerCall, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { fetchHistory } from '../support/history';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 import { startTestTemporalServer, type TestTemporalServer } from '../support/temporal-server';
 
 const MODEL = 'openai-compatible:test-model';
-
-function filler(n: number) {
-  return { name: 'bash', args: { command: `seq 1 40 | sed 's/^/step ${n} filler line number /'` } };
-}
 
 describe('long goals', () => {
   let server: OpenAITestServer;
@@ -38,7 +35,7 @@ describe('long goals', () => {
       main: (n) =>
         n === steps
           ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] }
-          : { toolCalls: [filler(n)] },
+          : { toolCalls: [fillerCall(`step ${n}`, 40)] },
       summary: () => undefined,
     });
     // Every request reports usage the test knows, so the accounting can be checked to the token.
@@ -53,24 +50,10 @@ describe('long goals', () => {
     server.setFallback(fallback);
     const worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'a long goal',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
-          '--context-window',
-          '12000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId, workflowId, runId } = JSON.parse(started.stdout);
+      const { sessionId, workflowId, runId } = await startGoal(t, server, 'a long goal', [
+        '--context-window',
+        '12000',
+      ]);
       const watched = await runCli(['watch', sessionId, '--json'], t.env, 600_000);
       expect(watched.code, watched.stderr).toBe(0);
       const final = JSON.parse(watched.stdout);
@@ -108,9 +91,7 @@ describe('long goals', () => {
       await store.close();
       expect(new Set(messages.map((m) => m.key)).size).toBe(messages.length);
       // The gauge drops at every compaction.
-      const notices = messages
-        .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-        .filter((text) => text.startsWith('[goalrun] compacted'));
+      const notices = compactionNotices(messages);
       const tokens = (value: string, unit: string) => Number(value) * (unit === 'k' ? 1000 : 1);
       expect(notices.length).toBeGreaterThanOrEqual(10);
       for (const notice of notices) {

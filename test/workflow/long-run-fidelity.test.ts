@@ -8,11 +8,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
-import { compactionModel, pairingProblems } from '../support/compaction-model';
+import { compactionModel, compactionNotices, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
+import { goalArgs } from '../support/goal-steps';
 import { type OpenAITestServer, promptTokensOf, startOpenAITestServer } from '../support/openai-test-server';
 
-const MODEL = 'openai-compatible:test-model';
 const ERROR_FACT = 'ERROR E4711: widget exploded';
 const PATH_FACT = 'FACT-1: the widget config lives at /srv/widget/config.yaml';
 const WRITTEN_FILE = 'src/widget.js';
@@ -80,19 +80,11 @@ describe('long runs keep every fact, within the window, without thrashing', () =
       });
       const t = goalTestEnv(`long-run-${c.windowTokens}`);
       const result = await runCli(
-        [
-          'run',
-          'build the widget',
-          '--workspace',
-          t.workspace,
-          '--model',
-          MODEL,
-          '--base-url',
-          server.url,
+        goalArgs('run', 'build the widget', t, server, [
           '--context-window',
           String(c.windowTokens),
           '--json',
-        ],
+        ]),
         t.env,
         420_000,
       );
@@ -123,9 +115,7 @@ describe('long runs keep every fact, within the window, without thrashing', () =
       const store = await testStore(t.databaseUrl);
       const messages = await store.listMessages(status.sessionId);
       await store.close();
-      const notices = messages
-        .map((m) => (m.message.content[0] as { text?: string }).text ?? '')
-        .filter((text) => text.startsWith('[goalrun] compacted'));
+      const notices = compactionNotices(messages);
       expect(notices.length).toBeGreaterThanOrEqual(2);
       const stats = JSON.parse((await runCli(['stats', status.sessionId, '--json'], t.env)).stdout);
       expect(stats.summarizer.inputShare).toBeGreaterThanOrEqual(0);

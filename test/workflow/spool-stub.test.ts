@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel } from '../support/compaction-model';
 import { goalTestEnv } from '../support/goal-env';
+import { startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const LOG_COMMAND =
@@ -65,24 +66,7 @@ describe('spooled output', () => {
     server.setFallback(observe);
     let worker = spawnCli(['worker'], t.env);
     try {
-      const started = await runCli(
-        [
-          'start',
-          'read the build log',
-          '--workspace',
-          t.workspace,
-          '--model',
-          'openai-compatible:test-model',
-          '--base-url',
-          server.url,
-          '--context-window',
-          '16000',
-          '--json',
-        ],
-        t.env,
-      );
-      expect(started.code, started.stderr).toBe(0);
-      const { sessionId } = JSON.parse(started.stdout);
+      const { sessionId } = await startGoal(t, server, 'read the build log', ['--context-window', '16000']);
       await waitFor('the log to be pruned to a stub', () => spoolId !== undefined, 120_000);
       await killAndWait(worker, 'SIGTERM');
       worker = spawnCli(['worker'], t.env);
