@@ -34,18 +34,30 @@ describe('the daily budget over many goals', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
+    // The first calls are answered only once every goal has made its own: each was reserved before
+    // its request, so the cap is taken by the three first calls whatever the workers' timing, and no
+    // goal's second call can slip in ahead of another goal's first.
+    let firstCalls = 0;
+    let allFirstCallsIn: () => void = () => {};
+    const allFirstCalls = new Promise<void>((resolve) => {
+      allFirstCallsIn = resolve;
+    });
     // Step 1 runs a command, step 2 finishes; each reports 1,000 output tokens ($0.01).
     server = await startOpenAITestServer({
-      fallback: (body) =>
-        requestStep(body) === 1
-          ? {
-              toolCalls: [{ name: 'bash', args: { command: 'echo working' } }],
-              usage: { prompt_tokens: 300, completion_tokens: 1_000 },
-            }
-          : {
-              toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }],
-              usage: { prompt_tokens: 300, completion_tokens: 1_000 },
-            },
+      fallback: async (body) => {
+        if (requestStep(body) !== 1) {
+          return {
+            toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }],
+            usage: { prompt_tokens: 300, completion_tokens: 1_000 },
+          };
+        }
+        if (++firstCalls >= GOALS) allFirstCallsIn();
+        await allFirstCalls;
+        return {
+          toolCalls: [{ name: 'bash', args: { command: 'echo working' } }],
+          usage: { prompt_tokens: 300, completion_tokens: 1_000 },
+        };
+      },
     });
   });
   afterAll(async () => {
@@ -60,8 +72,7 @@ describe('the daily budget over many goals', () => {
     writePricedModelCard(t.home);
     const set = await runCli(['budget', 'set', '--daily-usd', '0.03'], t.env);
     expect(set.code, set.stderr).toBe(0);
-    // Every goal is started before the workers: their first calls race for the cap together, and no
-    // goal's second call can come before another goal's first.
+    // Every goal is started before the workers, so that their first calls race for the cap together.
     let workers: ReturnType<typeof spawnCli>[] = [];
     try {
       const ids: string[] = [];
