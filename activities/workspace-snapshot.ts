@@ -38,9 +38,6 @@ export type SnapshotResult =
 /** Longest a git command of a snapshot may run before the snapshot is given up. */
 export const SNAPSHOT_GIT_TIMEOUT_MS = 120_000;
 
-/** How much older than the user's index its copy is dated, so same-second edits get rehashed. */
-const INDEX_AGE_MARGIN_MS = 2_000;
-
 /** Identity of snapshot commits (never the user's config: it may be missing, or sign commits). */
 const SNAPSHOT_IDENTITY = {
   GIT_AUTHOR_NAME: 'goalrun',
@@ -97,14 +94,15 @@ async function previousSnapshot(top: string, sessionId: string, step: number): P
  * Git trusts an index entry's cached stat data only when the file is older than the index itself
  * ("racy git"). A plain copy is stamped now, so a file changed within the same second as the user's
  * last `git add`, at the same size, would look unchanged and its old content would be snapshotted.
- * Dating the copy a second before the original makes such entries racy, so git rehashes them.
+ * The copy keeps the original's time, down to the whole second: entries racy in the user's index are
+ * racy in the copy too, and no others (files of a fresh clone are not all rehashed every step).
  */
 async function copyIndexKeepingItsAge(from: string, to: string): Promise<boolean> {
   try {
     const original = await stat(from);
     await copyFile(from, to);
-    const earlier = new Date(original.mtimeMs - INDEX_AGE_MARGIN_MS);
-    await utimes(to, earlier, earlier);
+    const stamp = Math.floor(original.mtimeMs / 1000);
+    await utimes(to, stamp, stamp);
     return true;
   } catch {
     return false;
