@@ -35,6 +35,9 @@ export interface McpRunContext {
   env: NodeJS.ProcessEnv;
 }
 
+/** How long a server that failed to start gets to exit and say why, before it is stopped. */
+const START_FAILURE_WAIT_MS = 1_000;
+
 /** A connected server. */
 export class McpConnection {
   private constructor(
@@ -52,6 +55,8 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
     } catch (err) {
+      // A write can fail (EPIPE) before the process's exit and stderr are seen: give them a moment.
+      if (transport instanceof SandboxedStdioTransport) await transport.waitForExit(START_FAILURE_WAIT_MS);
       await transport.close().catch(() => undefined);
       const exit = transport instanceof SandboxedStdioTransport ? ` (${transport.describeExit()})` : '';
       throw new Error(`could not start MCP server "${server.name}": ${(err as Error).message}${exit}`);

@@ -87,6 +87,19 @@ export class SandboxedStdioTransport implements Transport {
     });
   }
 
+  /** Waits up to `ms` for the process to end by itself: a server that fails to start says why on stderr. */
+  async waitForExit(ms: number): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      child.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || !this.alive) throw new Error(`the MCP server is not running (${this.describeExit()})`);
