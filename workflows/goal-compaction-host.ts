@@ -8,7 +8,7 @@ import { userTextOf } from '../core/messages';
 import { storeKeys } from '../core/store-keys';
 import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { onGoalHost } from './host-placement';
 import { PATCH } from './patches';
 
