@@ -7,7 +7,7 @@
  * HOME that is an empty directory. Either way every command carries SAFE_GIT_CONFIG, and the caller
  * has checked the repository's pointer files first (repository-layout.ts).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +60,33 @@ export interface GitJob {
   /** Variables for git (GIT_INDEX_FILE, an identity). */
   env?: Record<string, string>;
   timeoutMs?: number;
+}
+
+/** How long reading one config value may take. */
+const GIT_CONFIG_TIMEOUT_MS = 5_000;
+
+/**
+ * One config value as git reads it for a work tree, the user's global config included (a
+ * `core.hooksPath` there is protected too), or undefined. `git config --get` only reads files (no
+ * hook, no fsmonitor), so it runs on the host, with nothing of the worker's environment but PATH and
+ * HOME, and without SAFE_GIT_CONFIG, which would override the very value it reads.
+ */
+export function readGitConfigSync(root: string, key: string): string | undefined {
+  try {
+    const value = execFileSync('git', ['-C', root, 'config', '--get', key], {
+      encoding: 'utf8',
+      timeout: GIT_CONFIG_TIMEOUT_MS,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+        GIT_TERMINAL_PROMPT: '0',
+      },
+    }).trim();
+    return value || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A git run that ended. */
