@@ -29,7 +29,7 @@ import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
-import { snapshotAfterStep } from './workspace-snapshots';
+import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -66,6 +66,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
 
   try {
     await run.start();
+    await recordSnapshotRepository(run);
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {
