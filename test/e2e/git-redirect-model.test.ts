@@ -120,6 +120,38 @@ describe('a model that redirects git to a config it wrote', () => {
     expect(fs.readFileSync(marker, 'utf8')).toContain(WORKER_SECRET);
   });
 
+  it('leaves out files over snapshot_max_file_mib and stops at snapshot_max_total_mib, saying so', async () => {
+    const t = goalTestEnv('snapshot-caps');
+    makeRepo(t.workspace);
+    fs.writeFileSync(
+      path.join(t.home, 'config.json'),
+      JSON.stringify({ snapshot_max_file_mib: 1, snapshot_max_total_mib: 1 }),
+    );
+    const turns = [
+      { toolCalls: [bash('head -c 2000000 /dev/urandom > big.bin && head -c 600000 /dev/urandom > a.bin')] },
+      { toolCalls: [bash('head -c 600000 /dev/urandom > b.bin')] },
+      { toolCalls: [bash('echo c > c.txt')] },
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'wrote' } }] },
+    ];
+    const model = scriptedModel(t.home, turns);
+    const ran = await runCli(['run', 'write', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const { sessionId, recent } = JSON.parse(ran.stdout);
+    expect(realSnapshotRefs(t.workspace, sessionId)).toEqual(['1', '2']);
+    const first = git(t.workspace, 'ls-tree', '--name-only', `refs/goalrun/${sessionId}/1`);
+    expect(first).toContain('a.bin');
+    expect(first).not.toContain('big.bin');
+    expect(JSON.stringify(recent)).toMatch(
+      /the snapshot left out 1 file over 1 MiB \(snapshot_max_file_mib\): big\.bin/,
+    );
+    store ??= await testStore(t.databaseUrl);
+    const stopped = transcriptOf(await store.listMessages(sessionId)).notices.filter((text) =>
+      text.includes('workspace snapshots stopped'),
+    );
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatch(/over their cap of 1 MiB \(snapshot_max_total_mib\)/);
+  });
+
   it('refuses alternates outside the repository where the model can write them (--sandbox off)', async () => {
     const t = goalTestEnv('git-alternates');
     makeRepo(t.workspace);
