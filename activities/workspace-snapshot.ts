@@ -121,9 +121,12 @@ case "$1" in
   exclude) g add -A --pathspec-from-file="$2" --pathspec-file-nul ;;
 esac
 tree=$(g write-tree)
-prev=
-if [ -n "$4" ]; then prev=$(g rev-parse -q --verify "$4^{commit}") || prev=; fi
-if [ -n "$prev" ] && [ "$(g rev-parse "$prev^{tree}")" = "$tree" ]; then
+prev=; prevtree=
+# Both ids in one git run: the commit on the first line, its tree on the second.
+if [ -n "$4" ] && both=$(g rev-parse "$4^{commit}" "$4^{tree}" 2>/dev/null); then
+  prev=\${both%%[!0-9a-f]*}; prevtree=\${both##*[!0-9a-f]}
+fi
+if [ -n "$prev" ] && [ "$prevtree" = "$tree" ]; then
   g update-ref "$3" "$prev"
   echo "reused $prev $tree 0"
   exit 0
