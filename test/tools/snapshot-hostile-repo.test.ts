@@ -20,7 +20,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findRepository } from '../../activities/git/repository-layout';
+import { sandboxHostFromEnv } from '../../activities/sandbox/host';
 import { removeSnapshots } from '../../activities/snapshot-cleanup';
+import { addSnapshotWorktree, findSnapshot } from '../../activities/snapshot-worktree';
 import { snapshotRef, snapshotWorkspace, workspaceRepository } from '../../activities/workspace-snapshot';
 import type { SandboxMode } from '../../core/sandbox-settings';
 
@@ -243,6 +245,32 @@ describe('what a snapshot keeps', () => {
     expect(names.filter((name) => name.startsWith('many/f'))).toHaveLength(1100);
     expect(names).not.toContain('many/big.bin');
     expect(result.skipped).toEqual({ count: 1, names: ['many/big.bin'] });
+  });
+});
+
+describe('a repository in a home the sandbox hides', () => {
+  it('is snapshotted and forked all the same, with the rest of that home hidden from git', async () => {
+    const home = tempDir();
+    const dir = path.join(home, 'project');
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    writeFileSync(path.join(home, 'secret.txt'), 'not for git\n');
+    // A filter shows what git could read: the repository, not the home around it.
+    git(dir, 'config', 'filter.peek.clean', `cat ${path.join(home, 'secret.txt')} 2>&1 || echo hidden`);
+    writeFileSync(path.join(dir, '.gitattributes'), '*.peek filter=peek\n');
+    writeFileSync(path.join(dir, 'x.peek'), 'x\n');
+    const host = sandboxHostFromEnv({ ...process.env, HOME: home }, home);
+    const result = await snapshotWorkspace({ sessionId: 'h', workspace: dir, step: 1 }, host);
+    if (!result.taken) throw new Error(result.reason);
+    expect(git(dir, 'show', `${result.commit}:a.txt`)).toBe('a');
+    expect(git(dir, 'show', `${result.commit}:x.peek`)).toMatch(/hidden|No such file/);
+    expect(git(dir, 'show', `${result.commit}:x.peek`)).not.toContain('not for git');
+    const found = await findSnapshot(dir, snapshotRef('h', 1), host);
+    if (found.kind !== 'found') throw new Error('no snapshot');
+    const tree = path.join(home, 'project-fork');
+    await addSnapshotWorktree(found.layout, found.commit, tree, host);
+    expect(readFileSync(path.join(tree, 'a.txt'), 'utf8')).toBe('a\n');
   });
 });
 
