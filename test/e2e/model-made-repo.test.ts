@@ -8,14 +8,18 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userTextOf } from '../../core/messages';
 import type { SessionStore } from '../../store/types';
+import { workflowIdOf } from '../../workflows/names';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { fetchHistory } from '../support/history';
 import { startTestTemporalServer, type TestTemporalServer } from '../support/temporal-server';
 
+const BUNDLE = path.resolve(__dirname, '../../dist/workflow-bundle.js');
 /** History events after which the dev server suggests continue-as-new: a few steps. */
 const SUGGEST_AFTER_EVENTS = 40;
 /** Steps after the model made its repository: enough for at least one continue-as-new. */
@@ -76,6 +80,26 @@ describe('a repository the model makes', () => {
     return final.sessionId;
   }
 
+  /** Replays each run of a workflow, newest to first, against the built bundle. */
+  async function replayEveryRun(workflowId: string): Promise<void> {
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      const client = new Client({ connection });
+      let runId: string | undefined;
+      let runs = 0;
+      do {
+        const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+        await Worker.runReplayHistory({ workflowBundle: { codePath: BUNDLE } }, history, workflowId);
+        runs += 1;
+        runId =
+          history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+      } while (runId);
+      expect(runs).toBeGreaterThan(1);
+    } finally {
+      await connection.close();
+    }
+  }
+
   async function notices(databaseUrl: string, sessionId: string): Promise<string[]> {
     store ??= await testStore(databaseUrl);
     return (await store.listMessages(sessionId))
@@ -119,5 +143,7 @@ describe('a repository the model makes', () => {
     );
     expect(stopped).toHaveLength(1);
     expect(stopped[0]).toMatch(/now in the repository at .*app, not in the one the goal started in/);
+    // Every run of it replays on this build: the recorded repository, the refusal and its notice.
+    await replayEveryRun(workflowIdOf(sessionId));
   }, 300_000);
 });
