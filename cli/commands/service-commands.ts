@@ -6,6 +6,7 @@ import { ConfigError } from '../../core/errors';
 import { DEFAULT_SANDBOX, type SandboxMode } from '../../core/sandbox-settings';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
 import { toolsQueueName, type WorkerRole } from '../../worker/roles';
+import { securityText } from '../../worker/temporal-connection';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
@@ -56,7 +57,7 @@ export async function workerCommand(
     );
   }
   const worker = await createGoalWorker({
-    connection: await connectWorker(settings.temporalAddress),
+    connection: await connectWorker(settings.temporal),
     namespace: settings.namespace,
     taskQueue,
     store,
@@ -80,7 +81,7 @@ export async function workerCommand(
   }
   notice(
     `${role === 'all' ? 'worker' : `${role} worker`} polling task queue ${role === 'tools' ? toolsQueue : taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
-      `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
+      `namespace ${settings.namespace}, Temporal ${settings.temporalAddress} (${securityText(settings.temporal)}), store ${context.describeStore()}`,
   );
   if (metrics) notice(`metrics on ${metrics.url}`);
   // The workers that run workflows keep the retention schedule in step with their config (issue 17).
