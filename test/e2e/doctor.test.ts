@@ -152,6 +152,17 @@ describe('goalrun doctor', () => {
     expect(lineOf(off.stdout, 'bubblewrap')).toMatch(/^missing +bubblewrap: /);
   });
 
+  it('names a --profile (after the command, too) that temporal.toml does not have, and what it has', async () => {
+    const toml = path.join(tempDir('doctor-toml'), 'temporal.toml');
+    fs.writeFileSync(toml, '[profile.prod]\naddress = "temporal.example:7233"\n');
+    const result = await runCli(['doctor', '--profile', 'staging'], { ...t.env, TEMPORAL_CONFIG_FILE: toml });
+    expect(result.code).toBe(1);
+    expect(lineOf(result.stdout, 'Temporal connection')).toBe(
+      `missing  Temporal connection: --profile names the profile "staging", which ${toml} does not have (it has "prod"); ` +
+        'fix: correct the temporal.toml profile or the TEMPORAL_* variables (docs/deploying.md)',
+    );
+  });
+
   it('says when TEMPORAL_CLI_PATH is wrong even though goalrun falls back to another binary', async () => {
     const result = await runCli(['doctor'], {
       ...t.env,

@@ -74,6 +74,14 @@ describe('resolveTemporalConnection', () => {
     expect(vars.origins.address).toBe('TEMPORAL_ADDRESS');
   });
 
+  it('takes a temporal.toml without profiles (an empty one) as having none', () => {
+    const empty = profiles('# nothing here yet\n');
+    expect(resolveTemporalConnection(empty, {})).toMatchObject({ address: 'localhost:7233', profile: null });
+    expect(() => resolveTemporalConnection({ ...empty, TEMPORAL_PROFILE: 'prod' }, {})).toThrow(
+      /names the profile "prod", which .* does not have \(it has no profile\)/,
+    );
+  });
+
   it("reads the file's default profile, a profile TEMPORAL_PROFILE names, and --profile over both", () => {
     const file = profiles(TWO_PROFILES);
     const implicit = resolveTemporalConnection(file, { temporal_address: 'cfg:7233' });
