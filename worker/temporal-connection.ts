@@ -163,6 +163,23 @@ function fileProfile(
   );
 }
 
+/** Variables that make envconfig's answer more than an address and a namespace. */
+const SECURED_CONNECTION_ENV = /^TEMPORAL_(API_KEY|TLS|GRPC_META_)/;
+
+/**
+ * Without a profile to read and without a TLS, key or header variable, envconfig's answer is the
+ * address and namespace variables and nothing else (test/worker/temporal-connection.test.ts holds it
+ * to that): those are taken as they are, so that the light commands of a plain local setup do not
+ * load envconfig and its TOML parser (issue 10). Null when envconfig must decide.
+ */
+function plainProfile(vars: Record<string, string>): ClientConfigProfile | null {
+  if (Object.keys(vars).some((name) => SECURED_CONNECTION_ENV.test(name))) return null;
+  const profile: ClientConfigProfile = {};
+  if (vars[TEMPORAL_ENV.address] !== undefined) profile.address = vars[TEMPORAL_ENV.address];
+  if (vars[TEMPORAL_ENV.namespace] !== undefined) profile.namespace = vars[TEMPORAL_ENV.namespace];
+  return profile;
+}
+
 /** A source as goalrun keeps it: a path, or PEM text. */
 function pemSourceOf(source: ConfigDataSource | undefined): PemSource | undefined {
   if (!source) return undefined;
@@ -191,7 +208,8 @@ export function resolveTemporalConnection(
         configSource: { path: file as string },
         overrideEnvVars: vars,
       })
-    : envconfig().loadClientConfigProfile({ disableFile: true, overrideEnvVars: vars });
+    : (plainProfile(vars) ??
+      envconfig().loadClientConfigProfile({ disableFile: true, overrideEnvVars: vars }));
   const profile: ProfileInfo | null =
     fromFile && file
       ? { name: profileName ?? DEFAULT_PROFILE, file, named: profileName !== undefined }

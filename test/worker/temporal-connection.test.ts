@@ -3,6 +3,7 @@
  * temporal.toml profile (--profile, TEMPORAL_PROFILE, else `default`), then goalrun's config keys,
  * then the defaults; where each setting came from; and the options the SDK's connections get.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -166,6 +167,38 @@ describe('resolveTemporalConnection', () => {
     const settings = loadSettings({ GOALRUN_HOME: home, ...file }, undefined, { profile: 'prod' });
     expect(settings.temporalAddress).toBe('prod.example:7233');
     expect(settings.namespace).toBe('prod.acct');
+  });
+});
+
+describe('a plain local setup', () => {
+  it('gets what envconfig would answer, without loading envconfig and its TOML parser', () => {
+    const { loadClientConfigProfile } =
+      require('@temporalio/envconfig') as typeof import('@temporalio/envconfig');
+    for (const vars of [
+      {},
+      { TEMPORAL_ADDRESS: 'h:7233' },
+      { TEMPORAL_ADDRESS: 'h:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_CODEC_ENDPOINT: 'http://codec' },
+    ] as Record<string, string>[]) {
+      const sdk = loadClientConfigProfile({ disableFile: true, overrideEnvVars: vars });
+      const ours = resolveTemporalConnection({ HOME: tempDir('plain'), ...vars }, {});
+      expect({ address: ours.address, namespace: ours.namespace }).toEqual({
+        address: sdk.address ?? 'localhost:7233',
+        namespace: sdk.namespace ?? 'default',
+      });
+      expect([ours.apiKey, ours.tls, ours.metadata]).toEqual([sdk.apiKey, false, sdk.grpcMeta]);
+    }
+    // In a process of its own (the built module), as a light command runs it.
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const { resolveTemporalConnection } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/worker/temporal-connection.js'))});
+         resolveTemporalConnection({ HOME: ${JSON.stringify(tempDir('plain'))}, TEMPORAL_ADDRESS: 'h:7233' }, {});
+         console.log(Object.keys(require.cache).some((file) => /envconfig|smol-toml/.test(file)));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(loaded.trim()).toBe('false');
   });
 });
 
