@@ -5,13 +5,10 @@
 import type { DoctorCheck } from '../activities/sandbox/doctor';
 import { ConfigError } from '../core/errors';
 import { connectionProblem, problemOf } from '../worker/connection-errors';
+import { describeConnectionSettings } from '../worker/connection-options';
 import type { Settings } from '../worker/settings';
 import { connectClient, explainConnectionFailure } from '../worker/temporal-connect';
-import {
-  describeConnectionSettings,
-  isSecured,
-  type TemporalConnectionSettings,
-} from '../worker/temporal-connection';
+import { isSecured, type TemporalConnectionSettings } from '../worker/temporal-connection';
 import { mayStartDevServerAt } from './dev-server';
 import { isTemporalReachable } from './temporal-address';
 

@@ -14,8 +14,9 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { ConfigError } from '../core/errors';
+import { tlsMaterial } from '../worker/connection-options';
 import type { PayloadKey } from '../worker/payload-keys';
-import { type TemporalConnectionSettings, tlsMaterial } from '../worker/temporal-connection';
+import type { TemporalConnectionSettings } from '../worker/temporal-connection';
 import type { QueryName } from '../workflows/names';
 import {
   decodeDescribe,

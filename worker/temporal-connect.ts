@@ -13,7 +13,8 @@ import {
   type ProbeResult,
   TemporalUnreachableError,
 } from './connection-errors';
-import { connectOptions, type TemporalConnectionSettings, tlsMaterial } from './temporal-connection';
+import { connectOptions, tlsMaterial } from './connection-options';
+import type { TemporalConnectionSettings } from './temporal-connection';
 import { hostAndPort, probeTls } from './tls-probe';
 
 /** How long the gRPC client waits for the server (the SDK's default is 10 s, spent retrying a refusal). */

@@ -8,7 +8,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ProbeResult } from './connection-errors';
-import type { TlsMaterial } from './temporal-connection';
+import type { TlsMaterial } from './connection-options';
 
 /** How long the probe waits for each of connecting and the server's first word. */
 export const TLS_PROBE_TIMEOUT_MS = 5_000;

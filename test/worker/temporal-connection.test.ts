@@ -8,14 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors';
+import { connectOptions, describeConnectionSettings } from '../../worker/connection-options';
 import { knownSecrets } from '../../worker/secrets';
 import { loadSettings } from '../../worker/settings';
-import {
-  connectOptions,
-  describeConnectionSettings,
-  isSecured,
-  resolveTemporalConnection,
-} from '../../worker/temporal-connection';
+import { isSecured, resolveTemporalConnection } from '../../worker/temporal-connection';
 import { tempDir } from '../support/cli';
 
 const API_KEY = 'tmprl-api-key-7f3a9c21e8';
