@@ -13,16 +13,18 @@ import { plural } from '../core/text';
 import { HOST_SIGNAL_NAME, workflowIdOf } from '../core/workflow-names';
 import { describeStore, openStore } from '../store/open';
 import type { SessionStore } from '../store/types';
+import { TemporalConnectionError } from '../worker/connection-errors';
 import { goalrunDataConverter } from '../worker/data-converter';
 import { installWorkerLogging } from '../worker/logging';
 import { loadPayloadKeys, type PayloadKey } from '../worker/payload-keys';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
+import { isSecured } from '../worker/temporal-connection';
 import type { GoalWorker } from '../worker/worker';
 import { recordedHttpPort } from './dev-server-record';
 import { notice } from './output';
 import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
-import { HttpTemporalReader, isHttpApiReachable } from './temporal-http';
+import { HttpTemporalReader, httpAccessOf, isHttpApiReachable } from './temporal-http';
 import { readerOf, type TemporalReader } from './temporal-reader';
 
 // The worker (activities, providers, the AI SDK, the SDK's native worker) loads only when this
@@ -31,13 +33,18 @@ import { readerOf, type TemporalReader } from './temporal-reader';
 const workerModule = (): typeof import('../worker/worker') => require('../worker/worker');
 const clientModule = (): typeof import('@temporalio/client') => require('@temporalio/client');
 const devServerModule = (): typeof import('./dev-server') => require('./dev-server');
+const connectModule = (): typeof import('../worker/temporal-connect') =>
+  require('../worker/temporal-connect');
 
 /** How long a command waits for a Temporal frontend that is supposed to be there. */
 const TEMPORAL_PROBE_TIMEOUT_MS = 3_000;
 
-/** Settings for a command run on a workspace (default: the current directory), its project config included. */
-export function settingsFor(workspace?: string): Settings {
-  return loadSettings(process.env, workspace ?? process.cwd());
+/**
+ * Settings for a command run on a workspace (default: the current directory), its project config
+ * included; `profile` is `--profile`, the temporal.toml profile to connect with.
+ */
+export function settingsFor(workspace?: string, profile?: string): Settings {
+  return loadSettings(process.env, workspace ?? process.cwd(), { profile });
 }
 
 /** A command's shared resources, opened lazily and closed once. */
@@ -71,10 +78,13 @@ export class CliContext {
 
   /**
    * The Temporal client. Starts a local dev server first when none answers, but only at the default
-   * address or the one `goalrun dev` recorded: anywhere else a silent start would hide a typo.
+   * address or the one `goalrun dev` recorded: anywhere else a silent start would hide a typo. Never
+   * for a connection with TLS or an API key (a dev server has neither): that one is connected as is,
+   * and a failure names its cause.
    */
   async temporal(): Promise<Client> {
     if (this.client) return this.client;
+    if (isSecured(this.settings.temporal)) return this.connect();
     const { temporalAddress, home } = this.settings;
     const { ensureTemporalServer, mayStartDevServerAt } = devServerModule();
     const result = await ensureTemporalServer({
@@ -82,6 +92,10 @@ export class CliContext {
       home,
       log: notice,
       mayStart: mayStartDevServerAt(temporalAddress, home),
+    }).catch(async (err: unknown) => {
+      // A server that answers but not in plain gRPC may want TLS: say so rather than "nothing answers".
+      const explained = await connectModule().explainConnectionFailure(err, this.settings.temporal);
+      throw explained instanceof TemporalConnectionError ? explained : err;
     });
     if (result.started) {
       notice(`the dev server keeps running after this command; stop it with: kill ${result.pid ?? '<pid>'}`);
@@ -89,9 +103,18 @@ export class CliContext {
     return this.connect();
   }
 
-  /** The Temporal client if a server answers, without starting one. */
+  /**
+   * The Temporal client if a server answers, without starting one. With TLS or an API key, only a
+   * server that does not answer at all is "not running": a refused certificate or key is an error.
+   */
   async temporalIfRunning(): Promise<Client | null> {
     if (this.client) return this.client;
+    if (isSecured(this.settings.temporal)) {
+      return this.connect().catch((err: unknown) => {
+        if (connectModule().isUnreachable(err)) return null;
+        throw err;
+      });
+    }
     if (!(await isTemporalReachable(this.settings.temporalAddress, TEMPORAL_PROBE_TIMEOUT_MS))) return null;
     return this.connect();
   }
@@ -114,22 +137,25 @@ export class CliContext {
   private async openReader(): Promise<TemporalReader | null> {
     if (this.client) return readerOf(this.client);
     const baseUrl = this.httpBaseUrl();
-    if (baseUrl && (await isHttpApiReachable(baseUrl, TEMPORAL_PROBE_TIMEOUT_MS))) {
+    const access = baseUrl ? httpAccessOf(this.settings.temporal, baseUrl) : undefined;
+    if (baseUrl && (await isHttpApiReachable(baseUrl, TEMPORAL_PROBE_TIMEOUT_MS, access))) {
       return new HttpTemporalReader({
         baseUrl,
         namespace: this.settings.namespace,
         payloadKeys: this.payloadKeys(),
+        access,
       });
     }
     const client = await this.temporalIfRunning();
     return client ? readerOf(client) : null;
   }
 
-  /** The HTTP API of the configured server, if goalrun knows one. */
+  /** The HTTP API of the configured server, if goalrun knows one (https by default with TLS on). */
   private httpBaseUrl(): string | null {
     const { temporalHttpAddress, temporalAddress, home } = this.settings;
+    const secured = isSecured(this.settings.temporal);
     if (temporalHttpAddress) {
-      const baseUrl = temporalHttpBaseUrl(temporalHttpAddress);
+      const baseUrl = temporalHttpBaseUrl(temporalHttpAddress, this.settings.temporal.tls ? 'https' : 'http');
       if (!baseUrl) {
         throw new ConfigError(
           `TEMPORAL_HTTP_ADDRESS (or temporal_http_address) "${temporalHttpAddress}" is neither host:port nor an http(s) URL`,
@@ -137,6 +163,8 @@ export class CliContext {
       }
       return baseUrl;
     }
+    // The dev servers goalrun starts have neither TLS nor keys.
+    if (secured) return null;
     const port = recordedHttpPort(home, temporalAddress);
     if (port === null) return null;
     const { host } = parseTemporalAddress(temporalAddress);
@@ -144,8 +172,8 @@ export class CliContext {
   }
 
   private async connect(): Promise<Client> {
-    const { Client, Connection } = clientModule();
-    this.connection = await Connection.connect({ address: this.settings.temporalAddress });
+    const { Client } = clientModule();
+    this.connection = await connectModule().connectClient(this.settings.temporal);
     this.client = new Client({
       connection: this.connection,
       namespace: this.settings.namespace,
@@ -235,7 +263,7 @@ export class CliContext {
     const taskQueue = await this.taskQueue();
     const hostQueue = exclusive ? `${taskQueue}@run-${process.pid}-${randomUUID().slice(0, 8)}` : undefined;
     const worker = await createGoalWorker({
-      connection: await connectWorker(this.settings.temporalAddress),
+      connection: await connectWorker(this.settings.temporal),
       namespace: this.settings.namespace,
       taskQueue,
       store: await this.sessionStore(),

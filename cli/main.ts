@@ -20,6 +20,10 @@ const ENVIRONMENT_HELP = `
 Environment:
   TEMPORAL_ADDRESS     Temporal frontend (default localhost:7233; a local dev server is started if none answers)
   TEMPORAL_NAMESPACE   Temporal namespace (default "default")
+  TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_PROFILE
+                       a secured cluster or Temporal Cloud, as every Temporal tool reads them; they win over
+                       the profile of ~/.config/temporalio/temporal.toml (docs/deploying.md)
   GOALRUN_TASK_QUEUE   task queue of goalrun workers (default: goalrun-<store id>, derived from the store)
   DATABASE_URL         PostgreSQL session store; without it an embedded PostgreSQL under GOALRUN_HOME/store-pg, shared by all goalrun processes
   GOALRUN_MODEL        default model (else config "model", else ${DEFAULT_MODEL})
@@ -44,6 +48,10 @@ function buildProgram(): Command {
   const program = new Command('goalrun')
     .description('Durable, unattended LLM goal runs on Temporal, with a Postgres session store.')
     .version(versionText(), '-V, --version', 'print the version and the workflow bundle hashes')
+    .option(
+      '--profile <name>',
+      'the temporal.toml profile to connect to Temporal with (else TEMPORAL_PROFILE, else "default")',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride();

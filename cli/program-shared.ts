@@ -35,7 +35,10 @@ export function action<A extends unknown[]>(handler: (context: CliContext, ...ar
       // Commander passes the options object just before the command itself.
       const options = args.at(-2) as { taskQueue?: string; workspace?: string } | undefined;
       const workspace = options && typeof options === 'object' ? options.workspace : undefined;
-      context = new (contextModule().CliContext)(contextModule().settingsFor(workspace));
+      // `--profile` is the program's own option: it may come before or after the command's name.
+      const command = args.at(-1) as { optsWithGlobals?: () => { profile?: string } } | undefined;
+      const profile = command?.optsWithGlobals?.().profile;
+      context = new (contextModule().CliContext)(contextModule().settingsFor(workspace, profile));
       if (options && typeof options === 'object') context.overrideTaskQueue(options.taskQueue);
       code = await handler(context, ...args);
     } catch (err) {

@@ -4,11 +4,20 @@
  * loading the gRPC client, its protobuf definitions or grpc-js (issue 10). Not with fetch: its first
  * call loads undici, about 60 ms here, more than all the calls of a `status` together.
  * The JSON is decoded in temporal-http-decode.ts.
+ *
+ * A secured connection's reads carry what its gRPC calls carry (worker/temporal-connection.ts): the
+ * API key as `Authorization: Bearer`, the gRPC metadata as headers, and over https the same server CA,
+ * server name and client certificate (the server's HTTP API uses the frontend's TLS settings, mTLS
+ * included). A key is never sent over plain http.
  */
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
+import { ConfigError } from '../core/errors';
 import type { QueryName } from '../core/workflow-names';
+import { tlsMaterial } from '../worker/connection-options';
 import type { PayloadKey } from '../worker/payload-keys';
+import type { TemporalConnectionSettings } from '../worker/temporal-connection';
 import {
   decodeDescribe,
   decodeHistoryStart,
@@ -49,6 +58,45 @@ export interface HttpReaderOptions {
   requestTimeoutMs?: number;
   /** Keys to decrypt encrypted payloads with (docs/security.md); none: such payloads are errors. */
   payloadKeys?: readonly PayloadKey[];
+  /** Credentials and TLS of a secured connection (see {@link httpAccessOf}). */
+  access?: HttpAccess;
+}
+
+/** What requests to a secured HTTP API carry: headers (the API key), and an agent with the TLS material. */
+export interface HttpAccess {
+  headers: Record<string, string>;
+  agent?: https.Agent;
+}
+
+/**
+ * The headers and https agent of a connection's settings. ConfigError when an API key would go over
+ * plain http.
+ */
+export function httpAccessOf(settings: TemporalConnectionSettings, baseUrl: string): HttpAccess {
+  const secure = baseUrl.startsWith('https:');
+  if (settings.apiKey && !secure) {
+    throw new ConfigError(
+      `TEMPORAL_HTTP_ADDRESS (or temporal_http_address) is ${baseUrl}, plain http, and the connection has an API key (${settings.origins.apiKey}): goalrun never sends a key unencrypted. Give the https:// URL of the HTTP API, or unset it (the commands then read over gRPC)`,
+    );
+  }
+  const headers: Record<string, string> = { ...settings.metadata };
+  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  const material = secure ? tlsMaterial(settings) : null;
+  if (!material) return { headers };
+  const { serverName } = material;
+  const agent = new https.Agent({
+    keepAlive: true,
+    ...(material.ca ? { ca: material.ca } : {}),
+    ...(material.cert && material.key ? { cert: material.cert, key: material.key } : {}),
+    ...(serverName
+      ? {
+          servername: serverName,
+          checkServerIdentity: (_host: string, cert: tls.PeerCertificate) =>
+            tls.checkServerIdentity(serverName, cert),
+        }
+      : {}),
+  });
+  return { headers, agent };
 }
 
 // One connection for all the calls of a command; idle sockets do not keep the process alive.
@@ -66,6 +114,7 @@ function request(
   url: string,
   body: string | undefined,
   timeoutMs: number,
+  access?: HttpAccess,
 ): Promise<HttpAnswer> {
   const secure = url.startsWith('https:');
   const send = secure ? https.request : http.request;
@@ -74,11 +123,13 @@ function request(
       url,
       {
         method,
-        agent: secure ? agents.https : agents.http,
-        headers:
-          body === undefined
+        agent: secure ? (access?.agent ?? agents.https) : agents.http,
+        headers: {
+          ...access?.headers,
+          ...(body === undefined
             ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -100,9 +151,13 @@ function request(
 }
 
 /** True when a Temporal HTTP API answers GetSystemInfo at `baseUrl` within `timeoutMs`. */
-export async function isHttpApiReachable(baseUrl: string, timeoutMs: number): Promise<boolean> {
+export async function isHttpApiReachable(
+  baseUrl: string,
+  timeoutMs: number,
+  access?: HttpAccess,
+): Promise<boolean> {
   try {
-    const answer = await request('GET', `${baseUrl}/api/v1/system-info`, undefined, timeoutMs);
+    const answer = await request('GET', `${baseUrl}/api/v1/system-info`, undefined, timeoutMs, access);
     const body = JSON.parse(answer.text) as { serverVersion?: unknown } | null;
     return answer.status === 200 && typeof body?.serverVersion === 'string';
   } catch {
@@ -189,6 +244,7 @@ export class HttpTemporalReader implements TemporalReader {
       url,
       body === undefined ? undefined : JSON.stringify(body),
       timeoutMs,
+      this.options.access,
     );
     if (status < 200 || status >= 300) throw errorFromResponse(status, text);
     try {

@@ -60,12 +60,13 @@ export function fastConfig(raw: unknown): GoalrunConfig | null {
 
 /**
  * The base URL (`http://host:port[/path]`, no trailing slash) of a Temporal HTTP API address given
- * as `host:port` or an http(s) URL; null when it is neither.
+ * as `host:port` (with `scheme`: https when the connection uses TLS) or an http(s) URL; null when it
+ * is neither.
  */
-export function temporalHttpBaseUrl(address: string): string | null {
+export function temporalHttpBaseUrl(address: string, scheme: 'http' | 'https' = 'http'): string | null {
   const trimmed = address.trim();
   if (trimmed === '') return null;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `${scheme}://${trimmed}`;
   let url: URL;
   try {
     url = new URL(withScheme);

@@ -1,6 +1,7 @@
 /**
- * The secret values this process knows: provider keys and database passwords. Tool outputs,
- * transcripts and failure messages are scrubbed of them before anything is stored, sent or printed.
+ * The secret values this process knows: provider keys, database passwords, payload keys and the
+ * Temporal API key. Tool outputs, transcripts and failure messages are scrubbed of them before
+ * anything is stored, sent or printed.
  */
 import { embeddedStorePassword } from '../store/open';
 import { loadPayloadKeys } from './payload-keys';
@@ -19,6 +20,7 @@ export function knownSecrets(settings: Settings): string[] {
     passwordOf(settings.config.database_url),
     settings.databaseUrl ? null : embeddedStorePassword(settings.home),
     ...payloadKeySecrets(settings),
+    temporalApiKey(settings),
   ];
   return [...new Set(values.filter((value): value is string => !!value && value.length >= MIN_SECRET_CHARS))];
 }
@@ -44,5 +46,15 @@ function payloadKeySecrets(settings: Settings): string[] {
   } catch {
     // A bad key setting is reported where the keys are used; the whole variable is redacted anyway.
     return [];
+  }
+}
+
+/** The Temporal API key (TEMPORAL_API_KEY or the profile's api_key), or null. */
+function temporalApiKey(settings: Settings): string | null {
+  try {
+    return settings.temporal.apiKey ?? null;
+  } catch {
+    // A bad temporal.toml is reported where Temporal is connected to; no key is read from it then.
+    return null;
   }
 }

@@ -12,14 +12,18 @@ import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/lim
 import { fastConfig } from './config-fast-path';
 import { configSchema, type GoalrunConfig } from './config-schema';
 import { checkProjectConfig, findProjectConfig } from './project-config';
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_TEMPORAL_ADDRESS,
+  resolveTemporalConnection,
+  type TemporalConnectionSettings,
+} from './temporal-connection';
 
 export { temporalHttpBaseUrl } from './config-fast-path';
 export type { GoalrunConfig } from './config-schema';
 
 // In core/limits.ts so the CLI's help can name it without loading the settings.
-export { DEFAULT_MODEL };
-export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
-export const DEFAULT_NAMESPACE = 'default';
+export { DEFAULT_MODEL, DEFAULT_NAMESPACE, DEFAULT_TEMPORAL_ADDRESS };
 /** Task queues derived from a store are named `goalrun-<first hex of the store id>`. */
 export const TASK_QUEUE_PREFIX = 'goalrun-';
 /** Hex characters of the store id in a derived task queue name: enough that two stores never meet. */
@@ -40,10 +44,18 @@ export interface Settings {
   /** The config files that were read: the global one if it exists, then the project's (issue 17). */
   configFiles?: string[];
   config: GoalrunConfig;
-  temporalAddress: string;
+  /**
+   * How to connect to Temporal (worker/temporal-connection.ts): TEMPORAL_* variables, a temporal.toml
+   * profile, then the config. Worked out when first read, so a command that never talks to Temporal
+   * neither reads temporal.toml nor fails on it.
+   */
+  readonly temporal: TemporalConnectionSettings;
+  /** The address of {@link temporal}. */
+  readonly temporalAddress: string;
   /** Temporal's HTTP API (TEMPORAL_HTTP_ADDRESS or the config), read by the read-only commands. */
   temporalHttpAddress?: string;
-  namespace: string;
+  /** The namespace of {@link temporal}. */
+  readonly namespace: string;
   /** A task queue named by GOALRUN_TASK_QUEUE or the config; else it is derived from the store. */
   taskQueueOverride?: string;
   databaseUrl?: string;
@@ -88,8 +100,21 @@ export function loadConfigFile(configPath: string): GoalrunConfig {
   return parsed.data;
 }
 
-/** Settings from the environment and the config file. Throws ConfigError on a bad config file. */
-export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectDir?: string): Settings {
+/** What loadSettings takes besides the environment. */
+export interface LoadSettingsOptions {
+  /** `--profile NAME`: the temporal.toml profile to connect with (wins over TEMPORAL_PROFILE). */
+  profile?: string;
+}
+
+/**
+ * Settings from the environment and the config file. Throws ConfigError on a bad config file; a bad
+ * temporal.toml or profile throws when the Temporal settings are first read.
+ */
+export function loadSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  projectDir?: string,
+  options: LoadSettingsOptions = {},
+): Settings {
   const home = goalrunHome(env);
   const configPath = path.join(home, 'config.json');
   const globalConfig = loadConfigFile(configPath);
@@ -100,14 +125,26 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectDir?: 
     ? { ...globalConfig, ...checkProjectConfig(projectFile, loadConfigFile(projectFile)) }
     : globalConfig;
   if (projectFile) configFiles.push(projectFile);
+  let temporal: TemporalConnectionSettings | undefined;
+  const connection = () => {
+    temporal ??= resolveTemporalConnection(env, config, { profile: options.profile, configPath });
+    return temporal;
+  };
   return {
     home,
     configPath,
     configFiles,
     config,
-    temporalAddress: env.TEMPORAL_ADDRESS || config.temporal_address || DEFAULT_TEMPORAL_ADDRESS,
+    get temporal() {
+      return connection();
+    },
+    get temporalAddress() {
+      return connection().address;
+    },
+    get namespace() {
+      return connection().namespace;
+    },
     temporalHttpAddress: env.TEMPORAL_HTTP_ADDRESS || config.temporal_http_address || undefined,
-    namespace: env.TEMPORAL_NAMESPACE || config.temporal_namespace || DEFAULT_NAMESPACE,
     taskQueueOverride: env.GOALRUN_TASK_QUEUE || config.task_queue || undefined,
     databaseUrl: env.DATABASE_URL || config.database_url || undefined,
     defaultModel: env.GOALRUN_MODEL || config.model || DEFAULT_MODEL,

@@ -6,7 +6,7 @@
  * polls a queue of its own, where the operations on the background jobs it holds are sent.
  */
 import { randomUUID } from 'node:crypto';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createCompactionActivities } from '../activities/compaction-activities';
 import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
@@ -23,6 +23,8 @@ import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
 import type { PayloadKey } from './payload-keys';
 import type { WorkerRole } from './roles';
+import { connectNative } from './temporal-connect';
+import type { TemporalConnectionSettings } from './temporal-connection';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
@@ -225,9 +227,12 @@ function stoppedOnDecryptError(error: PayloadCodecError): ConfigError {
   );
 }
 
-/** Connects a worker to Temporal. */
-export async function connectWorker(address: string): Promise<NativeConnection> {
-  return NativeConnection.connect({ address });
+/**
+ * Connects a worker to Temporal with the process's connection settings (TLS, API key, profile:
+ * worker/temporal-connection.ts); a refused certificate or key is named with the setting to fix.
+ */
+export async function connectWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
+  return connectNative(settings);
 }
 
 /** Logging moved to worker/logging.ts; re-exported so existing imports keep working. */

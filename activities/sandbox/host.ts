@@ -39,6 +39,8 @@ export const SENSITIVE_HOME_ENTRIES: readonly string[] = [
   '.npmrc',
   '.config/gcloud',
   '.config/gh',
+  // temporal.toml (it may hold an API key) and the Temporal client certificates kept beside it.
+  '.config/temporalio',
 ];
 
 /** Finds an executable on PATH; null when there is none. */

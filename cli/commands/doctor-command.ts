@@ -1,6 +1,7 @@
 /**
  * `goalrun doctor`: checks bubblewrap (and that it starts a sandbox here), ripgrep, the temporal
- * CLI, the database and the provider keys, one line each; each missing item names its fix.
+ * CLI, the database, the provider keys, and the Temporal connection (where each setting came from,
+ * and whether the server answers with it), one line each; each missing item names its fix.
  * Exits 1 when something a goal cannot run without is missing.
  */
 import { type DoctorCheck, formatDoctorLine, runDoctorChecks } from '../../activities/sandbox/doctor';
@@ -10,6 +11,7 @@ import { ExitCode } from '../exit-codes';
 import { extensionSourcesFromOptions, resolveWorkspace, sandboxFromOptions } from '../goal-options';
 import { printJson, say } from '../output';
 import { findTemporalBinary } from '../temporal-binary';
+import { temporalDoctorChecks } from '../temporal-doctor';
 
 /** Options of `goalrun doctor`. */
 export interface DoctorOptions {
@@ -35,6 +37,7 @@ export async function doctorCommand(context: CliContext, options: DoctorOptions 
     findTemporalBinary,
   });
   checks.push(configFilesCheck(settings.configFiles ?? []));
+  checks.push(...(await temporalDoctorChecks(settings, process.env)));
   checks.push(...(await extensionChecks(context, options)));
   if (options.json) printJson({ checks });
   else for (const check of checks) say(formatDoctorLine(check));

@@ -4,6 +4,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../core/errors';
 import { DEFAULT_SANDBOX, type SandboxMode } from '../../core/sandbox-settings';
+import { securityText } from '../../worker/connection-options';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
 import { toolsQueueName, type WorkerRole } from '../../worker/roles';
 import type { CliContext } from '../context';
@@ -56,7 +57,7 @@ export async function workerCommand(
     );
   }
   const worker = await createGoalWorker({
-    connection: await connectWorker(settings.temporalAddress),
+    connection: await connectWorker(settings.temporal),
     namespace: settings.namespace,
     taskQueue,
     store,
@@ -80,7 +81,7 @@ export async function workerCommand(
   }
   notice(
     `${role === 'all' ? 'worker' : `${role} worker`} polling task queue ${role === 'tools' ? toolsQueue : taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
-      `namespace ${settings.namespace}, Temporal ${settings.temporalAddress}, store ${context.describeStore()}`,
+      `namespace ${settings.namespace}, Temporal ${settings.temporalAddress} (${securityText(settings.temporal)}), store ${context.describeStore()}`,
   );
   if (metrics) notice(`metrics on ${metrics.url}`);
   // The workers that run workflows keep the retention schedule in step with their config (issue 17).

@@ -22,6 +22,9 @@ const ITEMS = [
   'ANTHROPIC_API_KEY',
   // Which config files were read (issue 17: the global one, then the project's).
   'config files',
+  // Issue 29: where each Temporal setting came from, and whether the server answers with them.
+  'Temporal connection',
+  'Temporal server',
   // The workspace's (the current directory's) instructions and hooks; no MCP server is configured here.
   'project instructions',
   'hooks',
@@ -81,6 +84,14 @@ describe('goalrun doctor', () => {
       /^ok +resource limits: memory by (cgroup v[12] memory|RLIMIT_DATA \(prlimit\)), process count by (cgroup v[12] pids\.max|RLIMIT_NPROC \(prlimit\)), CPU time by RLIMIT_CPU \(prlimit\)$/,
     );
     expect(lineOf(result.stdout, 'database')).toMatch(/^ok +database: PostgreSQL at .* answers$/);
+    expect(lineOf(result.stdout, 'Temporal connection')).toBe(
+      `ok       Temporal connection: address ${t.env.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS); namespace default (default); TLS off; no API key`,
+    );
+    expect(lineOf(result.stdout, 'Temporal server')).toMatch(
+      new RegExp(
+        `^ok +Temporal server: answers at ${t.env.TEMPORAL_ADDRESS} \\(server [0-9.]+\\); namespace default exists$`,
+      ),
+    );
     expect(lineOf(result.stdout, 'OPENAI_API_KEY')).toMatch(/^ok +OPENAI_API_KEY: set/);
     expect(lineOf(result.stdout, 'ANTHROPIC_API_KEY')).toMatch(/^ok +ANTHROPIC_API_KEY: set/);
     // "set" is all it says about a key.
@@ -139,6 +150,17 @@ describe('goalrun doctor', () => {
     const off = await runCli(['doctor', '--sandbox', 'off'], env);
     expect(off.code, off.stdout).toBe(0);
     expect(lineOf(off.stdout, 'bubblewrap')).toMatch(/^missing +bubblewrap: /);
+  });
+
+  it('names a --profile (after the command, too) that temporal.toml does not have, and what it has', async () => {
+    const toml = path.join(tempDir('doctor-toml'), 'temporal.toml');
+    fs.writeFileSync(toml, '[profile.prod]\naddress = "temporal.example:7233"\n');
+    const result = await runCli(['doctor', '--profile', 'staging'], { ...t.env, TEMPORAL_CONFIG_FILE: toml });
+    expect(result.code).toBe(1);
+    expect(lineOf(result.stdout, 'Temporal connection')).toBe(
+      `missing  Temporal connection: --profile names the profile "staging", which ${toml} does not have (it has "prod"); ` +
+        'fix: correct the temporal.toml profile or the TEMPORAL_* variables (docs/deploying.md)',
+    );
   });
 
   it('says when TEMPORAL_CLI_PATH is wrong even though goalrun falls back to another binary', async () => {

@@ -98,4 +98,22 @@ describe('toolEnvironment', () => {
     for (const name of ['PATH', 'HOME', 'NODE_ENV', 'CI', 'LANG'])
       expect(isForbiddenEnvName(name), name).toBe(false);
   });
+
+  it("never passes the Temporal connection's credentials, even when a goal lists them (issue 29)", () => {
+    const connection = {
+      TEMPORAL_API_KEY: 'tmprl-key-1234567890',
+      TEMPORAL_TLS: 'true',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/client.key',
+      TEMPORAL_TLS_CLIENT_KEY_DATA: '-----BEGIN PRIVATE KEY-----',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/certs/ca.pem',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      TEMPORAL_PROFILE: 'prod',
+      TEMPORAL_CONFIG_FILE: '/etc/temporal.toml',
+      TEMPORAL_GRPC_META_AUTHORIZATION: 'Bearer x',
+    };
+    const env = toolEnvironment({ ...worker, ...connection }, Object.keys(connection));
+    for (const name of Object.keys(connection)) expect(env, name).not.toHaveProperty(name);
+    expect(Object.values(env).join(' ')).not.toContain('tmprl-key');
+  });
 });

@@ -16,9 +16,21 @@ export interface CliResult {
   ms: number;
 }
 
+/** An empty temporal.toml: a developer's own profiles (Temporal Cloud, say) stay out of the tests. */
+function emptyTemporalConfig(): string {
+  const file = path.join(os.tmpdir(), `goalrun-test-temporal-${process.pid}.toml`);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, '# no profiles: the test sets TEMPORAL_* itself\n');
+  return file;
+}
+
 /** A clean environment for the CLI: no provider keys, no database, unless the test adds them. */
 export function cliEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
+  // The Temporal connection is the test's: no credentials or profile of the machine's (issue 29).
+  for (const name of Object.keys(env)) {
+    if (/^TEMPORAL_(API_KEY|TLS|PROFILE|GRPC_META_)/.test(name)) delete env[name];
+  }
+  env.TEMPORAL_CONFIG_FILE = emptyTemporalConfig();
   for (const name of [
     'DATABASE_URL',
     'OPENAI_API_KEY',

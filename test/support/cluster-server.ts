@@ -7,7 +7,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import pg from 'pg';
@@ -71,12 +71,99 @@ export function ensureServerBinaries(): string {
   }).trim();
 }
 
+/**
+ * Frontend mTLS as docker-compose.tls.yml turns it on: the server gets the override's TEMPORAL_TLS_*
+ * variables, its certificate paths moved to `certDir` (made by scripts/make-tls-certs.sh) and the
+ * compose service's name `temporal` replaced by `serverName`.
+ */
+export interface ClusterTls {
+  /** ca.pem, server.pem and server.key: the override's /etc/temporal/tls. */
+  certDir: string;
+  /** A name the server's certificate holds, in place of `temporal`. */
+  serverName: string;
+  /** The client certificate of the test's own connections (health, namespace setup). */
+  client: { cert: string; key: string };
+}
+
+const COMPOSE_TLS_FILE = path.join(REPO, 'docker-compose.tls.yml');
+const COMPOSE_CERT_DIR = '/etc/temporal/tls/';
+const COMPOSE_SERVER_NAME = 'temporal';
+
+/** The TEMPORAL_TLS_* variables docker-compose.tls.yml gives the `temporal` service, for this test's files. */
+export function composeTlsVariables(tls: ClusterTls): Record<string, string> {
+  const text = fs.readFileSync(COMPOSE_TLS_FILE, 'utf8');
+  const service = /\n {2}temporal:\n([\s\S]*?)(?=\n {2}[a-z][\w-]*:\n)/.exec(text)?.[1] ?? '';
+  const variables: Record<string, string> = {};
+  for (const [, name, raw] of service.matchAll(/^ +(TEMPORAL_TLS_[A-Z0-9_]+): *"?([^"\n]*)"? *$/gm)) {
+    const value = raw.trim();
+    variables[name] = value.startsWith(COMPOSE_CERT_DIR)
+      ? path.join(tls.certDir, value.slice(COMPOSE_CERT_DIR.length))
+      : value === COMPOSE_SERVER_NAME
+        ? tls.serverName
+        : value;
+  }
+  return variables;
+}
+
+/** The variables {@link tlsConfig} renders, as the server image's config template reads them. */
+const RENDERED_TLS_VARIABLES = new Set([
+  'TEMPORAL_TLS_SERVER_CA_CERT',
+  'TEMPORAL_TLS_SERVER_CERT',
+  'TEMPORAL_TLS_SERVER_KEY',
+  'TEMPORAL_TLS_REQUIRE_CLIENT_AUTH',
+  'TEMPORAL_TLS_FRONTEND_CERT',
+  'TEMPORAL_TLS_FRONTEND_KEY',
+  'TEMPORAL_TLS_CLIENT1_CA_CERT',
+  'TEMPORAL_TLS_CLIENT2_CA_CERT',
+  'TEMPORAL_TLS_INTERNODE_SERVER_NAME',
+  'TEMPORAL_TLS_FRONTEND_SERVER_NAME',
+]);
+
+/**
+ * The `global.tls` section that the temporalio/server image's config template (the server module's
+ * common/config/config_template_embedded.yaml) renders from these variables: internode TLS with the
+ * server certificate, which the server's own worker also presents to the frontend; the frontend's
+ * certificate and the CAs its clients must be signed by.
+ */
+function tlsConfig(variables: Record<string, string>): string {
+  const unknown = Object.keys(variables).filter((name) => !RENDERED_TLS_VARIABLES.has(name));
+  if (unknown.length > 0)
+    throw new Error(`docker-compose.tls.yml sets ${unknown.join(', ')}: render it here too`);
+  const v = (name: string) => JSON.stringify(variables[name] ?? '');
+  const files = (...names: string[]) =>
+    names
+      .filter((name) => variables[name])
+      .map((name) => `\n          - ${v(name)}`)
+      .join('');
+  return `
+  tls:
+    internode:
+      server:
+        requireClientAuth: ${variables.TEMPORAL_TLS_REQUIRE_CLIENT_AUTH === 'true'}
+        certFile: ${v('TEMPORAL_TLS_SERVER_CERT')}
+        keyFile: ${v('TEMPORAL_TLS_SERVER_KEY')}
+        clientCaFiles:${files('TEMPORAL_TLS_SERVER_CA_CERT')}
+      client:
+        serverName: ${v('TEMPORAL_TLS_INTERNODE_SERVER_NAME')}
+        rootCaFiles:${files('TEMPORAL_TLS_SERVER_CA_CERT')}
+    frontend:
+      server:
+        requireClientAuth: ${variables.TEMPORAL_TLS_REQUIRE_CLIENT_AUTH === 'true'}
+        certFile: ${v('TEMPORAL_TLS_FRONTEND_CERT')}
+        keyFile: ${v('TEMPORAL_TLS_FRONTEND_KEY')}
+        clientCaFiles:${files('TEMPORAL_TLS_CLIENT1_CA_CERT', 'TEMPORAL_TLS_CLIENT2_CA_CERT')}
+      client:
+        serverName: ${v('TEMPORAL_TLS_FRONTEND_SERVER_NAME')}
+        rootCaFiles:${files('TEMPORAL_TLS_SERVER_CA_CERT')}`;
+}
+
 /** The server's config file (Temporal's development-postgres12.yaml, cut down, on our ports). */
 export function serverConfig(options: {
   pg: PgTarget;
   databases: { main: string; visibility: string };
   portBase: number;
   dynamicConfigFile: string;
+  tls?: ClusterTls;
 }): string {
   const { pg: db, portBase } = options;
   const datastore = (name: string, maxConns: number) => `
@@ -108,7 +195,7 @@ persistence:
 global:
   membership:
     maxJoinDuration: 30s
-    broadcastAddress: ${LOOPBACK}
+    broadcastAddress: ${LOOPBACK}${options.tls ? tlsConfig(composeTlsVariables(options.tls)) : ''}
 services:${service('frontend', 33, true)}${service('history', 34)}${service('matching', 35)}${service('worker', 39)}
 clusterMetadata:
   enableGlobalNamespace: false
@@ -138,6 +225,8 @@ export interface ClusterServerOptions {
   portBase?: number;
   /** Dynamic config keys added to the compose file's, as YAML text (`key:\n  - value: …`). */
   extraDynamicConfig?: string;
+  /** Frontend mTLS; plain gRPC without it. */
+  tls?: ClusterTls;
 }
 
 /** A real Temporal server process; restartable, as after a crash. */
@@ -149,7 +238,25 @@ export class ClusterServer {
     readonly binDir: string,
     readonly configDir: string,
     readonly portBase: number,
+    /** The frontend's mTLS, when it has it. */
+    readonly tls?: ClusterTls,
   ) {}
+
+  /** What the test's own gRPC connections to the frontend take. */
+  connectionOptions(): ConnectionOptions {
+    if (!this.tls) return { address: this.address };
+    return {
+      address: this.address,
+      tls: {
+        serverNameOverride: this.tls.serverName,
+        serverRootCACertificate: fs.readFileSync(path.join(this.tls.certDir, 'ca.pem')),
+        clientCertPair: {
+          crt: fs.readFileSync(this.tls.client.cert),
+          key: fs.readFileSync(this.tls.client.key),
+        },
+      },
+    };
+  }
 
   /** The frontend's gRPC address, what TEMPORAL_ADDRESS names. */
   get address(): string {
@@ -199,7 +306,7 @@ export class ClusterServer {
   async health(): Promise<string | undefined> {
     let connection: Connection | undefined;
     try {
-      connection = await Connection.connect({ address: this.address, connectTimeout: 2_000 });
+      connection = await Connection.connect({ ...this.connectionOptions(), connectTimeout: 2_000 });
       const response = await connection.healthService.check({});
       return response.status === 1 ? 'SERVING' : String(response.status);
     } catch {
@@ -258,17 +365,17 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const portBase = options.portBase ?? DEFAULT_PORT_BASE;
   fs.writeFileSync(
     path.join(options.dir, 'server.yaml'),
-    serverConfig({ pg: local, databases, portBase, dynamicConfigFile }),
+    serverConfig({ pg: local, databases, portBase, dynamicConfigFile, tls: options.tls }),
   );
-  const server = new ClusterServer(binDir, options.dir, portBase);
+  const server = new ClusterServer(binDir, options.dir, portBase, options.tls);
   await server.start();
-  await registerNamespace(server.address);
+  await registerNamespace(server.connectionOptions());
   return server;
 }
 
 /** The `default` namespace and goalrun's search attributes; both retried while the server warms up. */
-async function registerNamespace(address: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+async function registerNamespace(options: ConnectionOptions): Promise<void> {
+  const connection = await Connection.connect(options);
   try {
     await waitFor('the default namespace', async () => {
       try {
