@@ -18,7 +18,7 @@
  * Every named release, oldest first; the last is this build's version (package.json). `goalrun
  * upgrade-check` counts how many releases old a goal's build is along this list.
  */
-export const RELEASES: readonly string[] = ['0.1.0', '0.2.0'];
+export const RELEASES: readonly string[] = ['0.1.0', '0.2.0', '0.3.0'];
 
 /** Where a patch is in Temporal's procedure. */
 export type PatchStage = 'patched' | 'deprecated' | 'removed';

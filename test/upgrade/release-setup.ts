@@ -6,8 +6,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 
-/** The release whose goals must finish on this build: 0.1.0. Tag v0.1.0 points at it. */
-export const PREVIOUS_RELEASE = { version: '0.1.0', commit: 'cdc5304' } as const;
+/** The release whose goals must finish on this build: 0.2.0. Tag v0.2.0 points at it. */
+export const PREVIOUS_RELEASE = { version: '0.2.0', commit: '9070cfa' } as const;
 
 declare module 'vitest' {
   export interface ProvidedContext {

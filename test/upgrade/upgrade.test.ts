@@ -1,14 +1,16 @@
 /**
- * Issue 21: goals in flight survive an upgrade. Workers of the previous release (0.1.0, built by
- * scripts/release-build.js) start seven goals and bring each to a chosen point: mid-compaction,
- * waiting for approval, paused, at a limit, with a background job, with steering queued, just after a
- * continue-as-new. Then the old workers are SIGKILLed and workers of this build take over: every goal
+ * Issue 21: goals in flight survive an upgrade. Workers of the previous release (PREVIOUS_RELEASE in
+ * release-setup.ts, built by scripts/release-build.js) start nine goals and bring each to a chosen
+ * point: mid-compaction, waiting for approval, paused, at a limit, with a background job, with
+ * steering queued, just after a continue-as-new, paused by the runaway breaker, and mid-step in a git
+ * workspace that the old build snapshots after every step. Then the old workers are SIGKILLed and workers of this build take over: every goal
  * goes on from where it was (the waiting ones when answered, with this build's CLI) and completes. No
  * workflow task may fail: the worker logs hold no TMPRL1100, the histories no WorkflowTaskFailed.
  *
  * `npm run test:upgrade -- --record` also saves the goals' histories as the old build left them into
- * test/fixtures/histories/0.1.0/ (once: an existing file is never overwritten), for replay.test.ts.
+ * test/fixtures/histories/<release>/ (once: an existing file is never overwritten), for replay.test.ts.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -48,6 +50,18 @@ interface Goal {
   workflowId: string;
   firstRunId: string;
   workspace: string;
+}
+
+/** A new git repository with one commit, as a user's project would be. */
+function gitWorkspace(name: string): string {
+  const dir = tempDir(`upgrade-${name}`);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
+  git('init', '-q');
+  fs.writeFileSync(path.join(dir, 'README.md'), 'a project\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'start');
+  return dir;
 }
 
 /** A bash call that prints about 40 lines (~1,600 characters): under the spool size, so it is summarized. */
@@ -98,8 +112,13 @@ describe('an upgrade with goals in flight', () => {
     console.log(`upgrade test timings (s since start): ${JSON.stringify(timings)}`);
   });
 
-  async function start(name: string, objective: string, extra: string[] = []): Promise<Goal> {
-    const workspace = tempDir(`upgrade-${name}`);
+  async function start(
+    name: string,
+    objective: string,
+    extra: string[] = [],
+    makeWorkspace: (name: string) => string = (n) => tempDir(`upgrade-${n}`),
+  ): Promise<Goal> {
+    const workspace = makeWorkspace(name);
     const result = await runBuild(
       oldBuild,
       [
@@ -165,7 +184,7 @@ describe('an upgrade with goals in flight', () => {
     return outcome;
   };
 
-  it('brings seven goals of the previous release to their points, and this build finishes them', async () => {
+  it('brings nine goals of the previous release to their points, and this build finishes them', async () => {
     let afterCompaction = 0;
     model.script('compaction', (request) => {
       if (request.summary) return phase === 'before' ? model.hold('compaction', request) : summaryOf(request);
@@ -196,6 +215,15 @@ describe('an upgrade with goals in flight', () => {
         ? FINISH
         : bash({ command: 'echo on' });
     });
+    // The same call and result again and again: the old build's runaway breaker pauses the goal.
+    model.script('breaker', () => (phase === 'before' ? bash({ command: 'echo same' }) : FINISH));
+    // A git workspace: every step of the old build ends with a snapshot; the new build's go on from it.
+    model.script('snapshot', (request) => {
+      if (phase === 'after')
+        return request.call > 6 ? FINISH : bash({ command: `echo ${request.call} >> steps.txt` });
+      if (request.call <= 3) return bash({ command: `echo ${request.call} >> steps.txt` });
+      return model.hold('snapshot', request);
+    });
     model.script('can', async (request) => {
       if (phase === 'after') return FINISH;
       const can = goals.get('can');
@@ -204,7 +232,7 @@ describe('an upgrade with goals in flight', () => {
       return bash({ command: `echo ${request.call} >> count.txt` });
     });
 
-    workers.push(startWorker(oldBuild, env, path.join(OUTPUT, 'worker-0.1.0.log')));
+    workers.push(startWorker(oldBuild, env, path.join(OUTPUT, `worker-${oldBuild.label}.log`)));
     await start('compaction', 'survive an upgrade mid-compaction', ['--context-window', '12000']);
     const approval = await start('approval', 'wait for an approval across the upgrade', [
       '--approval',
@@ -215,6 +243,8 @@ describe('an upgrade with goals in flight', () => {
     await start('job', 'keep a background job across the upgrade');
     const steering = await start('steering', 'take steering queued before the upgrade');
     await start('can', 'count past a continue-as-new');
+    const breaker = await start('breaker', 'repeat one call until the breaker pauses it');
+    const snapshot = await start('snapshot', 'work in a git workspace across the upgrade', [], gitWorkspace);
     mark('started');
 
     await waitFor(
@@ -248,6 +278,8 @@ describe('an upgrade with goals in flight', () => {
       reaches(limit, 'limit_reached'),
       holds('job', (request) => request.call === 2),
       holds('can', () => true),
+      reaches(breaker, 'paused'),
+      holds('snapshot', () => true),
     ]);
     mark('points reached');
 
@@ -268,7 +300,7 @@ describe('an upgrade with goals in flight', () => {
         );
     }
 
-    // upgrade-check names them all: started by 0.1.0, one release behind this build.
+    // upgrade-check names them all: started by the previous release, one release behind this build.
     const check = await runBuild(newBuild, ['upgrade-check', '--json'], env);
     expect(check.code, check.stderr).toBe(0);
     const report = JSON.parse(check.stdout);
@@ -289,6 +321,7 @@ describe('an upgrade with goals in flight', () => {
     workers.push(startWorker(newBuild, env, path.join(OUTPUT, 'worker-current.log')));
     await answer(['approve', approval.sessionId]);
     await answer(['unpause', paused.sessionId]);
+    await answer(['unpause', breaker.sessionId]);
     await answer(['limits', limit.sessionId, '--max-steps', '10']);
     mark('answered');
 
@@ -320,6 +353,16 @@ describe('an upgrade with goals in flight', () => {
         .some((request) => JSON.stringify(request.body.messages).includes(STEERING_TOKEN)),
     ).toBe(true);
     expect(model.requestsOf('limit').filter((request) => !request.summary).length).toBeGreaterThan(2);
+    // The old build's three steps, then the new build's (the held call's retry numbers are not fixed).
+    const steps = fs.readFileSync(path.join(snapshot.workspace, 'steps.txt'), 'utf8').trim().split('\n');
+    expect(steps.slice(0, 3)).toEqual(['1', '2', '3']);
+    expect(steps.length).toBeGreaterThan(3);
+    // Snapshots of the old build's steps and of the new build's, one chain in the user's repository.
+    const refs = execFileSync('git', ['for-each-ref', '--format=%(refname)', 'refs/goalrun/'], {
+      cwd: snapshot.workspace,
+      encoding: 'utf8',
+    });
+    expect(refs.trim().split('\n').length).toBeGreaterThanOrEqual(steps.length);
 
     // No workflow task failed: not in the logs, not in any run's history.
     for (const worker of workers) expect(determinismErrors(worker.logFile), worker.logFile).toEqual([]);
