@@ -88,8 +88,10 @@ export interface RequestKind {
   summarizer: boolean;
   /** The card of the model that served it, for its prices. */
   card: ModelCard;
-  /** What the request cost when it was priced already (a summarizer attempt the ledger recorded). */
+  /** What the request cost when it was priced already (summarizer attempts the ledger recorded). */
   costUsd?: number;
+  /** How many requests the usage adds up (billed summarizer attempts); 1 when absent. */
+  requests?: number;
 }
 
 /**
@@ -110,12 +112,13 @@ export function addToBreakdown(
     cacheWriteTokens: usage.cacheWriteTokens,
     costUsd: kind.costUsd ?? costOf(usage, kind.card),
   };
+  const requests = kind.requests ?? 1;
   const added: ModelUsage = {
     ...request,
-    requests: 1,
-    summarizerRequests: kind.summarizer ? 1 : 0,
+    requests,
+    summarizerRequests: kind.summarizer ? requests : 0,
     summarizer: kind.summarizer ? request : ZERO_COST,
-    unpricedRequests: isGenericCard(kind.card) ? 1 : 0,
+    unpricedRequests: isGenericCard(kind.card) ? requests : 0,
   };
   return addUnder(breakdown, model, added);
 }

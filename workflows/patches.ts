@@ -45,6 +45,12 @@ export const PATCH = {
   dailyBudget: 'daily-budget',
   /** At the end of every step, a snapshot of a git workspace under refs/goalrun/<session>/<step> (for fork). */
   workspaceSnapshots: 'workspace-snapshots',
+  /**
+   * Paid calls without a used answer count (issue 24 item 4): a model step or summary that ended in
+   * failure is followed by a billedAttempts local activity, and a summarizer call holds its worst case
+   * against the daily budget first.
+   */
+  paidCalls: 'paid-calls',
 } as const;
 
 /** A patch id. */
@@ -118,6 +124,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a snapshotWorkspace activity on the tool queue at the end of every step: a git workspace is recorded as a ' +
       'commit under refs/goalrun/<session>/<step> (what goalrun fork checks out); a failed snapshot is a note',
+  },
+  {
+    id: PATCH.paidCalls,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a billedAttempts local activity after a model step or a summarizer call that failed or was stopped (what ' +
+      'its attempts were billed), and a reserveDailyBudget / settleDailyBudget pair around each summarizer call',
   },
 ];
 

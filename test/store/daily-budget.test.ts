@@ -84,8 +84,8 @@ describe('daily budget', () => {
     expect(view.spentUsd).toBe(0.5);
     expect(view.reservedUsd).toBe(2);
     expect(view.lines).toEqual([
-      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.5, reservedUsd: 0, calls: 1 },
-      { sessionId: SESSION_B, model: 'gpt-b', spentUsd: 0, reservedUsd: 2, calls: 1 },
+      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.5, reservedUsd: 0, calls: 1, retries: 0 },
+      { sessionId: SESSION_B, model: 'gpt-b', spentUsd: 0, reservedUsd: 2, calls: 1, retries: 0 },
     ]);
     // A raise lets a refused reservation in.
     expect((await stores[0].reserveDaily(SESSION_A, 'gpt-a', 1)).kind).toBe('refused');
