@@ -10,10 +10,8 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import type { MessageMeta, StoredMessage } from '../core/messages';
 import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
-import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
@@ -23,7 +21,8 @@ import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
-import { modelStepResult, summaryOf } from './model-step-result';
+import { storeModelAnswer } from './model-step-answer';
+import { modelStepResult } from './model-step-result';
 import { AttemptMeter } from './paid-attempts';
 import { systemPrompt } from './prompt';
 import { isUnreachableError } from './providers/errors';
@@ -38,11 +37,7 @@ import {
 import { type OutageContext, untilStored } from './store-outage';
 import { toolSpecsFor } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
-import { uniqueToolCalls } from './unique-tool-calls';
 import type { ActivityDeps } from './workflow-activities';
-
-/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
-const STEP_TEXT_MAX_BYTES = 16 * 1024;
 
 /** Creates the model-step activity; `kept` holds answers the store did not take yet (one per worker). */
 export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswers()) {
@@ -159,57 +154,11 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       /** The ledger key of the attempt that received the answer (paid-attempts.ts). */
       const answerKey = reused ? paidCallKeys.attempt(instance, reused.attempt) : attemptKey;
 
-      /** Stores the answer, its usage and the step's starting state in one write, and its ledger row. */
-      const storeAnswer = async (answer: ModelResponse) => {
-        const toolCalls = await uniqueToolCalls(store, input.sessionId, answer.toolCalls);
-        const message: StoredMessage = {
-          role: 'assistant',
-          content: [...(answer.text ? [{ type: 'text' as const, text: answer.text }] : []), ...toolCalls],
-        };
-        const meta: MessageMeta = {
-          usage: answer.usage,
-          finishReason: answer.finishReason,
-          model: input.model,
-          attemptKey: answerKey,
-        };
-        // The answer, its usage and the state this step started from commit together.
-        const [{ seq, created }] = await Promise.all([
-          store.appendMessage(input.sessionId, assistantKey, message, {
-            meta,
-            state: input.state,
-            event: {
-              kind: EVENT_KINDS.modelUsage,
-              data: {
-                step: input.stepNumber,
-                model: input.model,
-                usage: answer.usage,
-                finishReason: answer.finishReason,
-                // What the stream shows of the step: its text and its calls (arguments cut short).
-                text: clipBytes(answer.text ?? '', STEP_TEXT_MAX_BYTES).text,
-                toolCalls: toolCalls.map((call) => ({
-                  id: call.toolCallId,
-                  name: call.toolName,
-                  summary: summaryOf(call, workspaceContext),
-                  arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
-                })),
-              },
-              key: storeKeys.usageEvent(execution, input.stepNumber),
-            },
-          }),
-          meter.recordAnswer(assistantKey, answer.usage),
-        ]);
-        // Another attempt may have stored its answer first: then that one is the answer.
-        const entry = (created ? null : await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
-          seq,
-          key: assistantKey,
-          message,
-          meta,
-        };
-        // Stored: the attempt that received it is not a billed retry (it may have recorded itself one).
-        const receivedBy = created ? answerKey : entry.meta?.attemptKey;
-        if (receivedBy !== attemptKey) await meter.answeredBy(receivedBy);
-        return { entry, meta, toolCalls };
-      };
+      const storeAnswer = (answer: ModelResponse) =>
+        storeModelAnswer(
+          { store, input, execution, assistantKey, attemptKey, answerKey, workspaceContext, meter },
+          answer,
+        );
 
       try {
         if (!response) {

@@ -175,10 +175,10 @@ describe('paid calls without a used answer', () => {
         const { sessionId } = await startGoal(t, server, objective, [], PRICED_MODEL);
         const done = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
         expect(done.code, done.stderr).toBe(0);
-        const final = JSON.parse(done.stdout);
-        expect(final).toMatchObject({ status: 'completed', steps: 2 });
         // One request per step: the failed write did not send the first step's request again.
         expect(requestsOf(objective)).toBe(2);
+        const final = JSON.parse(done.stdout);
+        expect(final).toMatchObject({ status: 'completed', steps: 2 });
         expect(final.costUsd).toBeCloseTo(0.02, 9);
         const events = await runCli(
           ['watch', sessionId, '--from-start', '--output-format', 'stream-json'],
