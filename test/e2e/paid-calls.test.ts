@@ -31,7 +31,7 @@ const finish = {
   usage: { prompt_tokens: 400, completion_tokens: 1_000 },
 };
 /** Seconds of silence after which an attempt is given up as stalled. */
-const IDLE_S = 2;
+const IDLE_S = 3;
 
 describe('paid calls without a used answer', () => {
   let server: OpenAITestServer;
