@@ -6,10 +6,10 @@
  */
 
 import type { Client } from '@temporalio/client';
-import { lockSession } from '../cli/session-lock';
 import { CLEANABLE_STATUSES, type RetentionRule, sessionsToClean } from '../core/retention';
+import { workflowIdOf } from '../core/workflow-names';
+import { lockSession } from '../store/operation-lock';
 import type { SessionRow, SessionStore } from '../store/types';
-import { workflowIdOf } from '../workflows/names';
 import { deleteSnapshotRefs } from './workspace-snapshot';
 
 /** Sessions looked at in one clean. */

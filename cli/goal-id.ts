@@ -7,9 +7,9 @@
  */
 import { ConfigError } from '../core/errors';
 import { SHORT_ID_LENGTH, shortIdOf } from '../core/session-ids';
+import { sessionIdOf, workflowIdOf } from '../core/workflow-names';
 import { projectHash } from '../store/session-id';
 import type { SessionRow } from '../store/types';
-import { sessionIdOf, workflowIdOf } from '../workflows/names';
 import type { CliContext } from './context';
 import { type RunningGoal, runningGoals } from './worker-presence';
 

@@ -5,8 +5,8 @@
 import { EVENT_KINDS } from '../core/event-kinds';
 import { DEFAULT_STALLED_AFTER_MINUTES } from '../core/limits';
 import { type Liveness, livenessOf } from '../core/liveness';
+import { workflowIdOf } from '../core/workflow-names';
 import type { SessionStore } from '../store/types';
-import { workflowIdOf } from '../workflows/names';
 import { readerOf, type TemporalSource, type WorkflowSummary } from './temporal-reader';
 
 /** The events that mark a finished step. */

@@ -6,20 +6,20 @@
  */
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
-import { newSessionId, projectHash } from '../store/session-id';
-import { workflowIdOf } from '../workflows/names';
-import type { CliContext } from './context';
-import { goalFromOptions } from './goal-definition';
-import type { GoalOptions } from './goal-options';
-import { resolveWorkspace } from './goal-options';
-import { workflowStatus } from './goal-status';
+import { workflowIdOf } from '../core/workflow-names';
 import {
   type HeldSessionLock,
   heldLock,
   lockHolderName,
   lockSession,
   SESSION_LOCK_TTL_MS,
-} from './session-lock';
+} from '../store/operation-lock';
+import { newSessionId, projectHash } from '../store/session-id';
+import type { CliContext } from './context';
+import { goalFromOptions } from './goal-definition';
+import type { GoalOptions } from './goal-options';
+import { resolveWorkspace } from './goal-options';
+import { workflowStatus } from './goal-status';
 import { checkSessionName, projectRealPath } from './session-names';
 
 /** What a named start does: start a new session, or continue the stopped one of that name. */

@@ -5,8 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { QueryName } from '../core/workflow-names';
 import { PayloadCodecError } from '../worker/payload-codec';
-import type { QueryName } from '../workflows/names';
 import { decodeRawPayload, rawFailureMessage } from './payload-decode';
 import { activityStateOf } from './temporal-http-decode';
 import type {

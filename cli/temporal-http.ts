@@ -7,8 +7,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { QueryName } from '../core/workflow-names';
 import type { PayloadKey } from '../worker/payload-keys';
-import type { QueryName } from '../workflows/names';
 import {
   decodeDescribe,
   decodeHistoryStart,

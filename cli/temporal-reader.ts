@@ -4,7 +4,7 @@
  * logic (goal-status.ts, worker-presence.ts) is written once against this interface.
  */
 import type { Client } from '@temporalio/client';
-import type { QueryName } from '../workflows/names';
+import type { QueryName } from '../core/workflow-names';
 
 /** An activity Temporal has scheduled for a workflow and not yet seen finish. */
 export interface PendingActivity {

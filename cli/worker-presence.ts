@@ -4,8 +4,8 @@
  * The session store has no row for a goal until its first workflow task has run.
  */
 import type { GoalDefinition } from '../core/goal';
+import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../core/workflow-names';
 import type { GoalWorkflowInput } from '../workflows/goal-workflow';
-import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../workflows/names';
 import { readerOf, type TemporalSource } from './temporal-reader';
 
 /**

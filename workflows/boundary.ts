@@ -9,7 +9,7 @@ import { afterUnpause } from '../core/runaway-breaker';
 import { projectHashOf, sessionIdWith } from '../core/session-ids';
 import { storeKeys } from '../core/store-keys';
 import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** How long a goal at a limit waits for /limits before it ends as limit_reached for good. */
 export const LIMIT_WAIT_MS = 24 * 60 * 60_000;

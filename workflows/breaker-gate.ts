@@ -13,7 +13,7 @@ import {
   INITIAL_BREAKER,
 } from '../core/runaway-breaker';
 import type { SpendAmount } from '../core/spend-cap';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { PATCH } from './patches';
 
 /** A model turn was recorded: `spent` is what it cost (the goal's spend after less before). */

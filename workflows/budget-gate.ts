@@ -21,7 +21,8 @@ import {
 } from '../core/spend-cap';
 import { LIMIT_WAIT_MS } from './boundary';
 import { currentPressure } from './compaction-host';
-import type { GoalRun } from './goal-run';
+import { endGoal } from './goal-ending';
+import type { GoalRun } from './goal-run-port';
 
 /** What the next model call would reserve, and whether a cap stops it. */
 export interface BudgetCheck {
@@ -93,7 +94,7 @@ export async function waitAtBudget(run: GoalRun, stop: CapStop, hooks: BudgetWai
     waitMs,
   );
   if (!raised) {
-    await run.finish('budget_reached', reason);
+    await endGoal(run, 'budget_reached', reason);
     return false;
   }
   if (hooks.clearRequested()) return true;

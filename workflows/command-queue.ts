@@ -20,8 +20,10 @@ import { autoCompact, ensureBudget } from './compaction';
 import { type DailyGate, reserveDaily } from './daily-budget-gate';
 import type { SteerResult } from './definitions';
 import { innermostMessage } from './failures';
+import { compactionHostOf } from './goal-compaction-host';
 import type { ApprovalBox, GoalControl } from './goal-control';
-import type { GoalRun } from './goal-run';
+import { endGoal } from './goal-ending';
+import type { GoalRun } from './goal-run-port';
 import { type LimitWaitHooks, waitAtLimit } from './limit-gate';
 import { type RequestAnswer, RequestAnswers } from './request-answers';
 
@@ -108,7 +110,7 @@ export class CommandQueue implements GoalControl {
 
   async atStepBoundary(): Promise<void> {
     const { run } = this;
-    const host = run.compactionHost();
+    const host = compactionHostOf(run);
     for (;;) {
       await this.runDue('boundary');
       await this.writeNotices();
@@ -133,7 +135,7 @@ export class CommandQueue implements GoalControl {
   async clear(): Promise<void> {
     const sessionId = await startFreshSession(this.run);
     const text = `cleared; the goal goes on in session ${sessionId}`;
-    await this.run.finish('cleared', text);
+    await endGoal(this.run, 'cleared', text);
     for (const id of this.clearing.waiting.splice(0)) {
       this.answer(id, {
         ok: true,

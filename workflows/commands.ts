@@ -12,8 +12,9 @@ import { storeKeys } from '../core/store-keys';
 import { storeActivities } from './activities-proxy';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
+import { compactionHostOf } from './goal-compaction-host';
 import type { ApprovalBox } from './goal-control';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { policyOf } from './policy';
 
 /** Longest sender name kept in the transcript and events. */
@@ -155,7 +156,7 @@ async function runAppCommand(
 
 /** A compaction asked for by a user: with the model's budget resolved first (a /model may have reset it). */
 async function compactNow(run: GoalRun, topic: string | undefined) {
-  const host = run.compactionHost();
+  const host = compactionHostOf(run);
   await ensureBudget(host);
   return compact(host, run.state.steps + 1, { manual: true, topic: topic || undefined });
 }

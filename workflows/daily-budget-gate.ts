@@ -9,13 +9,11 @@
  * Runs of PATCH.dailyBudget only. Cost without a daily cap: one local activity (one history event,
  * one indexed SELECT) at most every NO_DAILY_CAP_RECHECK_MS, and none to settle.
  */
-import { CancellationScope } from '@temporalio/workflow';
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { BudgetEventData } from '../core/event-log';
 import { budgetView, reservationFor, spentOf, usd } from '../core/spend-cap';
-import { storeActivities } from './activities-proxy';
 import { currentPressure } from './compaction-host';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** How often a goal waiting at the daily cap asks the store again (a raise or the next day). */
 export const DAILY_BUDGET_POLL_MS = 60_000;
@@ -52,8 +50,7 @@ export async function reserveDaily(run: GoalRun, hooks: DailyWaitHooks): Promise
     run.state.compaction?.card ?? null,
     currentPressure(run.state),
   ).costUsd;
-  const ask = () =>
-    storeActivities.reserveDailyBudget({ sessionId, model: run.state.goal.model, reservationUsd });
+  const ask = () => run.store.reserveDailyBudget({ sessionId, model: run.state.goal.model, reservationUsd });
   const skipUntil = noCapUntil.get(run);
   if (skipUntil !== undefined && Date.now() < skipUntil) {
     return { kind: 'go', reservationId: null, spentBeforeUsd: spentOf(run.state).costUsd };
@@ -78,7 +75,7 @@ export async function reserveDaily(run: GoalRun, hooks: DailyWaitHooks): Promise
     if (hooks.clearRequested()) return { kind: 'again' };
     const next = await ask();
     if (next.kind === 'refused') continue;
-    if (next.kind === 'reserved') await settleDaily(next.id, 0);
+    if (next.kind === 'reserved') await run.store.settleDailyBudget({ id: next.id, costUsd: 0 });
     break;
   }
   run.session.setStatus('running');
@@ -94,11 +91,7 @@ export async function reserveDaily(run: GoalRun, hooks: DailyWaitHooks): Promise
 export async function settleDailyStep(run: GoalRun, gate: DailyGate): Promise<void> {
   if (gate.kind !== 'go' || gate.reservationId === null) return;
   const costUsd = Math.max(0, spentOf(run.state).costUsd - gate.spentBeforeUsd);
-  await settleDaily(gate.reservationId, costUsd);
-}
-
-function settleDaily(id: string, costUsd: number): Promise<void> {
-  return CancellationScope.nonCancellable(() => storeActivities.settleDailyBudget({ id, costUsd }));
+  await run.store.settleDailyBudget({ id: gate.reservationId, costUsd });
 }
 
 function dailyBudgetEvent(

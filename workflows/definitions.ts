@@ -8,10 +8,10 @@ import type { PolicyView } from '../core/budget';
 import type { GoalSnapshot, SteeringRequest } from '../core/goal';
 import type { JobRecord } from '../core/jobs-registry';
 import type { TaskView } from '../core/task-graph-types';
+import { HOST_SIGNAL_NAME, JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from '../core/workflow-names';
 import type { CompactionResult } from './compaction';
-import { HOST_SIGNAL_NAME, JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from './names';
 
-export { sessionIdOf, WORKFLOW_ID_PREFIX, workflowIdOf } from './names';
+export { sessionIdOf, WORKFLOW_ID_PREFIX, workflowIdOf } from '../core/workflow-names';
 
 /** The goal's live snapshot (status, counters, usage, recent actions). */
 export const stateQuery = defineQuery<GoalSnapshot>(STATE_QUERY.name);

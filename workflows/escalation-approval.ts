@@ -9,7 +9,7 @@ import { storeKeys } from '../core/store-keys';
 import { plural } from '../core/text';
 import type { ApprovalAnswer } from './definitions';
 import type { StepControl } from './goal-control';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** Asks for the escalation; `text` is the denial the model is told (empty when approved). */
 export async function askApproval(

@@ -12,7 +12,7 @@ import { storeKeys } from '../core/store-keys';
 import { storeActivities } from './activities-proxy';
 import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { onGoalHost } from './host-placement';
 import { billedOnGiveUp } from './paid-calls';
 import { PATCH } from './patches';

@@ -9,7 +9,7 @@ import type { GoalEndedData } from '../core/event-log';
 import type { GoalStatus } from '../core/goal';
 import { keptProgressSummary } from '../core/goal-messages';
 import { storeKeys } from '../core/store-keys';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
 export async function endGoal(run: GoalRun, status: GoalStatus, reason: string | null): Promise<void> {
@@ -69,5 +69,5 @@ export async function endCancelledGoal(run: GoalRun): Promise<void> {
     data: { summary },
     key: storeKeys.keptProgressEvent(run.execution),
   });
-  await run.finish('cancelled', 'cancelled by request');
+  await endGoal(run, 'cancelled', 'cancelled by request');
 }

@@ -20,7 +20,7 @@ import { TOOL } from '../core/tool-names';
 import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-tools';
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import type { Placement } from './host-placement';
 import { PATCH } from './patches';
 import { onToolHost } from './workspace-context';

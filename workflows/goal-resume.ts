@@ -9,8 +9,8 @@ import { userText } from '../core/messages';
 import { resumedState } from '../core/resumed-state';
 import { storeKeys } from '../core/store-keys';
 import { storeActivities } from './activities-proxy';
-import type { GoalRun } from './goal-run';
-import type { GoalWorkflowInput } from './goal-workflow';
+import type { GoalRun } from './goal-run-port';
+import type { GoalWorkflowInput } from './goal-workflow-input';
 
 /** Resumes a stopped session from its saved state, with the structured history carried over. */
 export async function resumeSession(run: GoalRun, input: GoalWorkflowInput): Promise<void> {

@@ -1,10 +1,11 @@
 /**
- * One execution of a goal inside its workflow: how it starts (new, resumed, continued as new), how
- * it writes to the session store, how it delivers steering and how it ends. The state and its pure
- * rules live in core/goal-session.ts; this class adds the activities around them. A resume is
- * goal-resume.ts, the end goal-ending.ts, the compaction's view of the run goal-compaction-host.ts.
+ * One execution of a goal inside its workflow, over Temporal's activities: its session, how it writes
+ * to the session store, how it delivers steering, its time limit. It implements the GoalRun port
+ * (goal-run-port.ts) that the gates and steps use, and imports none of them: goal-workflow.ts composes
+ * it with how a run starts (goal-start.ts), ends (goal-ending.ts) and tells the hooks (goal-hooks.ts).
+ * The state and its pure rules live in core/goal-session.ts.
  */
-import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
 import { type GoalState, type GoalStatus, initialGoalState, withLaterFields } from '../core/goal';
@@ -20,25 +21,21 @@ import { type StateWrite, StateWriteTracker } from '../core/state-write';
 import { storeKeys } from '../core/store-keys';
 import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
-import type { CompactionHost } from './compaction';
 import { featuresOfThisRun } from './features';
-import { compactionHostOf } from './goal-compaction-host';
-import { endCancelledGoal, endGoal } from './goal-ending';
-import { afterCheckpoint } from './goal-hooks';
-import { resumeSession } from './goal-resume';
-import type { GoalWorkflowInput } from './goal-workflow';
+import type { GoalRun, RunStore, StoreEvent, StoreEvents } from './goal-run-port';
+import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
-import { gatherWorkspaceContext, openSessionContext } from './workspace-context';
 
-/** An event written with a message or a state save. */
-type StoreEvent = { kind: string; data: unknown; key?: string };
-/** One event or several. */
-type StoreEvents = StoreEvent | StoreEvent[];
+/** What a run is composed with (goal-workflow.ts): what follows a checkpoint (the hooks). */
+export interface GoalRunParts {
+  /** After every checkpoint: the notify hooks, and the MCP servers stopped at the goal's end (goal-hooks.ts). */
+  afterCheckpoint(run: GoalRun, eventKind: string | undefined): Promise<void>;
+}
 
-/** A goal's execution: its session, its store writes, its time limit. */
-export class GoalRun {
+/** A goal's execution over Temporal: its session, its store writes, its time limit. */
+export class TemporalGoalRun implements GoalRun {
   readonly session: GoalSession;
   readonly workflowId = workflowInfo().workflowId;
   readonly timeLimit = new TimeLimit();
@@ -64,7 +61,17 @@ export class GoalRun {
   /** Called first when the goal ends; the command queue answers what waits. */
   onEnding: (status: GoalStatus) => Promise<void> = async (status) => this.dropUndeliveredSteering(status);
 
-  constructor(private readonly input: GoalWorkflowInput) {
+  readonly store: RunStore = {
+    reserveDailyBudget: (input) => storeActivities.reserveDailyBudget(input),
+    // A reservation is settled even when the step that held it was cancelled.
+    settleDailyBudget: (input) =>
+      CancellationScope.nonCancellable(() => storeActivities.settleDailyBudget(input)),
+  };
+
+  constructor(
+    private readonly input: GoalWorkflowInput,
+    private readonly parts: GoalRunParts,
+  ) {
     const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
     this.session = new GoalSession(state, () => Date.now());
     this.opened = Boolean(input.state);
@@ -88,32 +95,12 @@ export class GoalRun {
     return this.state.executions;
   }
 
-  /** The compaction module's view of this run (goal-compaction-host.ts). */
-  compactionHost(): CompactionHost {
-    return compactionHostOf(this);
-  }
-
   /** Publishes the state to the Web UI (search attributes, current details). */
   publish(): void {
     this.publisher();
   }
 
-  // --- Starting ------------------------------------------------------------------------------
-
-  /** Starts the execution: a new session, a resumed one, or a continuation after continue-as-new. */
-  async start(): Promise<void> {
-    if (this.input.state) {
-      log.info('continued as new', { steps: this.state.steps, iteration: this.state.iteration });
-    } else if (this.input.resume) {
-      await resumeSession(this, this.input);
-      await gatherWorkspaceContext(this);
-    } else {
-      await gatherWorkspaceContext(this);
-      await this.open();
-    }
-    this.timeLimit.arm(this.session.remainingMs());
-    this.publish();
-  }
+  // --- Starting (goal-start.ts) --------------------------------------------------------------
 
   /** Opens a new session: its row, the first message, the initial state. */
   async open(): Promise<void> {
@@ -122,7 +109,9 @@ export class GoalRun {
       goal: this.input.goal,
       workflowId: this.workflowId,
       state,
-      workspaceContext: openSessionContext(this),
+      // Patched runs take the first message's snapshot from the stored context: the model worker never
+      // runs anything in the workspace, even when the gathering failed.
+      workspaceContext: this.features[PATCH.workspaceContext] ? { execution: this.execution } : undefined,
     });
     // Committed with the first message: the first step's write then carries only what changed since,
     // not the whole state (with the objective) a second time.
@@ -178,7 +167,7 @@ export class GoalRun {
     const state = this.stateWrite(full);
     await storeActivities.saveState({ sessionId: this.state.goal.sessionId, state, event });
     this.stateWritten(state);
-    if (full) await afterCheckpoint(this, event?.kind);
+    if (full) await this.parts.afterCheckpoint(this, event?.kind);
   }
 
   /** Answers every tool call of the interrupted step, so no call is left without its result. */
@@ -269,17 +258,7 @@ export class GoalRun {
     }
   }
 
-  // --- Ending --------------------------------------------------------------------------------
-
-  /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told (goal-ending.ts). */
-  finish(status: GoalStatus, reason: string | null): Promise<void> {
-    return endGoal(this, status, reason);
-  }
-
-  /** The cleanup of a cancelled goal: answered calls, a kept-progress summary, status cancelled. */
-  cancelled(): Promise<void> {
-    return endCancelledGoal(this);
-  }
+  // --- Ending (goal-ending.ts) ----------------------------------------------------------------
 
   /** The input of the next run after continue-as-new. */
   continueAsNewInput(): GoalWorkflowInput {

@@ -27,7 +27,7 @@ import { breakerAfterTurn } from './breaker-gate';
 import { failureType } from './failures';
 import type { StepControl } from './goal-control';
 import { withStopHooks } from './goal-hooks';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { callModel, ModelCallInterrupted } from './model-call';
 import { PATCH } from './patches';
 import { waitForQuota } from './quota-wait';

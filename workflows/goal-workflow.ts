@@ -1,7 +1,8 @@
 /**
  * The goal workflow: drives the agent loop of one session until the goal finishes, a limit is
- * hit, or someone cancels it. The workflow function declares its handlers and runs the loop; the
- * state and its rules live in GoalRun (workflows/goal-run.ts) and GoalSession (core/goal-session.ts).
+ * hit, or someone cancels it. The workflow function composes the run (goal-run.ts, the GoalRun port
+ * of goal-run-port.ts that every gate and step uses) with its message path, declares its handlers and
+ * runs the loop; the state and its rules live in GoalSession (core/goal-session.ts).
  */
 import {
   ActivityFailure,
@@ -15,7 +16,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GoalDefinition, GoalLimits, GoalSnapshot, GoalState } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal';
 import { taskView } from '../core/task-graph';
 import { checkNextCall, reserve } from './budget-gate';
 import { CommandQueue } from './command-queue';
@@ -23,33 +24,27 @@ import { settleDailyStep } from './daily-budget-gate';
 import { GOAL_FAILED_TYPE, jobsQuery, stateQuery, tasksQuery } from './definitions';
 import { goalFailureReason } from './failures';
 import type { GoalControl } from './goal-control';
-import { GoalRun } from './goal-run';
+import { endCancelledGoal, endGoal } from './goal-ending';
+import { afterCheckpoint } from './goal-hooks';
+import { TemporalGoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
+import { startExecution } from './goal-start';
 import { runStep } from './goal-step';
+import type { GoalWorkflowInput } from './goal-workflow-input';
 import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
 import { snapshotAfterStep } from './workspace-snapshots';
 
-/** Input of the goal workflow. */
-export interface GoalWorkflowInput {
-  goal: GoalDefinition;
-  /** Start from the session's saved state (a `goalrun resume` of a finished execution). */
-  resume?: boolean;
-  /** Limits that replace the saved ones on resume (e.g. a higher --max-iterations). */
-  limitsOverride?: Partial<GoalLimits>;
-  /** Control state carried over continue-as-new. */
-  state?: GoalState;
-  /** A user message delivered as the first message of a resumed execution (`resume --message`). */
-  resumeMessage?: string;
-}
+export type { GoalWorkflowInput } from './goal-workflow-input';
 
 /**
  * Continues the goal as new. A run of this build asks for AUTO_UPGRADE there: a goal pinned to the
  * build that started it (goalrun worker --versioning) moves to the deployment's current build at this
  * point, where no history needs replaying; unversioned workers and servers without versioning ignore it.
  */
-function continueAsNewAt(run: GoalRun): Promise<never> {
+function continueAsNewAt(run: TemporalGoalRun): Promise<never> {
   if (!run.features[PATCH.commandQueue]) return continueAsNew<typeof goalWorkflow>(run.continueAsNewInput());
   return makeContinueAsNewFunc<typeof goalWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(
     run.continueAsNewInput(),
@@ -58,14 +53,14 @@ function continueAsNewAt(run: GoalRun): Promise<never> {
 
 /** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
-  const run = new GoalRun(input);
+  const run = new TemporalGoalRun(input, { afterCheckpoint });
   const control = messagePath(run);
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
 
   try {
-    await run.start();
+    await startExecution(run, input);
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {
@@ -78,7 +73,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         break;
       }
       if (stop) {
-        await run.finish(stop.status, stop.reason);
+        await endGoal(run, stop.status, stop.reason);
         break;
       }
       // The money and token cap (issue 18): the next call's worst case must fit, or the goal waits.
@@ -103,7 +98,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         await snapshotAfterStep(run);
         run.publish();
         if (ended) {
-          await run.finish(ended.status, ended.reason);
+          await endGoal(run, ended.status, ended.reason);
           break;
         }
       } catch (err) {
@@ -123,7 +118,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        await run.cancelled();
+        await endCancelledGoal(run);
         await control.beforeRunEnds();
       });
       throw err;
@@ -134,7 +129,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     const reason = goalFailureReason(err);
     log.error('goal failed', { reason });
     await run.answerUnanswered('the goal failed');
-    await run.finish('failed', reason);
+    await endGoal(run, 'failed', reason);
     await control.beforeRunEnds();
     throw ApplicationFailure.create({ message: reason, type: GOAL_FAILED_TYPE, nonRetryable: true });
   }

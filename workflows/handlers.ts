@@ -30,7 +30,7 @@ import {
   steerSignal,
   steerUpdate,
 } from './definitions';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { type policyOf, policyWithStateSize } from './policy';
 
 /** Registers the goal's updates, its signal and the policy query for the command queue. */

@@ -7,7 +7,7 @@
  * queue, where `goalrun worker` processes pick it up without anyone doing anything.
  */
 import { ActivityFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** How long a call waits on the host's queue before the host counts as gone. */
 export const HOST_START_TIMEOUT_MS = 30_000;

@@ -6,7 +6,8 @@
  */
 import type { StopDecision } from '../core/goal-rules';
 import { LIMIT_WAIT_MS } from './boundary';
-import type { GoalRun } from './goal-run';
+import { endGoal } from './goal-ending';
+import type { GoalRun } from './goal-run-port';
 
 /** How the wait at a limit reaches the command queue. */
 export interface LimitWaitHooks {
@@ -32,7 +33,7 @@ export async function waitAtLimit(run: GoalRun, stop: StopDecision, hooks: Limit
     LIMIT_WAIT_MS,
   );
   if (!raised) {
-    await run.finish('limit_reached', stop.reason);
+    await endGoal(run, 'limit_reached', stop.reason);
     return false;
   }
   if (hooks.clearRequested()) return true;

@@ -13,8 +13,9 @@ import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1 } from '../core/tool-names';
 import { modelActivities } from './activities-proxy';
 import { compact } from './compaction';
 import { failureType } from './failures';
+import { compactionHostOf } from './goal-compaction-host';
 import type { StepControl } from './goal-control';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { onGoalHost, type Placement } from './host-placement';
 import { countingBilled, stepPricing } from './paid-calls';
 import { PATCH } from './patches';
@@ -93,7 +94,7 @@ export async function callModel(
   } catch (err) {
     if (failureType(err) !== FailureType.ContextOverflow) throw err;
     run.session.note(`step ${stepNumber} · the request overflowed the context window; compacting`);
-    await compact(run.compactionHost(), stepNumber, { forced: true, recovery: true });
+    await compact(compactionHostOf(run), stepNumber, { forced: true, recovery: true });
     return attempt();
   }
 }

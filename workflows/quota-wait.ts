@@ -8,7 +8,7 @@ import { FailureType } from '../core/errors';
 import { plural } from '../core/text';
 import { failureDetail, innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /** The reset time a QuotaExhausted failure carries (null: the provider gave none). */
 export function quotaResetOf(err: unknown): number | null {

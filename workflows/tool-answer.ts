@@ -6,7 +6,7 @@ import type { ToolCallRef } from '../activities/types';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 
 /**
  * Stores the result of a call the workflow answers itself, with its event for the stream (and the

@@ -10,7 +10,7 @@ import type { WorkspaceContextSummary } from '../core/extensions/workspace-conte
 import { plural } from '../core/text';
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { onGoalHost, type Placement } from './host-placement';
 import { PATCH } from './patches';
 
@@ -56,14 +56,6 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   ];
   run.session.note(`workspace context: ${parts.join(', ')}`);
   for (const text of notices) run.session.note(text);
-}
-
-/**
- * What openSession needs to take the first message's snapshot from the stored context (patched runs:
- * the model worker never runs anything in the workspace, even when the gathering failed).
- */
-export function openSessionContext(run: GoalRun): { execution: number } | undefined {
-  return run.features[PATCH.workspaceContext] ? { execution: run.execution } : undefined;
 }
 
 /**

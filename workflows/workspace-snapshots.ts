@@ -7,7 +7,7 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { PATCH } from './patches';
 import { onToolHost } from './workspace-context';
 

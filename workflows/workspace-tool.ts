@@ -15,7 +15,7 @@ import { breakerAfterTool } from './breaker-gate';
 import { askApproval } from './escalation-approval';
 import { innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { onGoalHost } from './host-placement';
 import { answerToolCall } from './tool-answer';
 

@@ -6,7 +6,7 @@ import { renderSummarizerShare, summarizerInputShare } from '../../core/compacti
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
-import { POLICY_QUERY, workflowIdOf } from '../../workflows/names';
+import { POLICY_QUERY, workflowIdOf } from '../../core/workflow-names';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { resolveSessionId } from '../goal-id';

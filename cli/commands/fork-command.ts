@@ -13,12 +13,12 @@ import { ConfigError } from '../../core/errors';
 import { endOfStep, type SavedState, stateAtCut, stepsIn } from '../../core/fork-point';
 import type { GoalDefinition } from '../../core/goal';
 import { sessionIdWith, shortIdOf } from '../../core/session-ids';
+import { workflowIdOf } from '../../core/workflow-names';
+import { lockSession } from '../../store/operation-lock';
 import { projectHash } from '../../store/session-id';
-import { workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { printJson, say } from '../output';
-import { lockSession } from '../session-lock';
 import { checkSessionName, projectRealPath } from '../session-names';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
 import { ConfigError } from '../../core/errors';
 import type { JobRecord } from '../../core/jobs-registry';
 import { renderJobs, withGoneHosts } from '../../core/jobs-registry';
-import { JOBS_QUERY, workflowIdOf } from '../../workflows/names';
+import { JOBS_QUERY, workflowIdOf } from '../../core/workflow-names';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { queryWithTimeout, workflowStatus } from '../goal-status';

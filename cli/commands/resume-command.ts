@@ -6,6 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../core/errors';
 import type { GoalDefinition, GoalLimits } from '../../core/goal';
+import { type HeldSessionLock, lockSession } from '../../store/operation-lock';
 import { hostUpdate, workflowIdOf } from '../../workflows/definitions';
 import { innermostMessage } from '../../workflows/failures';
 import type { CliContext } from '../context';
@@ -18,7 +19,6 @@ import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimit
 import { say } from '../output';
 import { sessionToResume } from '../resume-target';
 import { requireSandboxForGoal } from '../sandbox-check';
-import { type HeldSessionLock, lockSession } from '../session-lock';
 import { onInterrupt } from '../signals';
 import { reportStarted, startGoal } from '../start-goal';
 import { senderName, steerGoal } from '../steer-client';

@@ -4,6 +4,7 @@
  */
 
 import type { GoalDefinition } from '../../core/goal';
+import type { HeldSessionLock } from '../../store/operation-lock';
 import { newSessionId } from '../../store/session-id';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
@@ -17,7 +18,6 @@ import { claimNamedSession } from '../named-start';
 import { objectiveFrom } from '../objective-input';
 import { notice, say } from '../output';
 import { requireSandboxForGoal } from '../sandbox-check';
-import type { HeldSessionLock } from '../session-lock';
 import { onInterrupt } from '../signals';
 import { reportStarted, startGoal } from '../start-goal';
 import { webUiUrl } from '../web-ui';

@@ -7,7 +7,7 @@ import {
   type TaskView,
   taskView,
 } from '../../core/task-graph';
-import { TASKS_QUERY, workflowIdOf } from '../../workflows/names';
+import { TASKS_QUERY, workflowIdOf } from '../../core/workflow-names';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, queryWithTimeout, workflowStatus } from '../goal-status';

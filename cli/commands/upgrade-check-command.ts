@@ -9,7 +9,7 @@
 import type { Client } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
 import { buildOfRun, PATCH_MARKER_NAME, patchIdOfMarker, type RunBuild } from '../../core/patch-procedure';
-import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../../workflows/names';
+import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../../core/workflow-names';
 import { PATCHES, RELEASES } from '../../workflows/patches';
 import type { CliContext } from '../context';
 import { printJson, say } from '../output';

@@ -6,9 +6,9 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIdOf } from '../../core/workflow-names';
 import { CLEANED_TABLES } from '../../store/session-clean';
 import { createPgClient } from '../../store/sql';
-import { workflowIdOf } from '../../workflows/names';
 import { expectJson, killAndWait, runCli, runCliIn, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import {

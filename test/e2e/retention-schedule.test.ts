@@ -15,8 +15,8 @@ import {
   RETENTION_SCHEDULE_MINUTE,
   retentionScheduleId,
 } from '../../core/retention-schedule';
+import { workflowIdOf } from '../../core/workflow-names';
 import { createPgClient } from '../../store/sql';
-import { workflowIdOf } from '../../workflows/names';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
 import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';

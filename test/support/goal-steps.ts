@@ -1,6 +1,6 @@
 /** The steps CLI tests repeat: start a goal against the OpenAI test server, read its status, hold answers. */
 import type { Client } from '@temporalio/client';
-import { workflowIdOf } from '../../workflows/names';
+import { workflowIdOf } from '../../core/workflow-names';
 import { expectJson, runCli, waitFor } from './cli';
 import type { GoalTestEnv } from './goal-env';
 import {

@@ -7,7 +7,9 @@ import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { StopDecision } from '../../core/goal-rules';
 import { enterPause, LIMIT_WAIT_MS, resumeFromPause, startFreshSession, writeNotice } from '../boundary';
 import { ensureBudget } from '../compaction';
-import type { GoalRun } from '../goal-run';
+import { compactionHostOf } from '../goal-compaction-host';
+import { endGoal } from '../goal-ending';
+import type { GoalRun } from '../goal-run-port';
 import type { CompactionControl } from './compaction-control';
 import type { LoopRequests } from './steering';
 
@@ -20,7 +22,7 @@ export async function stepBoundary(
   for (;;) {
     await run.deliverPendingSteering();
     await writeNotes(run, loop);
-    await ensureBudget(run.compactionHost());
+    await ensureBudget(compactionHostOf(run));
     await control.beforeStep(run.state.steps + 1);
     if (!run.state.paused || loop.clear.requested) {
       if (run.state.status === 'paused') await resumeFromPause(run);
@@ -60,7 +62,7 @@ export async function waitAtLimit(run: GoalRun, stop: StopDecision, loop: LoopRe
     LIMIT_WAIT_MS,
   );
   if (!raised) {
-    await run.finish('limit_reached', stop.reason);
+    await endGoal(run, 'limit_reached', stop.reason);
     return false;
   }
   if (loop.clear.requested) return true;
@@ -106,6 +108,6 @@ export async function drainForContinueAsNew(
  */
 export async function clearSession(run: GoalRun, loop: LoopRequests): Promise<void> {
   const sessionId = await startFreshSession(run);
-  await run.finish('cleared', `cleared; the goal goes on in session ${sessionId}`);
+  await endGoal(run, 'cleared', `cleared; the goal goes on in session ${sessionId}`);
   loop.clear.newSessionId = sessionId;
 }

@@ -5,8 +5,9 @@
  */
 import { condition } from '@temporalio/workflow';
 import type { StopDecision } from '../../core/goal-rules';
+import { compactionHostOf } from '../goal-compaction-host';
 import type { ApprovalBox, GoalControl } from '../goal-control';
-import type { GoalRun } from '../goal-run';
+import type { GoalRun } from '../goal-run-port';
 import { clearSession, drainForContinueAsNew, stepBoundary, waitAtLimit } from './boundary';
 import { setupCompactionControl } from './compaction-control';
 import { type LoopRequests, setupSteering } from './steering';
@@ -15,7 +16,7 @@ import { type LoopRequests, setupSteering } from './steering';
 export function legacyControl(run: GoalRun): GoalControl {
   const approvals: ApprovalBox = { answer: null };
   const loop: LoopRequests = { clear: { requested: false, newSessionId: null }, notes: [] };
-  const control = setupCompactionControl(run.compactionHost());
+  const control = setupCompactionControl(compactionHostOf(run));
   setupSteering(run, control, approvals, loop);
   return {
     atStepBoundary: () => stepBoundary(run, control, loop),

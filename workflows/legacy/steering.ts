@@ -19,7 +19,7 @@ import {
 } from '../definitions';
 import { innermostMessage } from '../failures';
 import type { ApprovalBox } from '../goal-control';
-import type { GoalRun } from '../goal-run';
+import type { GoalRun } from '../goal-run-port';
 import type { CompactionControl } from './compaction-control';
 
 /** Longest sender name shown in the transcript. */

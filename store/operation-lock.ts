@@ -1,14 +1,14 @@
 /**
- * One active operation per session, from the CLI's side: start, resume, fork and clean hold the
- * session's store lock (store/session-locks.ts) while they change what runs for it, and give it back
- * before following the goal. A second operation on the same session waits a little, then says who
+ * One active operation per session: start, resume, fork and clean (the command and the scheduled
+ * retention activity) hold the session's store lock (session-locks.ts) while they change what runs
+ * for it, and give it back before following the goal. A second operation on the same session waits a little, then says who
  * holds it.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../core/errors';
-import type { SessionStore } from '../store/types';
+import type { SessionStore } from './types';
 
 /** How long an operation's lock lasts if its process dies holding it. */
 export const SESSION_LOCK_TTL_MS = 120_000;

@@ -1,12 +1,13 @@
 /**
  * The names clients use to reach a goal workflow, as plain values: workflow ids and query names.
- * Kept apart from definitions.ts so the CLI's read-only commands can name them without loading the
- * Temporal SDK (they talk to Temporal's HTTP API; issue 10). Durable contracts, like definitions.ts.
+ * Kept apart from workflows/definitions.ts so the CLI's read-only commands can name them without loading the
+ * Temporal SDK (they talk to Temporal's HTTP API; issue 10). Durable contracts, like workflows/definitions.ts. In core/ because the
+ * CLI, the activities (clean) and the workflow all name them.
  */
-import type { PolicyView } from '../core/budget';
-import type { GoalSnapshot } from '../core/goal';
-import type { JobRecord } from '../core/jobs-registry';
-import type { TaskView } from '../core/task-graph-types';
+import type { PolicyView } from './budget';
+import type { GoalSnapshot } from './goal';
+import type { JobRecord } from './jobs-registry';
+import type { TaskView } from './task-graph-types';
 
 /** A query's name, typed with its answer (what the SDK's defineQuery gives, without the SDK). */
 export interface QueryName<Result> {
@@ -24,7 +25,7 @@ export const JOBS_QUERY: QueryName<JobRecord[]> = { name: 'jobs' };
 /** The task graph in dependency order, with derived blocked_by and ready. */
 export const TASKS_QUERY: QueryName<TaskView[]> = { name: 'tasks' };
 
-/** The signal a foreground process sends on its way out to give its goal's steps back (definitions.ts: hostSignal). */
+/** The signal a foreground process sends on its way out to give its goal's steps back (workflows/definitions.ts: hostSignal). */
 export const HOST_SIGNAL_NAME = 'hostQueued';
 
 /** The workflow type of a goal. */
