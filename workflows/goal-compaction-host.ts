@@ -4,12 +4,10 @@
  * behave as this build does depends on the patches of the build that started the run.
  */
 
-import { CancellationScope } from '@temporalio/workflow';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { userTextOf } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
 import { storeKeys } from '../core/store-keys';
-import { storeActivities } from './activities-proxy';
 import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
 import type { GoalRun } from './goal-run-port';
@@ -53,20 +51,20 @@ export function compactionHostOf(run: GoalRun): CompactionHost {
 
 /** The daily hold and the billed count of a run's summarizer calls (PATCH.paidCalls). */
 function summarizerSpend(run: GoalRun): Pick<CompactionHost, 'holdDaily' | 'billedOnFailure'> {
-  const sessionId = run.state.goal.sessionId;
   return {
     holdDaily: async (model, reservationUsd) => {
       if (!run.features[PATCH.dailyBudget]) return { refused: false, release: async () => {} };
-      const held = await storeActivities.reserveDailyBudget({ sessionId, model, reservationUsd });
+      const sessionId = run.state.goal.sessionId;
+      const held = await run.store.reserveDailyBudget({ sessionId, model, reservationUsd });
       const id = held.kind === 'reserved' ? held.id : null;
       return {
         refused: held.kind === 'refused',
+        // The summary recorded its own cost in the ledger: the hold only goes.
         release: async () => {
-          if (id === null) return;
-          await CancellationScope.nonCancellable(() => storeActivities.settleDailyBudget({ id, costUsd: 0 }));
+          if (id !== null) await run.store.settleDailyBudget({ id, costUsd: 0 });
         },
       };
     },
-    billedOnFailure: (err, model, pricing) => billedOnGiveUp(sessionId, 'summary', { model, pricing }, err),
+    billedOnFailure: (err, model, pricing) => billedOnGiveUp(run, 'summary', { model, pricing }, err),
   };
 }

@@ -7,7 +7,7 @@
  * ledger (runs of PATCH.paidCalls). The spend then counts against the money and token caps and shows
  * in `stats`; the ledger itself is the daily budget's.
  */
-import { ActivityFailure, CancellationScope, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { ModelStepResult } from '../activities/types';
 import type { ModelCard } from '../core/model-card';
 import {
@@ -17,9 +17,8 @@ import {
   callPricing,
   withBilledAttempts,
 } from '../core/paid-calls';
-import { storeActivities } from './activities-proxy';
 import { currentPressure } from './compaction-host';
-import type { GoalRun } from './goal-run';
+import type { GoalRun } from './goal-run-port';
 import { PATCH } from './patches';
 
 /** How the next model step is priced for the ledger: its card's prices and its worst case. */
@@ -42,7 +41,7 @@ export async function countingBilled(
     return result;
   } catch (err) {
     if (run.features[PATCH.paidCalls]) {
-      const billed = await billedOnGiveUp(run.state.goal.sessionId, 'step', priced, err);
+      const billed = await billedOnGiveUp(run, 'step', priced, err);
       run.state = withBilledAttempts(run.state, priced.model, billed, priced.card);
     }
     throw err;
@@ -54,7 +53,7 @@ export async function countingBilled(
  * failure is not an activity's (nothing was called). Runs even when the goal is being cancelled.
  */
 export async function billedOnGiveUp(
-  sessionId: string,
+  run: Pick<GoalRun, 'state' | 'store'>,
   kind: 'step' | 'summary',
   priced: { model: string; pricing: CallPricing },
   err: unknown,
@@ -63,16 +62,14 @@ export async function billedOnGiveUp(
   if (!failure?.activityId) return null;
   const { activityId } = failure;
   const timeout = failure.cause instanceof TimeoutFailure ? failure.cause : null;
-  return CancellationScope.nonCancellable(() =>
-    storeActivities.billedAttempts({
-      sessionId,
-      model: priced.model,
-      instance: activityInstance(workflowInfo().runId, activityId),
-      kind,
-      pricing: priced.pricing,
-      ...(timeout?.lastHeartbeatDetails !== undefined ? { lastHeartbeat: timeout.lastHeartbeatDetails } : {}),
-    }),
-  );
+  return run.store.billedAttempts({
+    sessionId: run.state.goal.sessionId,
+    model: priced.model,
+    instance: activityInstance(workflowInfo().runId, activityId),
+    kind,
+    pricing: priced.pricing,
+    ...(timeout?.lastHeartbeatDetails !== undefined ? { lastHeartbeat: timeout.lastHeartbeatDetails } : {}),
+  });
 }
 
 /** The activity failure in an error's cause chain (a step may wrap it), if any. */
