@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../store/migrations';
 import { createPgClient } from '../../store/sql';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
-import { expectJson, killAndWait, runCli, spawnCli } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { startGoal } from '../support/goal-steps';
+import { startGoal, statusOf } from '../support/goal-steps';
 import {
   type OpenAITestServer,
   promptText,
@@ -138,6 +138,44 @@ describe('paid calls without a used answer', () => {
       const json = expectJson(await runCli(['stats', sessionId, '--json'], t.env));
       expect(json.breakdown[PRICED_MODEL].retries).toMatchObject({ requests: 1, atReservation: 1 });
       expect(json.breakdown[PRICED_MODEL].retries.costUsd).toBeCloseTo(0.01, 9);
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  }, 300_000);
+
+  it('counts an attempt a pause stopped mid-answer, read from the ledger after the call ended', async () => {
+    const t = goalTestEnv('paid-pause', { OPENAI_API_KEY: 'sk-test' });
+    writePricedModelCard(t.home);
+    const objective = 'paid-pause: echo once';
+    // The first answer begins and then hangs (the idle timeout is long): only the pause ends it.
+    scripts.set(objective, [{ text: 'Starting on it, one moment.', stallAfterText: true }, finish]);
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(
+        t,
+        server,
+        objective,
+        ['--stream-idle-timeout', '600'],
+        PRICED_MODEL,
+      );
+      await waitFor('the first answer to begin', () => requestsOf(objective) === 1, 120_000, 200);
+      expect((await runCli(['pause', sessionId], t.env)).code).toBe(0);
+      await waitFor(
+        'the goal to pause',
+        async () => (await statusOf(t, sessionId)).status === 'paused',
+        120_000,
+        500,
+      );
+      const paused = await statusOf(t, sessionId);
+      expect(paused.steps).toBe(0);
+      // Billed though stopped: its reservation ($0.01) is spent, a retry in stats.
+      expect(paused.costUsd).toBeCloseTo(0.01, 9);
+      const json = expectJson(await runCli(['stats', sessionId, '--json'], t.env));
+      expect(json.breakdown[PRICED_MODEL].retries).toMatchObject({ requests: 1, atReservation: 1 });
+      expect((await runCli(['unpause', sessionId], t.env)).code).toBe(0);
+      const done = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
+      expect(done.code, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout).costUsd).toBeCloseTo(0.02, 9);
     } finally {
       await killAndWait(worker, 'SIGTERM');
     }
