@@ -10,7 +10,7 @@ import { CLEANABLE_STATUSES, type RetentionRule, sessionsToClean } from '../core
 import { workflowIdOf } from '../core/workflow-names';
 import { lockSession } from '../store/operation-lock';
 import type { SessionRow, SessionStore } from '../store/types';
-import { deleteSnapshotRefs } from './workspace-snapshot';
+import { removeSnapshots } from './snapshot-cleanup';
 
 /** Sessions looked at in one clean. */
 export const CLEAN_SCAN_LIMIT = 100_000;
@@ -57,6 +57,8 @@ export async function removeSessions(
   onEach: () => void = () => {},
 ): Promise<SessionRow[]> {
   const removed: SessionRow[] = [];
+  // The snapshots of the removed sessions, by workspace: one prune per repository, after the loop.
+  const snapshots = new Map<string, string[]>();
   for (const row of chosen) {
     onEach();
     const lock = await lockSession(scope.store, row.id, 'clean', CLEAN_LOCK_WAIT_MS).catch(() => null);
@@ -67,12 +69,16 @@ export async function removeSessions(
       const workspace = workspaceOf(row);
       if (!(await scope.store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
       removed.push(row);
-      // Refs are outside the store's transaction: a repository that is gone or elsewhere keeps nothing to delete.
-      await deleteSnapshotRefs(workspace, row.id).catch(() => 0);
+      snapshots.set(workspace, [...(snapshots.get(workspace) ?? []), row.id]);
     } finally {
       await lock.release();
     }
     await deleteClosedExecutions(scope, row.id);
+  }
+  // Refs are outside the store's transaction: a repository that is gone or elsewhere keeps nothing to delete.
+  for (const [workspace, ids] of snapshots) {
+    onEach();
+    await removeSnapshots(workspace, ids).catch(() => undefined);
   }
   return removed;
 }

@@ -1,9 +1,7 @@
 /** The headless system prompt and the environment snapshot of a goal's first message. */
-import { execFile } from 'node:child_process';
 import os from 'node:os';
-import { promisify } from 'node:util';
-
-const execFileAsync = promisify(execFile);
+import { findRepository } from './git/repository-layout';
+import { makeScratch, removeScratch, runGit } from './git/safe-git';
 
 /** How much of `git status` the snapshot keeps: enough to orient, not a transcript-filler. */
 const GIT_STATUS_MAX_LINES = 40;
@@ -67,14 +65,29 @@ export function firstMessageWithEnvironment(goal: { objective: string }, environ
   return [`Objective: ${goal.objective}`, environment].join('\n\n');
 }
 
-/** A short `git status` of the workspace, or why there is none. */
+/** How long the first message's `git status` may take. */
+const GIT_STATUS_TIMEOUT_MS = 5_000;
+
+/**
+ * A short `git status` of the workspace, or why there is none. Goals started before the tool host
+ * took the environment snapshot come here: git runs on this host, by the safe rule (git/safe-git.ts).
+ */
 async function gitStatus(workspace: string): Promise<string> {
+  const found = findRepository(workspace);
+  if (found.kind === 'none') return 'not a git repository';
+  if (found.kind === 'refused') return `unknown (git is not run on this repository: ${found.reason})`;
+  const scratch = makeScratch();
   try {
-    const { stdout } = await execFileAsync('git', ['status', '--short', '--branch'], {
-      cwd: workspace,
-      timeout: 5_000,
-      maxBuffer: 1024 * 1024,
-    });
+    const { stdout } = await runGit(
+      {
+        place: { sandboxed: false },
+        layout: found.layout,
+        writable: [],
+        scratch,
+        timeoutMs: GIT_STATUS_TIMEOUT_MS,
+      },
+      ['--no-optional-locks', 'status', '--short', '--branch'],
+    );
     const lines = stdout.trimEnd().split('\n');
     const shown = lines.slice(0, GIT_STATUS_MAX_LINES).join('\n  ');
     const more =
@@ -82,5 +95,7 @@ async function gitStatus(workspace: string): Promise<string> {
     return `\n  ${shown}${more}`;
   } catch {
     return 'not a git repository';
+  } finally {
+    removeScratch(scratch);
   }
 }

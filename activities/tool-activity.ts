@@ -30,7 +30,16 @@ import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
 import type { RunToolInput, RunToolResult } from './types';
-import { type SnapshotInput, type SnapshotResult, snapshotWorkspace } from './workspace-snapshot';
+import {
+  type SnapshotInput,
+  type SnapshotResult,
+  snapshotWorkspace,
+  type WorkspaceRepository,
+  workspaceRepository,
+} from './workspace-snapshot';
+
+/** How often a running snapshot heartbeats (well under TOOL_HEARTBEAT_TIMEOUT_MS). */
+const SNAPSHOT_HEARTBEAT_MS = 5_000;
 
 /** The tool activity's input. */
 export type ToolRunInput = RunToolInput;
@@ -121,7 +130,26 @@ export function createToolActivity(deps: ToolActivityDeps) {
         ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
         : null;
       if (refusal) return { taken: false, reason: refusal };
-      return snapshotWorkspace(input);
+      // A snapshot of a large work tree can outlast the heartbeat timeout.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), SNAPSHOT_HEARTBEAT_MS);
+      try {
+        return await snapshotWorkspace(input, host());
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /**
+     * The repository a goal's workspace is in when it starts (issue 24): its snapshots are of that
+     * one only. Files only: no git runs.
+     */
+    async workspaceRepository(input: { workspace: string }): Promise<WorkspaceRepository> {
+      const refusal = deps.workspaceRoot
+        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
+        : null;
+      if (refusal) return { repository: null, refused: refusal };
+      return workspaceRepository(input.workspace);
     },
 
     /** Runs one workspace tool call and stores its result (spooled and truncated when large). */

@@ -100,6 +100,7 @@ export function goalFromOptions(
     ...(settings.config.budget_wait_minutes
       ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
       : {}),
+    ...snapshotFields(settings.config),
   };
 }
 
@@ -121,6 +122,13 @@ export function checkPricedCard(model: string, home: string, workspace: string):
       file,
     )}), in the schema of the package's models/cards (see docs/configuration.md)`,
   );
+}
+
+/** The snapshot caps of the config (snapshot_max_*_mib), as the goal carries them (only those set). */
+function snapshotFields(config: Settings['config']): Pick<GoalDefinition, 'snapshots'> {
+  const { snapshot_max_file_mib: maxFileMib, snapshot_max_total_mib: maxTotalMib } = config;
+  if (maxFileMib === undefined && maxTotalMib === undefined) return {};
+  return { snapshots: { ...(maxFileMib ? { maxFileMib } : {}), ...(maxTotalMib ? { maxTotalMib } : {}) } };
 }
 
 /** The config's `breaker` section as the goal carries it (only the keys it sets). */

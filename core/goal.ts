@@ -24,6 +24,7 @@ import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
+import type { SnapshotLimits, SnapshotState } from './workspace-snapshot-state';
 
 /**
  * Status of a goal, in the store, in search attributes and in the CLI. `paused` and
@@ -132,6 +133,8 @@ export interface GoalDefinition {
   budgetWaitMinutes?: number;
   /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
   breaker?: Partial<BreakerSettings>;
+  /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */
+  snapshots?: SnapshotLimits;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -224,6 +227,11 @@ export interface GoalState {
   breaker?: BreakerState;
   /** Why the goal pauses when it is not a person's /pause (e.g. a quota with no reset time). */
   pauseReason?: string | null;
+  /**
+   * What the per-step snapshots remember (the repository the goal started in, their bytes, why they
+   * stopped); absent until the execution that records it, and in goals started before 0.3.0.
+   */
+  snapshots?: SnapshotState;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

@@ -44,6 +44,8 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   payload_keys_file: (value) => typeof value === 'string' && path.isAbsolute(value),
   trust_project_mcp: boolean,
   instructions_max_kib: positiveInt,
+  snapshot_max_file_mib: positiveInt,
+  snapshot_max_total_mib: positiveInt,
 };
 
 /** The config, when the fast path can accept it as it is; null when the schema must decide. */

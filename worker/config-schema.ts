@@ -95,6 +95,10 @@ function buildConfigSchema(z: typeof Zod) {
       trust_project_mcp: z.boolean().optional(),
       /** The cap on project instructions (AGENTS.md), all files together, in KiB. */
       instructions_max_kib: positiveInt.optional(),
+      /** A file larger than this (MiB) is left out of the per-step workspace snapshots. */
+      snapshot_max_file_mib: positiveInt.optional(),
+      /** A goal's snapshots stop once the objects they added pass this (MiB). */
+      snapshot_max_total_mib: positiveInt.optional(),
       /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
       retention: z
         .object({

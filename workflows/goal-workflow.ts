@@ -35,7 +35,7 @@ import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
 import { TimeLimitReached } from './time-limit';
-import { snapshotAfterStep } from './workspace-snapshots';
+import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
 
 export type { GoalWorkflowInput } from './goal-workflow-input';
 
@@ -61,6 +61,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
 
   try {
     await startExecution(run, input);
+    await recordSnapshotRepository(run);
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {

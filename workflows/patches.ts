@@ -46,6 +46,11 @@ export const PATCH = {
   /** At the end of every step, a snapshot of a git workspace under refs/goalrun/<session>/<step> (for fork). */
   workspaceSnapshots: 'workspace-snapshots',
   /**
+   * The repository a goal starts in is kept in its state (state.snapshots), and only it is ever
+   * snapshotted; snapshots stop at the goal's size cap; a refused or stopped snapshot writes a notice.
+   */
+  snapshotGuard: 'workspace-snapshot-guard',
+  /**
    * Paid calls without a used answer count (issue 24 item 4): a model step or summary that ended in
    * failure is followed by a billedAttempts local activity, and a summarizer call holds its worst case
    * against the daily budget first.
@@ -124,6 +129,16 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a snapshotWorkspace activity on the tool queue at the end of every step: a git workspace is recorded as a ' +
       'commit under refs/goalrun/<session>/<step> (what goalrun fork checks out); a failed snapshot is a note',
+  },
+  {
+    id: PATCH.snapshotGuard,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a workspaceRepository activity on the tool queue when an execution starts with no state.snapshots (a new ' +
+      'goal): the repository the workspace is in is kept in state.snapshots, later snapshots of another ' +
+      'repository are refused, and snapshots stop at the goal snapshot_max_total_mib; a refusal or that stop ' +
+      'writes a notice (appendMessage)',
   },
   {
     id: PATCH.paidCalls,

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NOT_A_GIT_REPOSITORY } from '../../core/extensions/workspace-context';
 import type { SandboxSettings } from '../../core/sandbox-settings';
+import { safeGitArgs } from '../git/safe-git';
 import type { SandboxHost } from '../sandbox/host';
 import { runCaptured } from '../sandbox/run-captured';
 
@@ -49,7 +50,8 @@ async function gitStatus(input: {
   signal?: AbortSignal;
 }): Promise<string> {
   const run = await runCaptured({
-    argv: ['git', 'status', '--short', '--branch'],
+    // No fsmonitor, no hook: even in the sandbox, git runs nothing the workspace names.
+    argv: ['git', ...safeGitArgs(['status', '--short', '--branch'])],
     workspace: input.workspace,
     sessionId: input.sessionId,
     settings: input.sandbox,

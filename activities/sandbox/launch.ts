@@ -3,14 +3,12 @@
  * environment. A sandbox that cannot start is an error naming the fix, never a silent fallback to
  * running unsandboxed.
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
 import { buildBwrapArgs, isWithin, SANDBOX_TMP } from './bwrap-args';
+import { concealment, realExistingDir } from './concealment';
 import { isProviderOrStoreName, toolEnvironment } from './environment';
 import { prepareGitProtection } from './git-protection';
-import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost, SENSITIVE_HOME_ENTRIES } from './host';
-import { cachedExposedPathDirs } from './path-exposure';
+import { ensureSessionDirs, SANDBOX_HOME, type SandboxHost } from './host';
 import { checkSandbox } from './probe';
 import { type CallLimits, limitCall } from './resource-limits';
 
@@ -60,47 +58,6 @@ export interface LaunchRequest {
   limited?: boolean;
 }
 
-function realExistingDir(dir: string): string | undefined {
-  try {
-    const real = realpathSync(dir);
-    return statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Directories that hold the host's Unix sockets (/var/run only where it is not a link to /run). */
-export const SOCKET_DIRS: readonly string[] = ['/run', '/var/run'];
-
-function socketDirs(): string[] {
-  return SOCKET_DIRS.filter((dir) => {
-    try {
-      return lstatSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Entries of the given homes to hide, for the homes a bind shows itself. */
-function sensitiveHomeEntries(homes: readonly string[]): { dirs: string[]; files: string[] } {
-  const dirs: string[] = [];
-  const files: string[] = [];
-  for (const home of homes) {
-    for (const entry of SENSITIVE_HOME_ENTRIES) {
-      const full = path.join(home, entry);
-      try {
-        const stat = lstatSync(full);
-        if (stat.isDirectory()) dirs.push(full);
-        else files.push(full);
-      } catch {
-        // absent: nothing to hide
-      }
-    }
-  }
-  return { dirs, files };
-}
-
 /**
  * The program to start for a command, or the one line saying why the sandbox cannot start.
  * `off` (by name, or for one approved escalation) runs bash directly with the allow-listed env.
@@ -143,17 +100,8 @@ async function prepareUnlimited(
     .map(realExistingDir)
     .filter((dir): dir is string => dir !== undefined);
   const dirs = ensureSessionDirs(host, request.sessionId);
-  const homes = [
-    ...new Set(host.homes.map(realExistingDir).filter((dir): dir is string => dir !== undefined)),
-  ];
-  const goalrunHome = realExistingDir(host.goalrunHome);
-  const hide = goalrunHome ? [...homes, goalrunHome] : homes;
-  // A new network namespace cuts TCP, not Unix sockets: without the network, the host's socket
-  // directories (PostgreSQL, Docker, D-Bus, ssh-agent) are hidden too.
-  const sockets = settings.network ? [] : socketDirs();
   const binds = [workspace, ...writableRoots];
-  // A home bound as the workspace (or a writable root) is visible: its credentials are hidden one by one.
-  const sensitive = sensitiveHomeEntries(homes.filter((home) => binds.includes(home)));
+  const concealed = concealment(host, binds, settings.network);
   const installDir = realExistingDir(host.installDir);
   const writable = settings.mode === 'workspace-write';
   // Hooks and git config stay read-only inside writable roots (only there: elsewhere all is read-only,
@@ -166,10 +114,10 @@ async function prepareUnlimited(
     workspace,
     writableRoots: [...writableRoots, ...git.pinned],
     privateTmp: dirs.tmp,
-    hide: [...hide, ...sockets, ...sensitive.dirs],
+    hide: concealed.hide,
     protect: [...(installDir ? [installDir] : []), ...gitReadOnly],
-    expose: cachedExposedPathDirs(host.hostEnv.PATH, hide, binds),
-    maskFiles: sensitive.files,
+    expose: concealed.expose,
+    maskFiles: concealed.maskFiles,
     cwd: workspace,
     infoFd: request.infoFd === false ? undefined : BWRAP_INFO_FD,
     command: inner,

@@ -5,10 +5,15 @@
  * (refs/goalrun/<session>/<N>) is checked out into a new detached worktree that the fork uses. The
  * parent is only read, under its session lock; `goalrun resume <fork>` runs the next step.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { resolveRef, snapshotRef, workTreeOf } from '../../activities/workspace-snapshot';
+import type { RepositoryLayout } from '../../activities/git/repository-layout';
+import {
+  addSnapshotWorktree,
+  findSnapshot,
+  removeSnapshotWorktree,
+  setSnapshotRef,
+} from '../../activities/snapshot-worktree';
+import { snapshotRef } from '../../activities/workspace-snapshot';
 import { ConfigError } from '../../core/errors';
 import { endOfStep, type SavedState, stateAtCut, stepsIn } from '../../core/fork-point';
 import type { GoalDefinition } from '../../core/goal';
@@ -20,8 +25,6 @@ import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { printJson, say } from '../output';
 import { checkSessionName, projectRealPath } from '../session-names';
-
-const run = promisify(execFile);
 
 /** Options of `goalrun fork`. */
 export interface ForkOptions {
@@ -37,6 +40,8 @@ interface ForkWorkspace {
   /** The worktree made for the fork (removed again if the fork cannot be stored). */
   worktree?: string;
   snapshot?: string;
+  /** The repository of the snapshot (the parent's, checked). */
+  layout?: RepositoryLayout;
   /** Why the files were not rewound. */
   conversationOnly?: string;
 }
@@ -97,18 +102,16 @@ export async function forkCommand(context: CliContext, id: string, options: Fork
           paused: false,
           approval: null,
           runningTool: null,
+          // A fork in a worktree of its own records that repository when it resumes, with its own cap.
+          snapshots: files.worktree ? undefined : state.snapshots,
         },
       });
       // The fork's own snapshots chain from the step it starts at (and go with it when it is cleaned).
-      if (files.snapshot)
-        await run('git', ['update-ref', snapshotRef(sessionId, atStep), files.snapshot], {
-          cwd: files.workspace,
-        });
+      if (files.snapshot && files.layout)
+        await setSnapshotRef(files.layout, snapshotRef(sessionId, atStep), files.snapshot);
     } catch (err) {
-      if (files.worktree)
-        await run('git', ['worktree', 'remove', '--force', files.worktree], { cwd: files.workspace }).catch(
-          () => undefined,
-        );
+      if (files.worktree && files.layout)
+        await removeSnapshotWorktree(files.layout, files.worktree).catch(() => undefined);
       if ((err as { code?: string }).code === '23505')
         throw new ConfigError(
           `the name "${name}" is taken by another session of the project ${files.workspace}`,
@@ -151,28 +154,32 @@ async function forkWorkspace(
   short: string,
   given: string | undefined,
 ): Promise<ForkWorkspace> {
-  const top = await workTreeOf(parentWorkspace);
-  const snapshot = top ? await resolveRef(top, snapshotRef(parentId, atStep)) : null;
-  if (!top || !snapshot) {
+  const found = await findSnapshot(parentWorkspace, snapshotRef(parentId, atStep));
+  if (found.kind !== 'found') {
     if (given)
       throw new ConfigError(
-        `--workspace needs a snapshot to check out, and ${parentWorkspace} has none of step ${atStep}`,
+        `--workspace needs a snapshot to check out, and ${parentWorkspace} has none of step ${atStep}${
+          found.kind === 'none' ? ` (${found.why})` : ''
+        }`,
       );
     return {
       workspace: parentWorkspace,
-      conversationOnly: top
-        ? `no snapshot of step ${atStep} (the goal ran before snapshots, or it failed); the fork shares ${parentWorkspace}`
-        : `${parentWorkspace} is not a git repository; the fork shares its files`,
+      conversationOnly:
+        found.kind === 'missing'
+          ? `no snapshot of step ${atStep} (the goal ran before snapshots, or it failed); the fork shares ${parentWorkspace}`
+          : `${found.why}; the fork shares its files`,
     };
   }
+  const { layout, commit: snapshot } = found;
+  const top = layout.top;
   const worktree = path.resolve(given ?? `${top}-fork-${short}`);
   try {
-    await run('git', ['worktree', 'add', '--detach', worktree, snapshot], { cwd: top });
+    await addSnapshotWorktree(layout, snapshot, worktree);
   } catch (err) {
     throw new ConfigError(
-      `could not make the worktree ${worktree}: ${String((err as { stderr?: string }).stderr ?? err).trim()}`,
+      `could not make the worktree ${worktree}: ${String((err as Error).message ?? err).trim()}`,
     );
   }
   const inside = path.relative(projectRealPath(top), projectRealPath(parentWorkspace));
-  return { workspace: path.join(worktree, inside), worktree, snapshot };
+  return { workspace: path.join(worktree, inside), worktree, snapshot, layout };
 }

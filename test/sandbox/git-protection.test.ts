@@ -4,7 +4,7 @@
  * `git config`, a swapped `.git`. Real bubblewrap, real git; ordinary commits still work.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashTool } from '../../activities/tools/bash';
@@ -162,6 +162,47 @@ describe('.git protection in the sandbox', () => {
   });
 });
 
+describe('the files that say where a repository is', () => {
+  it('are read-only in the sandbox, made first where missing, and git still works', async () => {
+    makeRepo(workspace);
+    const tree = path.join(other, 'wt');
+    git(workspace, 'worktree', 'add', '-q', tree, '-b', 'side');
+    rmSync(path.join(workspace, '.git/info'), { recursive: true, force: true });
+    rmSync(path.join(workspace, '.git/objects/info'), { recursive: true, force: true });
+    const context = makeContext(workspace);
+    const attempts = {
+      alternates: 'echo /tmp/elsewhere/objects > .git/objects/info/alternates',
+      removeAlternates: 'rm -f .git/objects/info/alternates',
+      info: 'mkdir -p .git/info && echo "$(git rev-parse HEAD)" > .git/info/grafts',
+      worktreeCommondir: 'echo ../../../.x > .git/worktrees/wt/commondir',
+      worktreeGitdir: 'echo /tmp/x/.git > .git/worktrees/wt/gitdir',
+    };
+    for (const [name, command] of Object.entries(attempts)) {
+      const outcome = await bash(command, context);
+      expect(outcome.ok, `${name}: ${outcome.output}`).toBe(false);
+      expect(outcome.output, name).toMatch(/Read-only file system|busy/i);
+    }
+    // Made before the sandbox started, as git makes them: an empty alternates file, an info directory.
+    expect(readFileSync(path.join(workspace, '.git/objects/info/alternates'), 'utf8')).toBe('');
+    expect(readdirSync(path.join(workspace, '.git/info'))).toEqual([]);
+    expect(readFileSync(path.join(workspace, '.git/worktrees/wt/commondir'), 'utf8')).toBe('../..\n');
+    // The file tools refuse them by name, and a main repository's commondir, which cannot be mounted.
+    for (const file of ['.git/commondir', '.git/info/exclude', '.git/objects/info/alternates']) {
+      const write = await fileWriteTool.run({ path: file, content: '/elsewhere\n' }, context);
+      expect(write.output, file).toMatch(/^protected git path/);
+    }
+    expect(existsSync(path.join(workspace, '.git/commondir'))).toBe(false);
+    // git goes on working on both sides, in the sandbox and on the host.
+    const commit = await bash(
+      'echo b > b.txt && git add b.txt && git commit -q -m second && echo ok',
+      context,
+    );
+    expect(commit.output).toMatch(/ok/);
+    expect(git(tree, 'status', '--short')).toBe('');
+    expect(git(workspace, 'log', '--format=%s', '-1').trim()).toBe('second');
+  });
+});
+
 describe('.git protection in the file tools', () => {
   it('refuses file-write of a hook and file-edit of .git/config with a clear error', async () => {
     makeRepo(workspace);
@@ -183,8 +224,11 @@ describe('.git protection in the file tools', () => {
     await bash('ln -s .git/hooks h', context);
     const viaLink = await fileWriteTool.run({ path: 'h/pre-push', content: 'x' }, context);
     expect(viaLink.output).toMatch(/^protected git path/);
+    // info/ (exclude, grafts, attributes) is git's own too.
+    const exclude = await fileWriteTool.run({ path: '.git/info/exclude', content: 'dist\n' }, context);
+    expect(exclude.output).toMatch(/^protected git path: file-write cannot write \.git\/info\/exclude/);
     // The rest of .git and the workspace stay writable.
-    const ordinary = await fileWriteTool.run({ path: '.git/info/exclude', content: 'dist\n' }, context);
+    const ordinary = await fileWriteTool.run({ path: '.git/description', content: 'mine\n' }, context);
     expect(ordinary.ok).toBe(true);
   });
 });

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deleteSnapshotRefs, snapshotRef, snapshotWorkspace } from '../../activities/workspace-snapshot';
+import { removeSnapshots } from '../../activities/snapshot-cleanup';
+import { snapshotRef, snapshotWorkspace } from '../../activities/workspace-snapshot';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -92,7 +93,7 @@ describe('workspace snapshots', () => {
     await snapshotWorkspace({ sessionId: 'gone', workspace: dir, step: 1 });
     await snapshotWorkspace({ sessionId: 'gone', workspace: dir, step: 2 });
     await snapshotWorkspace({ sessionId: 'kept', workspace: dir, step: 1 });
-    expect(await deleteSnapshotRefs(dir, 'gone')).toBe(2);
+    expect(await removeSnapshots(dir, ['gone'])).toMatchObject({ refs: 2 });
     expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/goalrun/')).toBe('refs/goalrun/kept/1');
     expect(git(dir, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
   });
