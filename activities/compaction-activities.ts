@@ -20,6 +20,7 @@ import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS } from '../core/limits';
 import { textOf, userText } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
+import { activityInstance, type BilledAttempts, type CallPricing } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
 import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
@@ -28,6 +29,8 @@ import { homeOfProcess, resolveCard, userCardDirs } from './models/catalog';
 import { providerReportedWindow } from './models/provider-window';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv } from './providers/types';
+import { type OutageContext, untilStored } from './store-outage';
+import { type SummaryLedger, summaryLedger } from './summary-ledger';
 
 /** Input of `resolveModelBudget`. */
 export interface ResolveBudgetInput {
@@ -47,6 +50,8 @@ export interface ModelBudget {
   card: ModelCard;
   /** Shown once when the model has no card of its own. */
   warning?: string;
+  /** The card of the goal's summarizer_model, when it is another model: its calls are priced on it. */
+  summarizerCard?: ModelCard;
 }
 
 /** Input of `summarize`. */
@@ -68,6 +73,11 @@ export interface SummarizeInput {
   maxInputTokens: number;
   /** Use the summary extracted from the transcript instead of calling a model. */
   extracted?: boolean;
+  /**
+   * How the summarizer's calls are priced in the daily ledger: its own card's prices, and the worst
+   * case a billed request without reported usage counts at (core/paid-calls.ts). Absent: at no cost.
+   */
+  pricing?: CallPricing;
 }
 
 /** Result of `summarize`. */
@@ -77,10 +87,18 @@ export interface SummarizeResult {
   extracted: boolean;
   /** The new summary carries the earlier one (merged, or its lines carried verbatim); absent from older workers. */
   carriesPrevious?: boolean;
+  /** Requests before the one that answered that the provider billed without an answer (priced). */
+  billed?: BilledAttempts;
 }
 
 /** The summarizer's request shrinks by this factor when it overflows its own window. */
 const SUMMARIZER_SHRINK_FACTOR = 0.5;
+
+/** Input of `resolveModelBudget`'s summarizer part: the card the summarizer is priced on. */
+export interface SummarizerCardInput {
+  /** The goal's summarizer_model, when it has one (else the goal's model summarizes, on its card). */
+  summarizerModel?: string;
+}
 
 /** Creates the compaction activities. */
 export function createCompactionActivities(deps: { store: SessionStore; env: ProviderEnv }) {
@@ -90,22 +108,37 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
 
   return {
     /** Resolves the model's card and computes its context budget (spec F-CARDS, F-BUDGET). */
-    async resolveModelBudget(input: ResolveBudgetInput): Promise<ModelBudget> {
+    async resolveModelBudget(input: ResolveBudgetInput & SummarizerCardInput): Promise<ModelBudget> {
       const reported =
         input.contextWindowTokens ?? (await providerReportedWindow(input.model, deps.env, input.baseUrl));
-      const resolved = resolveCard(input.model, {
-        providerReportedContextTokens: reported,
-        overlayDirs: userCardDirs({ home: homeOfProcess(), workspace: input.workspace }),
-      });
+      const overlayDirs = userCardDirs({ home: homeOfProcess(), workspace: input.workspace });
+      const resolved = resolveCard(input.model, { providerReportedContextTokens: reported, overlayDirs });
       const budget = computeBudget(
         { card: resolved.card, providerReportedContextTokens: resolved.providerReportedContextTokens },
         input.thresholdPct,
       );
-      return { budget, card: resolved.card, warning: resolved.warning };
+      // The summarizer's own card prices its calls (issue 24 item 4); only its prices and output ceiling matter.
+      const summarizer =
+        input.summarizerModel && input.summarizerModel !== input.model
+          ? resolveCard(input.summarizerModel, { overlayDirs }).card
+          : undefined;
+      return {
+        budget,
+        card: resolved.card,
+        warning: resolved.warning,
+        ...(summarizer ? { summarizerCard: summarizer } : {}),
+      };
     },
 
     /** Stage 2: replaces a span of the transcript with one structured summary, stored once. */
     async summarize(input: SummarizeInput): Promise<SummarizeResult> {
+      const context = Context.current();
+      const { info } = context;
+      const ledger = summaryLedger(
+        store,
+        input,
+        activityInstance(info.workflowExecution?.runId ?? 'standalone', info.activityId),
+      );
       const session = await store.getSession(input.sessionId);
       const source: SummarySource = {
         messageAt: async (seq) =>
@@ -128,7 +161,7 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
           },
           // The client is made only when a model is called: an extracted summary needs no provider.
           (request, maxTokens) =>
-            callSummarizer(clientFor(input.model, input.baseUrl), input, request, maxTokens),
+            callSummarizer(clientFor(input.model, input.baseUrl), input, request, maxTokens, ledger),
         );
       } catch (err) {
         throw summaryFailure(err, Boolean(input.extracted));
@@ -144,15 +177,24 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
         };
       }
       const { key, message, usage, extracted } = prepared;
-      if (usage) {
-        await store.appendEvent(
-          input.sessionId,
-          'summarizer-usage',
-          { compaction: input.compaction, usage },
-          storeKeys.summaryUsageEvent(input.compaction),
-        );
-      }
-      const { seq } = await store.appendMessage(input.sessionId, key, message);
+      // Paid for: a store outage now is waited out inside the attempt, as a model step's answer is.
+      const outage: OutageContext = {
+        signal: context.cancellationSignal,
+        heartbeat: (waiting) => context.heartbeat({ compaction: input.compaction, ...waiting }),
+        deadlineMs: info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs,
+      };
+      const { seq } = await untilStored('storing the summary', outage, async () => {
+        if (usage) {
+          await store.appendEvent(
+            input.sessionId,
+            'summarizer-usage',
+            { compaction: input.compaction, usage },
+            storeKeys.summaryUsageEvent(input.compaction),
+          );
+        }
+        await ledger.flush();
+        return store.appendMessage(input.sessionId, key, message);
+      });
       log.info(
         `compaction ${input.compaction} of ${input.sessionId}: summarized ${prepared.spanMessages} messages`,
         {
@@ -161,7 +203,14 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
           mergedEarlierSummary: input.previousSummarySeq !== undefined,
         },
       );
-      return { entry: ledgerEntryFor(seq, key, message), usage, extracted, carriesPrevious: true };
+      const billed = ledger.billedBeforeAnswer();
+      return {
+        entry: ledgerEntryFor(seq, key, message),
+        usage,
+        extracted,
+        carriesPrevious: true,
+        ...(billed ? { billed } : {}),
+      };
     },
   };
 }
@@ -198,6 +247,7 @@ async function callSummarizer(
   input: SummarizeInput,
   request: (maxTokens: number) => string,
   budget: number,
+  ledger: SummaryLedger,
 ): Promise<{ text: string; usage: RequestUsage; maxTokens: number }> {
   const context = Context.current();
   const heartbeat = setInterval(
@@ -209,6 +259,8 @@ async function callSummarizer(
     let maxTokens = budget;
     for (let attempt = 1; ; attempt++) {
       const prompt = request(maxTokens);
+      // Billed once the provider answers it, whatever happens next (core/paid-calls.ts).
+      let answering = false;
       try {
         const response = await client.stream({
           system: SUMMARIZER_SYSTEM_PROMPT,
@@ -218,9 +270,14 @@ async function callSummarizer(
           purpose: { kind: 'summary', compaction: input.compaction },
           abortSignal: context.cancellationSignal,
           onProgress: () => context.heartbeat({ compaction: input.compaction }),
+          onBytes: (accepted) => {
+            if (accepted) answering = true;
+          },
         });
+        await ledger.record(attempt, response.usage);
         return { text: response.text, usage: response.usage, maxTokens };
       } catch (err) {
+        if (answering) await ledger.record(attempt, null);
         if (context.cancellationSignal.aborted) throw new CancelledFailure('summarizer cancelled');
         const failure =
           err instanceof ApplicationFailure

@@ -10,9 +10,8 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import type { MessageMeta, StoredMessage } from '../core/messages';
+import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
-import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
@@ -20,27 +19,28 @@ import { TOOL } from '../core/tool-names';
 import { buildContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
+import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
-import { modelStepResult, summaryOf } from './model-step-result';
+import { storeModelAnswer } from './model-step-answer';
+import { modelStepResult } from './model-step-result';
+import { AttemptMeter } from './paid-attempts';
 import { systemPrompt } from './prompt';
 import { isUnreachableError } from './providers/errors';
 import { idleTimeoutMsOf } from './providers/stream-idle';
+import type { ModelResponse } from './providers/types';
 import {
   type ModelStepHeartbeat,
   modelStepFailure,
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
+import { type OutageContext, untilStored } from './store-outage';
 import { toolSpecsFor } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
-import { uniqueToolCalls } from './unique-tool-calls';
 import type { ActivityDeps } from './workflow-activities';
 
-/** The most of a step's text the event log keeps for the stream (the message itself is whole). */
-const STEP_TEXT_MAX_BYTES = 16 * 1024;
-
-/** Creates the model-step activity. */
-export function createModelStepActivity(deps: ActivityDeps) {
+/** Creates the model-step activity; `kept` holds answers the store did not take yet (one per worker). */
+export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswers()) {
   const { store } = deps;
   const clientFor = modelClientCache(deps);
 
@@ -49,6 +49,20 @@ export function createModelStepActivity(deps: ActivityDeps) {
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const execution = input.execution ?? 1;
       const assistantKey = storeKeys.assistant(execution, input.stepNumber);
+      const context = Context.current();
+      const { info } = context;
+      const instance = activityInstance(info.workflowExecution?.runId ?? 'standalone', info.activityId);
+      const attemptKey = paidCallKeys.attempt(instance, info.attempt);
+      // What this attempt and the unrecorded ones before it were billed (paid-attempts.ts).
+      const meter = new AttemptMeter({
+        store,
+        sessionId: input.sessionId,
+        model: input.model,
+        instance,
+        attempt: info.attempt,
+        pricing: input.pricing,
+        previous: info.heartbeatDetails,
+      });
       // Independent reads go together: each store round trip is on every step's path.
       const [stored, session, workspaceContext] = await Promise.all([
         store.getMessageByKey(input.sessionId, assistantKey),
@@ -60,7 +74,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
       if (stored) {
         // A retry after the answer was stored: the state write of this step may not have landed.
         if (input.state) await store.writeGoalState(input.sessionId, input.state);
-        return modelStepResult(stored, stored.meta ?? {}, workspaceContext, outputSchema);
+        kept.drop(input.sessionId, assistantKey);
+        // The attempt that stored it may have seen its write fail and counted itself a billed retry.
+        await meter.answeredBy(stored.meta?.attemptKey);
+        if (stored.meta?.usage) await meter.recordAnswer(assistantKey, stored.meta.usage);
+        const result = modelStepResult(stored, stored.meta ?? {}, workspaceContext, outputSchema);
+        return withBilled(result, await meter.billedBefore());
       }
 
       if (!session) {
@@ -100,14 +119,14 @@ export function createModelStepActivity(deps: ActivityDeps) {
       const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
-      const context = Context.current();
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
-      const beat = () => {
-        const details: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
-        context.heartbeat(details);
+      const details = () => {
+        const step: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
+        return { ...step, ...meter.details() };
       };
+      const beat = () => context.heartbeat(details());
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
       // Heartbeats follow the stream: they go on only while bytes keep arriving within the idle
@@ -115,8 +134,9 @@ export function createModelStepActivity(deps: ActivityDeps) {
       // while a dead worker is still noticed within the heartbeat timeout however slow the model is.
       const idleMs = idleTimeoutMsOf(input.streamIdleTimeoutS);
       let lastBytesAt = Date.now();
-      const onBytes = () => {
+      const onBytes = (answering: boolean) => {
         lastBytesAt = Date.now();
+        meter.onBytes(answering);
         beat();
       };
       beat();
@@ -125,79 +145,72 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }, MODEL_HEARTBEAT_INTERVAL_MS);
       // Only a failure of the provider call is the provider's: the store writes after it fail as the store.
       let answered = false;
+      // An answer an earlier attempt of this activity received and could not store: the provider was
+      // paid for it once, so it is stored now instead of asked for again (kept-answers.ts).
+      const keptAnswer = kept.get(input.sessionId, assistantKey);
+      if (keptAnswer && keptAnswer.instance !== instance) kept.drop(input.sessionId, assistantKey);
+      const reused = keptAnswer?.instance === instance ? keptAnswer : undefined;
+      let response: ModelResponse | undefined = reused?.response;
+      /** The ledger key of the attempt that received the answer (paid-attempts.ts). */
+      const answerKey = reused ? paidCallKeys.attempt(instance, reused.attempt) : attemptKey;
+
+      const storeAnswer = (answer: ModelResponse) =>
+        storeModelAnswer(
+          { store, input, execution, assistantKey, attemptKey, answerKey, workspaceContext, meter },
+          answer,
+        );
+
       try {
-        const response = await client.stream({
-          system,
-          messages,
-          tools,
-          stepNumber: input.stepNumber,
-          abortSignal: context.cancellationSignal,
-          idleTimeoutMs: idleMs,
-          onBytes,
-          onProgress: (chars) => {
-            received = chars;
-            lastBytesAt = Date.now();
-            // The provider answered: whatever happens next, it was reachable.
-            unreachableSinceMs = null;
-            beat();
-            const now = Date.now();
-            if (now - lastSaved >= PROGRESS_SAVE_INTERVAL_MS) {
-              lastSaved = now;
-              // Progress only: streamed text itself is never saved, just how far the step got.
-              void store
-                .appendEvent(input.sessionId, 'progress', { step: input.stepNumber, receivedChars: chars })
-                .catch(() => undefined);
-            }
-          },
-        });
-        answered = true;
-        const toolCalls = await uniqueToolCalls(store, input.sessionId, response.toolCalls);
-        const message: StoredMessage = {
-          role: 'assistant',
-          content: [...(response.text ? [{ type: 'text' as const, text: response.text }] : []), ...toolCalls],
-        };
-        const meta: MessageMeta = {
-          usage: response.usage,
-          finishReason: response.finishReason,
-          model: input.model,
-        };
-        // The answer, its usage and the state this step started from commit together.
-        const { seq, created } = await store.appendMessage(input.sessionId, assistantKey, message, {
-          meta,
-          state: input.state,
-          event: {
-            kind: EVENT_KINDS.modelUsage,
-            data: {
-              step: input.stepNumber,
-              model: input.model,
-              usage: response.usage,
-              finishReason: response.finishReason,
-              // What the stream shows of the step: its text and its calls (arguments cut short).
-              text: clipBytes(response.text ?? '', STEP_TEXT_MAX_BYTES).text,
-              toolCalls: toolCalls.map((call) => ({
-                id: call.toolCallId,
-                name: call.toolName,
-                summary: summaryOf(call, workspaceContext),
-                arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
-              })),
+        if (!response) {
+          response = await client.stream({
+            system,
+            messages,
+            tools,
+            stepNumber: input.stepNumber,
+            abortSignal: context.cancellationSignal,
+            idleTimeoutMs: idleMs,
+            onBytes,
+            onProgress: (chars) => {
+              received = chars;
+              lastBytesAt = Date.now();
+              // The provider answered: whatever happens next, it was reachable.
+              unreachableSinceMs = null;
+              beat();
+              const now = Date.now();
+              if (now - lastSaved >= PROGRESS_SAVE_INTERVAL_MS) {
+                lastSaved = now;
+                // Progress only: streamed text itself is never saved, just how far the step got.
+                void store
+                  .appendEvent(input.sessionId, 'progress', { step: input.stepNumber, receivedChars: chars })
+                  .catch(() => undefined);
+              }
             },
-            key: storeKeys.usageEvent(execution, input.stepNumber),
-          },
-        });
-        // Another attempt may have stored its answer first: then that one is the answer.
-        const entry = (created ? null : await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
-          seq,
-          key: assistantKey,
-          message,
-          meta,
+          });
+          meter.answeredUsage = response.usage;
+        } else {
+          log.info(
+            `model step ${input.stepNumber} of ${input.sessionId}: storing the answer of attempt ${reused?.attempt}`,
+          );
+        }
+        answered = true;
+        const answer = response;
+        // Paid for: a store outage now is waited out inside this attempt, as a tool's result is.
+        const outage: OutageContext = {
+          signal: context.cancellationSignal,
+          heartbeat: (waiting) => context.heartbeat({ ...details(), ...waiting }),
+          deadlineMs: info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs,
         };
+        const { entry, meta } = await untilStored('storing the model answer', outage, () =>
+          storeAnswer(answer),
+        );
+        kept.drop(input.sessionId, assistantKey);
         const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext, outputSchema);
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),
-          inputTokens: response.usage.inputTokens,
-          outputTokens: response.usage.outputTokens,
-          finishReason: response.finishReason,
+          inputTokens: answer.usage.inputTokens,
+          outputTokens: answer.usage.outputTokens,
+          finishReason: answer.finishReason,
         });
         result.fixedTokens = fixedTokens;
         if (context.info.attempt > 1) {
@@ -213,9 +226,12 @@ export function createModelStepActivity(deps: ActivityDeps) {
               `heartbeat timeout: the worker running attempt ${context.info.attempt - 1} stopped answering`,
           };
         }
-        return result;
+        return withBilled(result, await meter.billedBefore());
       } catch (err) {
         if (context.cancellationSignal.aborted) {
+          // A stopped step runs again as a new activity, which asks anew: this attempt, if billed, is a retry.
+          kept.drop(input.sessionId, assistantKey);
+          await meter.failed();
           if (isWorkerShutdown(context.cancellationSignal.reason)) {
             // Said so that the next attempt's note names why this one ended (issue 16).
             await store
@@ -235,10 +251,19 @@ export function createModelStepActivity(deps: ActivityDeps) {
           }
           throw new CancelledFailure('model step cancelled');
         }
-        // The unreachable clock is the provider's: a store outage after the answer neither starts nor resets it.
         if (!answered) {
+          // The unreachable clock is the provider's: a store outage after the answer neither starts nor resets it.
           unreachableSinceMs = nextUnreachableSince(unreachableSinceMs, isUnreachableError(err), Date.now());
+        } else if (response) {
+          // Kept for the next attempt on this worker, which stores it instead of asking again.
+          kept.keep(input.sessionId, assistantKey, {
+            instance,
+            attempt: reused?.attempt ?? info.attempt,
+            response,
+          });
         }
+        // Billed and not stored: recorded now (and taken back if a later attempt stores this answer).
+        await meter.failed();
         // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
         beat();
         const failure = answered
@@ -278,8 +303,17 @@ function isWorkerShutdown(reason: unknown): boolean {
   return reason instanceof Error && reason.message === 'WORKER_SHUTDOWN';
 }
 
-/** A store write after the answer failed: retried (the answer is not stored, so the model is asked again). */
+/** The result with the attempts billed before it, when there were any. */
+function withBilled(result: ModelStepResult, billed: BilledAttempts | null): ModelStepResult {
+  return billed ? { ...result, billed } : result;
+}
+
+/**
+ * A store write after the answer failed: retried. The answer is kept in this worker, so an attempt
+ * here stores it without asking the model again (one elsewhere must ask again).
+ */
 function storeFailure(err: unknown): ApplicationFailure {
+  if (err instanceof ApplicationFailure && err.type === FailureType.StoreUnavailable) return err;
   return ApplicationFailure.create({
     type: FailureType.StoreUnavailable,
     message: `session store: ${err instanceof Error ? err.message : String(err)}`,

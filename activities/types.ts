@@ -8,6 +8,7 @@ import type { ContextPlan } from '../core/context-plan';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import type { MessageMeta, StoredMessage } from '../core/messages';
+import type { BilledAttempts, CallPricing } from '../core/paid-calls';
 import type { SandboxSettings } from '../core/sandbox-settings';
 import type { StateWrite } from '../core/state-write';
 import type { ToolRules } from '../core/tool-rules';
@@ -60,6 +61,11 @@ export interface ModelStepInput {
   waitsOutQuota?: boolean;
   /** A provider stream silent this long (seconds) is retried as stalled; the default when absent. */
   streamIdleTimeoutS?: number;
+  /**
+   * How the step's calls are priced in the daily ledger, and the worst case an attempt billed without
+   * reported usage counts at (core/paid-calls.ts); absent: recorded at no cost.
+   */
+  pricing?: CallPricing;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */
@@ -94,6 +100,8 @@ export interface ModelStepResult {
   fixedTokens?: number;
   /** Set when the step needed more than one attempt: how many, and the last error. */
   retried?: { attempts: number; lastError: string };
+  /** Attempts before this answer that the provider billed without an answer the goal used (priced). */
+  billed?: BilledAttempts;
 }
 
 /** Input of `runTool`. */

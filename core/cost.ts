@@ -5,6 +5,7 @@
  */
 import { MAX_MODELS_IN_BREAKDOWN } from './limits';
 import { isGenericCard, type ModelCard } from './model-card';
+import type { BilledAttempts } from './paid-calls';
 import type { RequestUsage, UsageTotals } from './usage';
 
 /** Card prices are per this many tokens. */
@@ -16,7 +17,7 @@ const USD_DECIMALS = 4;
  * USD cost of one request. `inputTokens` is the provider's total input, cache reads and writes included
  * (as the AI SDK reports it), so only the remainder is billed at the plain input price.
  */
-export function costOf(usage: RequestUsage, card: ModelCard): number {
+export function costOf(usage: RequestUsage, card: Pick<ModelCard, 'prices'>): number {
   const { prices } = card;
   // Clamped: a provider that reports input without the cached part must not produce a negative charge.
   const plainInput = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
@@ -47,6 +48,19 @@ export interface ModelUsage extends TokenCost {
   summarizer: TokenCost;
   /** Requests made under the generic card, whose prices are unknown, so their cost counts as 0. */
   unpricedRequests: number;
+  /**
+   * Attempts the provider billed that gave no answer the goal used (a stalled stream, an error
+   * mid-answer, an answer the store never took), already included in the counts above; absent in
+   * breakdowns from before they were counted.
+   */
+  retries?: RetryCost;
+}
+
+/** The billed attempts' share of a model's usage. */
+export interface RetryCost extends TokenCost {
+  requests: number;
+  /** Attempts that reported no usage, counted at the call's worst case. */
+  atReservation: number;
 }
 
 /** Usage by model specifier (`provider:model`). Plain data, so it can live in workflow state. */
@@ -74,6 +88,10 @@ export interface RequestKind {
   summarizer: boolean;
   /** The card of the model that served it, for its prices. */
   card: ModelCard;
+  /** What the request cost when it was priced already (summarizer attempts the ledger recorded). */
+  costUsd?: number;
+  /** How many requests the usage adds up (billed summarizer attempts); 1 when absent. */
+  requests?: number;
 }
 
 /**
@@ -92,15 +110,42 @@ export function addToBreakdown(
     outputTokens: usage.outputTokens,
     cacheReadTokens: usage.cacheReadTokens,
     cacheWriteTokens: usage.cacheWriteTokens,
-    costUsd: costOf(usage, kind.card),
+    costUsd: kind.costUsd ?? costOf(usage, kind.card),
   };
+  const requests = kind.requests ?? 1;
   const added: ModelUsage = {
     ...request,
-    requests: 1,
-    summarizerRequests: kind.summarizer ? 1 : 0,
+    requests,
+    summarizerRequests: kind.summarizer ? requests : 0,
     summarizer: kind.summarizer ? request : ZERO_COST,
-    unpricedRequests: isGenericCard(kind.card) ? 1 : 0,
+    unpricedRequests: isGenericCard(kind.card) ? requests : 0,
   };
+  return addUnder(breakdown, model, added);
+}
+
+/**
+ * Adds a step's billed attempts (priced already, core/paid-calls.ts) to a breakdown, returning a new
+ * one: they count in the model's totals and again in its `retries` sub-total.
+ */
+export function addBilledToBreakdown(
+  breakdown: UsageBreakdown,
+  model: string,
+  billed: BilledAttempts,
+  card: ModelCard | null,
+): UsageBreakdown {
+  const cost: TokenCost = { ...billed.usage, costUsd: billed.costUsd };
+  const added: ModelUsage = {
+    ...cost,
+    requests: billed.attempts,
+    summarizerRequests: 0,
+    summarizer: ZERO_COST,
+    unpricedRequests: card === null || isGenericCard(card) ? billed.attempts : 0,
+    retries: { ...cost, requests: billed.attempts, atReservation: billed.atReservation },
+  };
+  return addUnder(breakdown, model, added);
+}
+
+function addUnder(breakdown: UsageBreakdown, model: string, added: ModelUsage): UsageBreakdown {
   // A goal switched between many models counts the later ones together: the breakdown lives in state.
   const key =
     model in breakdown || Object.keys(breakdown).length < MAX_MODELS_IN_BREAKDOWN - 1
@@ -133,6 +178,7 @@ export function renderStats(breakdown: UsageBreakdown, totals: UsageTotals): str
     total.summarizerRequests > 0
       ? ` (summarizer: ${plural(total.summarizerRequests, 'request')}, ${usd(total.summarizer.costUsd)})`
       : '';
+  const retries = total.retries;
   const lines = [
     `requests:         ${totals.requests}`,
     `input tokens:     ${totals.inputTokens}`,
@@ -141,6 +187,7 @@ export function renderStats(breakdown: UsageBreakdown, totals: UsageTotals): str
     `cache write:      ${totals.cacheWriteTokens}`,
     `largest request:  ${totals.contextTokens} tokens`,
     `cost:             ${costCell(total)}${summarizerNote}`,
+    ...(retries && retries.requests > 0 ? [`retries:          ${retriesLine(retries)}`] : []),
   ];
   const models = Object.keys(breakdown).sort();
   if (models.length > 0) {
@@ -156,6 +203,10 @@ export function renderStats(breakdown: UsageBreakdown, totals: UsageTotals): str
           usd(share.costUsd),
         ]);
       }
+      if (usage.retries && usage.retries.requests > 0) {
+        const share = usage.retries;
+        rows.push(['  of which retries', ...countCells(share.requests, share), usd(share.costUsd)]);
+      }
     }
     lines.push('', 'per model:', ...table(rows).map((row) => `  ${row}`));
   }
@@ -168,13 +219,36 @@ export function renderStats(breakdown: UsageBreakdown, totals: UsageTotals): str
   return lines.join('\n');
 }
 
+/**
+ * `2 attempts, $0.0200 (1 at its reservation: no usage reported)`: the attempts the provider billed
+ * that gave no answer the goal used, included in the cost above.
+ */
+function retriesLine(retries: RetryCost): string {
+  const estimated =
+    retries.atReservation > 0
+      ? ` (${retries.atReservation} at ${retries.atReservation === 1 ? 'its' : 'their'} reservation: no usage reported)`
+      : '';
+  return `${plural(retries.requests, 'attempt')}, ${usd(retries.costUsd)}${estimated}`;
+}
+
 function addModelUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  const retries = addRetries(a.retries, b.retries);
   return {
     ...addCost(a, b),
     requests: a.requests + b.requests,
     summarizerRequests: a.summarizerRequests + b.summarizerRequests,
     summarizer: addCost(a.summarizer, b.summarizer),
     unpricedRequests: a.unpricedRequests + b.unpricedRequests,
+    ...(retries ? { retries } : {}),
+  };
+}
+
+function addRetries(a: RetryCost | undefined, b: RetryCost | undefined): RetryCost | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    ...addCost(a, b),
+    requests: a.requests + b.requests,
+    atReservation: a.atReservation + b.atReservation,
   };
 }
 

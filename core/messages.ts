@@ -60,6 +60,11 @@ export interface MessageMeta {
   tool?: ToolOutputFacts;
   /** Who sent a steering message. */
   from?: string;
+  /**
+   * The ledger key the attempt that received an assistant message records itself under if it fails
+   * (core/paid-calls.ts): an attempt that saw its store write fail, when the write had landed after all.
+   */
+  attemptKey?: string;
 }
 
 /** A stored message with its position in the session. */

@@ -41,3 +41,20 @@ export function addRequestUsage(totals: UsageTotals, request: RequestUsage): Usa
     requests: totals.requests + 1,
   };
 }
+
+/**
+ * Adds `requests` billed attempts with their summed usage to the totals (core/paid-calls.ts): they
+ * count in the tokens and requests, but they are not a context the model was shown, so occupancy
+ * stays as it was.
+ */
+export function addBilledUsage(totals: UsageTotals, usage: RequestUsage, requests: number): UsageTotals {
+  return {
+    contextTokens: totals.contextTokens,
+    totalTokens: totals.totalTokens + usage.inputTokens + usage.outputTokens,
+    inputTokens: totals.inputTokens + usage.inputTokens,
+    outputTokens: totals.outputTokens + usage.outputTokens,
+    cacheReadTokens: totals.cacheReadTokens + usage.cacheReadTokens,
+    cacheWriteTokens: totals.cacheWriteTokens + usage.cacheWriteTokens,
+    requests: totals.requests + requests,
+  };
+}

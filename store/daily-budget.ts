@@ -1,7 +1,8 @@
 /**
  * The store-wide daily budget (issue 18 item 4): one money cap per UTC day over every goal of the
- * store. Each model call of any goal reserves its worst case here before it starts and settles it
- * with the reported cost afterwards. A reservation is taken in one transaction that first locks the
+ * store. Each model call of any goal reserves its worst case here before it starts (a hold), records
+ * what it cost as a paid call of its own (paid-calls.ts, with or without a cap), and the hold is
+ * released after the step. A reservation is taken in one transaction that first locks the
  * single budget row (SELECT ... FOR UPDATE), then inserts its ledger row only if today's settled
  * spend + open reservations + this one stay within the cap: under READ COMMITTED the second worker
  * waits on the lock and its INSERT then sees the first one's row, so two workers never both take the
@@ -36,7 +37,10 @@ export interface DailySpendLine {
   model: string;
   spentUsd: number;
   reservedUsd: number;
+  /** Paid calls recorded, and reservations still held. */
   calls: number;
+  /** Of the calls, attempts the provider billed without an answer the goal used. */
+  retries: number;
 }
 
 /** `goalrun budget`: today's cap, spend and reservations, per goal and model. */
@@ -117,11 +121,13 @@ export async function dailyBudgetView(client: SqlClient): Promise<DailyBudgetVie
     spent: number;
     reserved: number;
     calls: string;
+    retries: string;
   }>(
     `SELECT session_id, model,
             coalesce(sum(cost_usd), 0) AS spent,
             coalesce(sum(reserved_usd) FILTER (WHERE cost_usd IS NULL), 0) AS reserved,
-            count(*) AS calls
+            count(*) AS calls,
+            count(*) FILTER (WHERE kind = 'retry') AS retries
      FROM daily_spend WHERE day = ${TODAY_SQL}
      GROUP BY session_id, model ORDER BY spent DESC, session_id, model`,
   );
@@ -131,6 +137,7 @@ export async function dailyBudgetView(client: SqlClient): Promise<DailyBudgetVie
     spentUsd: Number(row.spent),
     reservedUsd: Number(row.reserved),
     calls: Number(row.calls),
+    retries: Number(row.retries),
   }));
   return {
     day: head[0].day,

@@ -227,6 +227,22 @@ CREATE TABLE daily_spend (
 CREATE INDEX daily_spend_day_idx ON daily_spend (day);
 `,
   },
+  {
+    id: 10,
+    name: 'paid calls',
+    // Issue 24 item 4 and issue 26 item 5: every paid call records its own cost in the daily ledger,
+    // with or without a daily cap (an answered step, a summary, and an attempt the provider billed
+    // without an answer the goal used), keyed so that a retried write records it once. A daily
+    // reservation is then only a hold, released after its step. The usage of a billed attempt is
+    // kept, so the workflow can count it in the goal's tokens too (store/paid-calls.ts).
+    sql: `
+ALTER TABLE daily_spend ADD COLUMN key text;
+ALTER TABLE daily_spend ADD COLUMN kind text NOT NULL DEFAULT 'reservation';
+ALTER TABLE daily_spend ADD COLUMN usage jsonb;
+ALTER TABLE daily_spend ADD COLUMN at_reservation boolean NOT NULL DEFAULT false;
+CREATE UNIQUE INDEX daily_spend_key_idx ON daily_spend (session_id, key) WHERE key IS NOT NULL;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

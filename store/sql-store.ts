@@ -5,6 +5,7 @@
  */
 import type { SavedState } from '../core/fork-point';
 import type { StoredMessage, TranscriptEntry } from '../core/messages';
+import type { BilledAttemptRecord } from '../core/paid-calls';
 import type { StateWrite } from '../core/state-write';
 import { latestCheckpoint, saveCheckpoint } from './checkpoints';
 import {
@@ -20,6 +21,7 @@ import { countEventsInRange, getEventByKey, lastEventAt, lastEventId, listEvents
 import { latestRequestTokens, type MemoryMatch, type MemoryQuery, searchMemory } from './memory-search';
 import { appendMessage, writeGoalState } from './message-append';
 import { insertEvent } from './message-writes';
+import { type PaidCall, paidCallsUnder, recordPaidCall, releaseDaily, voidPaidAttempt } from './paid-calls';
 import { cleanSession } from './session-clean';
 import { checkpointStates, type ForkRecord, forkSession } from './session-fork';
 import { type SessionLockAttempt, tryLockSession, unlockSession } from './session-locks';
@@ -294,6 +296,24 @@ export class SqlSessionStore implements SessionStore {
 
   settleDaily(id: string, costUsd: number): Promise<void> {
     return settleDaily(this.client, id, costUsd);
+  }
+
+  releaseDaily(id: string): Promise<void> {
+    return releaseDaily(this.client, id);
+  }
+
+  // Paid calls (paid-calls.ts)
+
+  recordPaidCall(call: PaidCall): Promise<boolean> {
+    return recordPaidCall(this.client, call);
+  }
+
+  voidPaidAttempt(sessionId: string, key: string): Promise<void> {
+    return voidPaidAttempt(this.client, sessionId, key);
+  }
+
+  paidCallsUnder(sessionId: string, keyPrefix: string): Promise<BilledAttemptRecord[]> {
+    return paidCallsUnder(this.client, sessionId, keyPrefix);
   }
 
   dailyBudgetView(): Promise<DailyBudgetView> {

@@ -1,9 +1,11 @@
 import type { SavedState } from '../core/fork-point';
 import type { GoalStatus } from '../core/goal';
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import type { BilledAttemptRecord } from '../core/paid-calls';
 import type { StateWrite } from '../core/state-write';
 import type { DailyBudgetView, DailyReservation } from './daily-budget';
 import type { MemoryMatch, MemoryQuery } from './memory-search';
+import type { PaidCall } from './paid-calls';
 import type { ForkRecord } from './session-fork';
 import type { SessionLockAttempt } from './session-locks';
 import type { NameClaim } from './session-names';
@@ -262,6 +264,14 @@ export interface SessionStore {
   reserveDaily(sessionId: string, model: string, reservationUsd: number): Promise<DailyReservation>;
   /** Settles a daily reservation with the call's reported cost. */
   settleDaily(id: string, costUsd: number): Promise<void>;
+  /** Releases a daily reservation: the calls made under it recorded their own cost (store/paid-calls.ts). */
+  releaseDaily(id: string): Promise<void>;
+  /** Records a paid call in the daily ledger once under its key; false when it was recorded before. */
+  recordPaidCall(call: PaidCall): Promise<boolean>;
+  /** Takes back a billed attempt whose answer became the step's answer after all. */
+  voidPaidAttempt(sessionId: string, key: string): Promise<void>;
+  /** A session's paid calls whose key starts with `keyPrefix`, oldest first. */
+  paidCallsUnder(sessionId: string, keyPrefix: string): Promise<BilledAttemptRecord[]>;
   /** Today's cap, spend and reservations per goal and model. */
   dailyBudgetView(): Promise<DailyBudgetView>;
   /** Sessions whose id starts with `prefix`, newest first, at most `limit` (to resolve a short id). */

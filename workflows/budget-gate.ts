@@ -9,6 +9,7 @@
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { BudgetEventData } from '../core/event-log';
 import type { GoalState } from '../core/goal';
+import type { ModelCard } from '../core/model-card';
 import {
   budgetView,
   type CapStop,
@@ -29,20 +30,31 @@ export interface BudgetCheck {
   stop: CapStop | null;
 }
 
-/** The check before the next model call of the goal, or null for a goal without a cap. */
+/**
+ * The check before the next model call of the goal, or null for a goal without a cap. The call is
+ * priced on `card`: the goal model's unless given (a summarizer call passes the summarizer's).
+ */
 export function checkNextCall(
   state: GoalState,
   estimatedInputTokens = currentPressure(state),
+  card: ModelCard | null = state.compaction?.card ?? null,
 ): BudgetCheck | null {
   const caps = state.goal.limits;
   if (!hasCap(caps)) return null;
-  const reservation = reservationFor(state.compaction?.card ?? null, estimatedInputTokens);
+  const reservation = reservationFor(card, estimatedInputTokens);
   return { reservation, stop: capStop(spentOf(state), reservation, caps) };
 }
 
-/** Whether the goal's caps leave room for a call of this input (the summarizer asks before it runs). */
-export function budgetAllows(state: GoalState, estimatedInputTokens: number): boolean {
-  return checkNextCall(state, estimatedInputTokens)?.stop == null;
+/**
+ * Whether the goal's caps leave room for a call of this input on `card` (the summarizer asks before
+ * it runs, on its own card; absent: the goal model's).
+ */
+export function budgetAllows(
+  state: GoalState,
+  estimatedInputTokens: number,
+  card: ModelCard | null = state.compaction?.card ?? null,
+): boolean {
+  return checkNextCall(state, estimatedInputTokens, card)?.stop == null;
 }
 
 /** Holds the call's worst case against the caps while it runs (shown as `reserved`). */

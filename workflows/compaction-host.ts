@@ -8,6 +8,8 @@ import { addToBreakdown } from '../core/cost';
 import { type GoalState, noteAction } from '../core/goal';
 import { lastSeqOf } from '../core/ledger';
 import { type StoredMessage, userText } from '../core/messages';
+import type { ModelCard } from '../core/model-card';
+import type { BilledAttempts, CallPricing } from '../core/paid-calls';
 import { mergeChanges } from '../core/state-merge';
 import type { RequestUsage } from '../core/usage';
 import type { Placement } from './host-placement';
@@ -32,8 +34,28 @@ export interface CompactionHost {
    * notice reports a compaction (the event stream shows it as one).
    */
   appendNotice(n: number, message: StoredMessage, done?: CompactionDone): Promise<void>;
-  /** Whether the goal's money and token caps leave room for a summarizer call of this input (absent: no caps). */
-  budgetAllows?(inputTokens: number): boolean;
+  /**
+   * Whether the goal's money and token caps leave room for a summarizer call of this input, priced
+   * on `card` (the summarizer's; absent: the model's) (absent: no caps).
+   */
+  budgetAllows?(inputTokens: number, card?: ModelCard | null): boolean;
+  /**
+   * Holds a summarizer call's worst case against the store-wide daily budget until `release`; refused
+   * when today's cap has no room for it (absent: runs from before summaries were reserved).
+   */
+  holdDaily?(model: string, reservationUsd: number): Promise<DailyHold>;
+  /**
+   * What a summarize activity that ended without a summary was billed, read from the ledger (absent:
+   * runs from before billed calls were counted, PATCH.paidCalls).
+   */
+  billedOnFailure?(err: unknown, model: string, pricing: CallPricing): Promise<BilledAttempts | null>;
+}
+
+/** A summarizer call's hold on the daily budget. */
+export interface DailyHold {
+  refused: boolean;
+  /** Gives the hold back (the call recorded its own cost); runs even when the goal is being cancelled. */
+  release(): Promise<void>;
 }
 
 /** What a finished compaction reports to the event stream. */
@@ -109,25 +131,34 @@ export async function notify(host: CompactionHost, note: string, done?: Compacti
   host.set({ ...after, compaction: { ...current, lastCoveredSeq: lastSeqOf(after.ledger) } });
 }
 
-/** Counts a summarizer request in the cost of the goal that triggered it, marked as such. */
+/**
+ * Counts a summarizer request in the cost of the goal that triggered it, marked as such; `billed`
+ * when it is requests the ledger priced already (billed without a summary).
+ */
 export function withSummarizerUsage(
   state: GoalState,
   model: string,
   usage: RequestUsage | null,
   card: CompactionState['card'],
+  billed?: { attempts: number; costUsd: number },
 ): GoalState {
   if (!usage) return state;
+  const requests = billed?.attempts ?? 1;
   return {
     ...state,
     breakdown: card
-      ? addToBreakdown(state.breakdown ?? {}, model, usage, { summarizer: true, card })
+      ? addToBreakdown(state.breakdown ?? {}, model, usage, {
+          summarizer: true,
+          card,
+          ...(billed ? { costUsd: billed.costUsd, requests } : {}),
+        })
       : state.breakdown,
     usage: {
       ...state.usage,
       totalTokens: state.usage.totalTokens + usage.inputTokens + usage.outputTokens,
       inputTokens: state.usage.inputTokens + usage.inputTokens,
       outputTokens: state.usage.outputTokens + usage.outputTokens,
-      requests: state.usage.requests + 1,
+      requests: state.usage.requests + requests,
     },
   };
 }

@@ -6,7 +6,7 @@
  * summary, so no fact a summary carried disappears.
  */
 import { isCancellation, log } from '@temporalio/workflow';
-import type { SummarizeResult } from '../activities/compaction-activities';
+import type { SummarizeInput, SummarizeResult } from '../activities/compaction-activities';
 import {
   autoCompactDecision,
   autoCompactRequest,
@@ -17,7 +17,11 @@ import {
   summaryRequestOf,
 } from '../core/compaction/compaction-decisions';
 import type { PrunedCompaction } from '../core/compaction/compaction-plan';
+import { summarizerCardOf } from '../core/compaction/state';
 import type { GoalState } from '../core/goal';
+import type { ModelCard } from '../core/model-card';
+import { type BilledAttempts, type CallPricing, callPricing } from '../core/paid-calls';
+import { reservationFor } from '../core/spend-cap';
 import { storeActivities, summarizerActivities } from './activities-proxy';
 import {
   type CompactionHost,
@@ -58,14 +62,23 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     thresholdPct: compaction.autoCompact.thresholdPct,
     // For the project's own cards (`.goalrun/cards`).
     workspace: state.goal.workspace,
+    // Its card prices the summaries (issue 24 item 4).
+    summarizerModel: state.goal.summarizerModel,
   });
   if (resolved.warning) log.warn(resolved.warning);
   const current = host.get();
   // Only the budget and the card are ensureBudget's: the rest is written as it is now.
-  const base = host.mergesConcurrentChanges ? compactionOf(current) : compaction;
+  const { summarizerCard: _earlier, ...base } = host.mergesConcurrentChanges
+    ? compactionOf(current)
+    : compaction;
   let next: GoalState = {
     ...current,
-    compaction: { ...base, budget: resolved.budget, card: resolved.card },
+    compaction: {
+      ...base,
+      budget: resolved.budget,
+      card: resolved.card,
+      ...(resolved.summarizerCard ? { summarizerCard: resolved.summarizerCard } : {}),
+    },
   };
   // Said once, in `status` and at start, not in every recent-actions list and kept-progress summary.
   if (resolved.warning) next = { ...next, modelNote: resolved.warning };
@@ -125,6 +138,9 @@ export async function compact(
     return { stage: 'pruned', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
   }
 
+  // The summarizer's calls are priced and reserved on its own card (issue 24 item 4).
+  const summarizerCard = summarizerCardOf(compaction);
+  const pricing = callPricing(summarizerCard, summaryRequest.maxInputTokens);
   const summarizeInput = {
     sessionId: start.goal.sessionId,
     compaction: summaryRequest.compaction,
@@ -134,33 +150,36 @@ export async function compact(
     model: start.goal.summarizerModel ?? start.goal.model,
     baseUrl: start.goal.baseUrl,
     maxInputTokens: summaryRequest.maxInputTokens,
+    pricing,
   };
   // A goal at its money or token cap makes no summarizer call either (issue 18); the step's own check stops it.
-  if (host.budgetAllows && !host.budgetAllows(summaryRequest.maxInputTokens)) {
+  if (host.budgetAllows && !host.budgetAllows(summaryRequest.maxInputTokens, summarizerCard)) {
+    return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
+  }
+  // Commands carried out while the summarizer runs keep their effect (mergingHost).
+  const after = mergingHost(host, start);
+  const called = await callSummarizer(host, after, summarizeInput, request);
+  if (called.kind === 'refused') {
     return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
   }
   let result: SummarizeResult;
-  // Commands carried out while the summarizer runs keep their effect (mergingHost).
-  const after = mergingHost(host, start);
-  try {
-    result = await host.serve(
-      host.onHost((placement) => summarizerActivities(placement).summarize(summarizeInput)),
-    );
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    if (!request.recovery) {
-      // The failed request is counted (issue 16: a failing `compact` showed nowhere in `stats`).
-      if (host.mergesConcurrentChanges) countFailedSummarizerRequest(after, summarizeInput.model, compaction);
-      return summarizerFailed(after, pruned, innermostMessage(err), before, request);
-    }
+  if (called.kind === 'answered') {
+    result = called.result;
+  } else if (request.recovery) {
     // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
     result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
+  } else {
+    // The failed request is counted (issue 16: a failing `compact` showed nowhere in `stats`).
+    if (host.mergesConcurrentChanges && !called.billed) {
+      countFailedSummarizerRequest(after, summarizeInput.model, compaction);
+    }
+    return summarizerFailed(after, pruned, called.reason, before, request);
   }
   const outcome = summaryOutcome(planned, result, stepNumber);
   // A summary made and then not used was still paid for (new-mode runs count it; older ones did not).
   const paidFor = (state: GoalState) =>
     host.mergesConcurrentChanges
-      ? withSummarizerUsage(state, summarizeInput.model, result.usage, compaction.card)
+      ? withSummarizerUsage(state, summarizeInput.model, result.usage, summarizerCard)
       : state;
   if (outcome.kind === 'dropped-previous') {
     if (host.mergesConcurrentChanges) {
@@ -176,7 +195,7 @@ export async function compact(
     return { stage: 'discarded', beforeTokens: before, afterTokens: outcome.pressure, note: outcome.note };
   }
   after.set({
-    ...withSummarizerUsage(after.get(), summarizeInput.model, result.usage, compaction.card),
+    ...withSummarizerUsage(after.get(), summarizeInput.model, result.usage, summarizerCard),
     ledger: outcome.ledger,
   });
   setCompaction(after, outcome.compaction, outcome.pressure);
@@ -204,6 +223,61 @@ async function summarizerFailed(
   setCompaction(host, failed.compaction, failed.pressure);
   await notify(host, failed.note);
   return { stage: 'failed', beforeTokens: before, afterTokens: failed.pressure, note: failed.note };
+}
+
+/** How a summarizer call went: answered, failed (the reason; whether it was billed), or refused by the daily budget. */
+type SummarizerCall =
+  | { kind: 'answered'; result: SummarizeResult }
+  | { kind: 'failed'; reason: string; billed: boolean }
+  | { kind: 'refused' };
+
+/**
+ * The summarize activity, holding its worst case against the store-wide daily budget while it runs
+ * (a refusal makes no call; the step's daily gate then waits), with what it was billed besides its
+ * answer counted on the summarizer's card (issue 24 item 4). A cancellation is rethrown.
+ */
+async function callSummarizer(
+  host: CompactionHost,
+  after: CompactionHost,
+  input: SummarizeInput & { model: string; pricing: CallPricing; maxInputTokens: number },
+  request: CompactionRequest,
+): Promise<SummarizerCall> {
+  const card = summarizerCardOf(compactionOf(host.get()));
+  const hold = host.holdDaily
+    ? await host.holdDaily(input.model, reservationFor(card, input.maxInputTokens).costUsd)
+    : null;
+  // A summary extracted from the transcript needs no call: an overflow still recovers.
+  if (hold?.refused)
+    return request.recovery ? { kind: 'failed', reason: 'daily budget', billed: false } : { kind: 'refused' };
+  try {
+    const result = await host.serve(
+      host.onHost((placement) => summarizerActivities(placement).summarize(input)),
+    );
+    await hold?.release();
+    if (result.billed) countSummarizerBilled(after, input.model, result.billed, card);
+    return { kind: 'answered', result };
+  } catch (err) {
+    // What the failed call was billed, when the provider had begun to answer it (runs of PATCH.paidCalls).
+    const billed = host.billedOnFailure ? await host.billedOnFailure(err, input.model, input.pricing) : null;
+    await hold?.release();
+    if (billed) countSummarizerBilled(after, input.model, billed, card);
+    if (isCancellation(err)) throw err;
+    return { kind: 'failed', reason: innermostMessage(err), billed: billed !== null };
+  }
+}
+
+/**
+ * Counts summarizer requests the provider billed without a summary (priced by the ledger already):
+ * as summarizer requests of the goal, against its caps.
+ */
+function countSummarizerBilled(
+  host: CompactionHost,
+  model: string,
+  billed: BilledAttempts,
+  card: ModelCard | null,
+): void {
+  const state = withSummarizerUsage(host.get(), model, billed.usage, card, billed);
+  host.set({ ...state, compaction: countSummarizerRequest(compactionOf(state), billed.usage) });
 }
 
 /** Counts a summarizer request that failed: no tokens are known, but the request was made. */

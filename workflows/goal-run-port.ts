@@ -28,11 +28,11 @@ export interface TimeLimitClock {
 
 /**
  * The store calls a gate makes itself (the rest go through appendMessage and saveState).
- * settleDailyBudget runs to its end even while the goal is being cancelled.
+ * settleDailyBudget and billedAttempts run to their end even while the goal is being cancelled.
  */
 export type RunStore = Pick<
   ReturnType<typeof createDailyBudgetActivities>,
-  'reserveDailyBudget' | 'settleDailyBudget'
+  'reserveDailyBudget' | 'settleDailyBudget' | 'billedAttempts'
 >;
 
 /** One execution of a goal, as the gates, steps and message paths see it. */

@@ -66,6 +66,8 @@ export class TemporalGoalRun implements GoalRun {
     // A reservation is settled even when the step that held it was cancelled.
     settleDailyBudget: (input) =>
       CancellationScope.nonCancellable(() => storeActivities.settleDailyBudget(input)),
+    // What a model call that ended without an answer was billed (paid-calls.ts), read even on cancel.
+    billedAttempts: (input) => CancellationScope.nonCancellable(() => storeActivities.billedAttempts(input)),
   };
 
   constructor(

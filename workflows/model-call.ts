@@ -17,6 +17,7 @@ import { compactionHostOf } from './goal-compaction-host';
 import type { StepControl } from './goal-control';
 import type { GoalRun } from './goal-run-port';
 import { onGoalHost, type Placement } from './host-placement';
+import { countingBilled, stepPricing } from './paid-calls';
 import { PATCH } from './patches';
 
 /** A model call stopped because the goal paused: the step is not taken and runs again on unpause. */
@@ -35,6 +36,9 @@ export async function callModel(
 ): Promise<ModelStepResult> {
   const attempt = async () => {
     const { goal } = run.state;
+    // Priced as the step counts its answer: the model and card it started with (goal-step.ts).
+    const pricing = stepPricing(run);
+    const priced = { model: goal.model, card: run.state.compaction?.card ?? null, pricing };
     // The state saved with the answer accounts for the messages before it, so it does not count this
     // step yet: a resume counts the answers stored after it (see prepareResume).
     const state = run.stateWrite(false, { steps: stepNumber - 1 });
@@ -52,6 +56,7 @@ export async function callModel(
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
       ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
       ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
+      pricing,
     };
     const proxy = (placement: Placement) =>
       modelActivities(`model step ${stepNumber} · ${goal.model}`, modelStepAttempts(goal), placement);
@@ -61,7 +66,11 @@ export async function callModel(
       let paused = false;
       try {
         result = await control.serve(
-          call.run(() => onGoalHost(run, (placement) => proxy(placement).modelStep(input))),
+          call.run(() =>
+            countingBilled(run, priced, () =>
+              onGoalHost(run, (placement) => proxy(placement).modelStep(input)),
+            ),
+          ),
           {
             when: () => run.state.paused,
             act: () => {
@@ -75,7 +84,7 @@ export async function callModel(
         throw err;
       }
     } else {
-      result = await proxy({}).modelStep(input);
+      result = await countingBilled(run, priced, () => proxy({}).modelStep(input));
     }
     run.stateWritten(state);
     return result;

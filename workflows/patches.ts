@@ -50,6 +50,12 @@ export const PATCH = {
    * snapshotted; snapshots stop at the goal's size cap; a refused or stopped snapshot writes a notice.
    */
   snapshotGuard: 'workspace-snapshot-guard',
+  /**
+   * Paid calls without a used answer count (issue 24 item 4): a model step or summary that ended in
+   * failure is followed by a billedAttempts local activity, and a summarizer call holds its worst case
+   * against the daily budget first.
+   */
+  paidCalls: 'paid-calls',
 } as const;
 
 /** A patch id. */
@@ -133,6 +139,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'goal): the repository the workspace is in is kept in state.snapshots, later snapshots of another ' +
       'repository are refused, and snapshots stop at the goal snapshot_max_total_mib; a refusal or that stop ' +
       'writes a notice (appendMessage)',
+  },
+  {
+    id: PATCH.paidCalls,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a billedAttempts local activity after a model step or a summarizer call that failed or was stopped (what ' +
+      'its attempts were billed), and a reserveDailyBudget / settleDailyBudget pair around each summarizer call',
   },
 ];
 

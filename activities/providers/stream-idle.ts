@@ -11,8 +11,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../core/errors';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_S } from '../../core/limits';
 
-/** Called for every chunk of bytes of a provider's response (its headers count as the first). */
-export type ByteListener = () => void;
+/**
+ * Called for every chunk of bytes of a provider's response (its headers count as the first).
+ * `answering` is true for a chunk of the body of a successful (2xx) response: the provider accepted
+ * the request and is answering it, so it bills the call whatever happens to the stream next.
+ */
+export type ByteListener = (answering: boolean) => void;
 
 const byteListeners = new AsyncLocalStorage<ByteListener>();
 
@@ -27,12 +31,13 @@ export const byteReportingFetch = async (
   const onBytes = byteListeners.getStore();
   const response = await fetch(input, init);
   if (!onBytes) return response;
-  onBytes();
+  onBytes(false);
   if (!response.body) return response;
+  const answering = response.ok;
   const reported = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        onBytes();
+        onBytes(answering);
         controller.enqueue(chunk);
       },
     }),
@@ -70,9 +75,9 @@ export async function withIdleTimeout<T>(
   arm();
   try {
     return await byteListeners.run(
-      () => {
+      (answering) => {
         arm();
-        onBytes?.();
+        onBytes?.(answering);
       },
       () => work(AbortSignal.any([outer, stall.signal])),
     );

@@ -22,8 +22,11 @@ export interface ModelRequest {
   abortSignal: AbortSignal;
   /** Called as text or tool-call input streams in, with the number of characters received so far. */
   onProgress?: (receivedChars: number) => void;
-  /** Called for every chunk of bytes the provider sends, keep-alives included (the step heartbeats on it). */
-  onBytes?: () => void;
+  /**
+   * Called for every chunk of bytes the provider sends, keep-alives included (the step heartbeats on
+   * it); `answering` once the provider accepted the request and sends its answer (a billed call).
+   */
+  onBytes?: (answering: boolean) => void;
   /** A stream silent this long (ms) fails as ProviderStalled; DEFAULT_STREAM_IDLE_TIMEOUT_S when absent. */
   idleTimeoutMs?: number;
 }

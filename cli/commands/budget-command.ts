@@ -1,7 +1,8 @@
 /**
  * `goalrun budget [--json]` and `goalrun budget set --daily-usd N|off`: the store-wide daily money
  * budget (issue 18 item 4, store/daily-budget.ts). It is kept in the store, so every worker and CLI
- * of the store sees the same cap and the same ledger; the day is the UTC day.
+ * of the store sees the same cap and the same ledger; the day is the UTC day. Every paid call is in
+ * the ledger whether or not a cap is set (store/paid-calls.ts), so a cap set at noon counts the morning.
  */
 import { ConfigError } from '../../core/errors';
 import { usd } from '../../core/spend-cap';
@@ -49,8 +50,10 @@ export async function budgetShowCommand(context: CliContext, options: { json?: b
   say(`  the window ends ${view.nextWindowAt}`);
   if (view.lines.length === 0) say('  no spend today');
   for (const line of view.lines) {
+    // Retries: attempts the provider billed that gave no answer the goal used (a stalled stream…).
+    const retries = line.retries > 0 ? ` (${line.retries} billed without an answer)` : '';
     say(
-      `  ${line.sessionId}  ${line.model}  ${usd(line.spentUsd)} spent, ${usd(line.reservedUsd)} reserved, ${line.calls} calls`,
+      `  ${line.sessionId}  ${line.model}  ${usd(line.spentUsd)} spent, ${usd(line.reservedUsd)} reserved, ${line.calls} calls${retries}`,
     );
   }
   return 0;

@@ -15,6 +15,11 @@ export interface CompactionState {
   budget: ContextBudget | null;
   /** The model's card (prices for cost accounting); null until resolved. */
   card: ModelCard | null;
+  /**
+   * The card of the goal's summarizer_model when it is another model: summaries are priced and
+   * reserved on it. Absent: the summarizer is the goal's model (or a state from before it was kept).
+   */
+  summarizerCard?: ModelCard;
   /** Input tokens the provider reported for the last request (or the estimate after a compaction). */
   lastInputTokens: number;
   /** The request behind lastInputTokens covered the transcript up to this seq. */
@@ -47,4 +52,9 @@ export function initialCompactionState(
     summarizerRequests: 0,
     summarizerTokens: 0,
   };
+}
+
+/** The card a summarizer call is priced and reserved on: the summarizer's own, else the model's. */
+export function summarizerCardOf(compaction: CompactionState): ModelCard | null {
+  return compaction.summarizerCard ?? compaction.card;
 }

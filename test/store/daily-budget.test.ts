@@ -84,8 +84,8 @@ describe('daily budget', () => {
     expect(view.spentUsd).toBe(0.5);
     expect(view.reservedUsd).toBe(2);
     expect(view.lines).toEqual([
-      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.5, reservedUsd: 0, calls: 1 },
-      { sessionId: SESSION_B, model: 'gpt-b', spentUsd: 0, reservedUsd: 2, calls: 1 },
+      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.5, reservedUsd: 0, calls: 1, retries: 0 },
+      { sessionId: SESSION_B, model: 'gpt-b', spentUsd: 0, reservedUsd: 2, calls: 1, retries: 0 },
     ]);
     // A raise lets a refused reservation in.
     expect((await stores[0].reserveDaily(SESSION_A, 'gpt-a', 1)).kind).toBe('refused');
@@ -122,5 +122,70 @@ describe('daily budget', () => {
     // others were still running can push it over.
     expect(view.spentUsd).toBeLessThanOrEqual(capUsd + maxInFlight * maxOverrun + 1e-9);
     expect(view.spentUsd).toBeGreaterThan(capUsd - reservationUsd - maxOverrun);
+  });
+});
+
+describe('paid calls in the daily ledger (issue 24 item 4, issue 26 item 5)', () => {
+  const call = (key: string, costUsd: number, kind: 'answer' | 'retry' | 'summary' = 'answer') => ({
+    sessionId: SESSION_A,
+    key,
+    kind,
+    model: 'gpt-a',
+    usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd,
+    atReservation: kind === 'retry',
+  });
+
+  it('are recorded without a cap, once per key, and a cap set later counts them', async () => {
+    await resetLedger(null);
+    expect(await stores[0].recordPaidCall(call('answer:1', 0.4))).toBe(true);
+    // The same call recorded again (a retried write, another worker): still once.
+    expect(await stores[1].recordPaidCall(call('answer:1', 0.4))).toBe(false);
+    expect(await stores[0].recordPaidCall(call('retry:r/1:1', 0.3, 'retry'))).toBe(true);
+    const morning = await stores[0].dailyBudgetView();
+    expect(morning).toMatchObject({ capUsd: null, spentUsd: 0.7, reservedUsd: 0 });
+    expect(morning.lines).toEqual([
+      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.7, reservedUsd: 0, calls: 2, retries: 1 },
+    ]);
+    // A cap set at noon counts the morning: $0.70 spent leaves $0.30 of a $1 cap.
+    await stores[0].setDailyCap(1);
+    expect((await stores[1].reserveDaily(SESSION_B, 'gpt-b', 0.31)).kind).toBe('refused');
+    expect((await stores[1].reserveDaily(SESSION_B, 'gpt-b', 0.3)).kind).toBe('reserved');
+  });
+
+  it('release the hold of their step, and a billed attempt taken back is gone', async () => {
+    await resetLedger(5);
+    const hold = await stores[0].reserveDaily(SESSION_A, 'gpt-a', 2);
+    expect(hold.kind).toBe('reserved');
+    if (hold.kind !== 'reserved') return;
+    await stores[0].recordPaidCall(call('retry:r/2:1', 2, 'retry'));
+    await stores[0].recordPaidCall(call('answer:2', 0.5));
+    // While the step runs, its hold and its calls both count (never less than what was spent).
+    expect(await stores[0].dailyBudgetView()).toMatchObject({ spentUsd: 2.5, reservedUsd: 2 });
+    await stores[1].releaseDaily(hold.id);
+    await stores[1].voidPaidAttempt(SESSION_A, 'retry:r/2:1');
+    // Only a retry is taken back: an answer's row stays.
+    await stores[1].voidPaidAttempt(SESSION_A, 'answer:2');
+    const view = await stores[0].dailyBudgetView();
+    expect(view).toMatchObject({ spentUsd: 0.5, reservedUsd: 0 });
+    expect(view.lines).toEqual([
+      { sessionId: SESSION_A, model: 'gpt-a', spentUsd: 0.5, reservedUsd: 0, calls: 1, retries: 0 },
+    ]);
+  });
+
+  it('are read back by their key prefix, which a key with LIKE wildcards cannot widen', async () => {
+    await resetLedger(null);
+    await stores[0].recordPaidCall(call('retry:run_1/5:1', 0.1, 'retry'));
+    await stores[0].recordPaidCall(call('retry:run_1/5:2', 0.2, 'retry'));
+    await stores[0].recordPaidCall(call('retry:runX1/5:1', 0.4, 'retry'));
+    await stores[0].recordPaidCall(call('retry:run_1/50:1', 0.8, 'retry'));
+    const rows = await stores[1].paidCallsUnder(SESSION_A, 'retry:run_1/5:');
+    expect(rows.map((row) => row.costUsd)).toEqual([0.1, 0.2]);
+    expect(rows[0]).toEqual({
+      usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: 0.1,
+      atReservation: true,
+    });
+    expect(await stores[1].paidCallsUnder(SESSION_B, 'retry:run_1/5:')).toEqual([]);
   });
 });

@@ -52,6 +52,8 @@ export interface TestTurn {
    * mid-answer. The server lets go when the client gives up (or on close()).
    */
   stallAfterFirstChunk?: boolean;
+  /** Sends the text (some output), then nothing more while the connection stays open: stalled after output. */
+  stallAfterText?: boolean;
   /** During `delayMs`, sends an SSE comment (`: ping`) this often, as providers keep idle streams alive. */
   keepAliveMs?: number;
   /** Destroys the connection after the first chunk, like a dropped network link. */
@@ -355,6 +357,12 @@ async function streamTurn(
   } else if (turn.delayMs) await sleep(turn.delayMs, gone.signal);
 
   for (const piece of splitPieces(answer.text)) chunk({ content: piece });
+  if (turn.stallAfterText) {
+    await new Promise<void>((resolve) =>
+      gone.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    return;
+  }
   if (turn.streamError) {
     send({
       error: { message: turn.streamError.message, type: turn.streamError.type, code: turn.streamError.code },

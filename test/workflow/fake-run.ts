@@ -121,6 +121,7 @@ export class FakeRun implements GoalRun {
     };
     this.store = {
       reserveDailyBudget: answer('reserveDailyBudget') as RunStore['reserveDailyBudget'],
+      billedAttempts: answer('billedAttempts') as RunStore['billedAttempts'],
       settleDailyBudget: answer('settleDailyBudget') as RunStore['settleDailyBudget'],
     };
   }
