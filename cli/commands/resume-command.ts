@@ -15,7 +15,7 @@ import { goalFromOptions } from '../goal-definition';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
-import { say } from '../output';
+import { notice, say } from '../output';
 import { sessionToResume } from '../resume-target';
 import { requireSandboxForGoal } from '../sandbox-check';
 import { type HeldSessionLock, lockSession } from '../session-lock';
@@ -75,8 +75,14 @@ export async function resumeSession(
   const client = await context.temporal();
   const hostsWorker = options.worker !== false;
   const status = await workflowStatus(client, sessionId);
+  const retrust = options.trustProject === true || options.trustProjectMcp === true;
   if (status === 'RUNNING') {
     if (!follow) throw new ConfigError(`session ${sessionId} is running; steer it, or cancel it first`);
+    if (retrust) {
+      notice(
+        `goal ${sessionId} is running: --trust-project takes effect when a stopped goal is resumed (the running execution keeps the files it pinned)`,
+      );
+    }
     await lock.release();
     if (hostsWorker) await hostRunningGoal(context, sessionId);
     const followed = await followOptions(context, sessionId, options, interrupted, 'now');
@@ -97,7 +103,7 @@ export async function resumeSession(
     // The same checks as `run`: this process will make the model calls.
     goalFromOptions(
       goal.objective,
-      { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl },
+      { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl, apiKeyEnv: goal.apiKeyEnv },
       context.settings,
       sessionId,
       true,
@@ -107,7 +113,11 @@ export async function resumeSession(
   if (!saved) {
     // Stopped before its first checkpoint (cancelled before any worker ran it): nothing to carry over.
     if (hostsWorker) await context.hostWorker();
-    const started = await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
+    const started = await startGoal(context, {
+      ...goal,
+      limits: { ...goal.limits, ...limitsOverride },
+      ...(retrust ? { extensions: { ...goal.extensions, trustProject: true } } : {}),
+    });
     await lock.release();
     if (!follow) return reportStarted(context, started, options.json);
     if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
@@ -136,7 +146,17 @@ export async function resumeSession(
   const followed = follow ? await followOptions(context, sessionId, options, interrupted, 'now') : null;
   // The resumed execution logs its own init: the stream opens with it.
   if (followed?.stream) followed.stream.awaitInit = true;
-  const started = await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
+  const started = await startGoal(context, goal, {
+    resume: true,
+    limitsOverride,
+    resumeMessage: message,
+    trustProject: retrust,
+  });
+  if (retrust && !options.json) {
+    say(
+      `trusting the project's .goalrun/hooks.json and .mcp.json as they are now (pinned for this goal from here on)`,
+    );
+  }
   await lock.release();
   if (!followed) return reportStarted(context, started, options.json);
   if (!options.json) {
