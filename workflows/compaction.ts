@@ -133,6 +133,7 @@ export async function compact(
     focus: request.topic,
     model: start.goal.summarizerModel ?? start.goal.model,
     baseUrl: start.goal.baseUrl,
+    ...(start.goal.apiKeyEnv ? { apiKeyEnv: start.goal.apiKeyEnv } : {}),
     maxInputTokens: summaryRequest.maxInputTokens,
   };
   // A goal at its money or token cap makes no summarizer call either (issue 18); the step's own check stops it.
