@@ -19,8 +19,10 @@ export type WorkspaceFileKind = (typeof WORKSPACE_FILE_KINDS)[number];
 
 /** How goalrun treats one kind of workspace file. */
 export interface WorkspaceFileRule {
-  /** How the docs and the notes name the file. */
+  /** How the notes name the file. */
   file: string;
+  /** How the trust table of docs/security.md starts its row (a backquoted name). */
+  docKey: string;
   /** Most bytes read: longer instruction files are cut, longer config files are refused. */
   maxBytes: number;
   /** What a file over `maxBytes` gets. */
@@ -31,12 +33,23 @@ const KIB = 1024;
 
 /** The rules by kind. */
 export const WORKSPACE_FILE_RULES: Record<WorkspaceFileKind, WorkspaceFileRule> = {
-  instructions: { file: 'AGENTS.md / CLAUDE.md', maxBytes: 256 * KIB, overCap: 'cut' },
-  'project-config': { file: '.goalrun/config.json', maxBytes: 64 * KIB, overCap: 'refuse' },
-  'project-hooks': { file: '.goalrun/hooks.json', maxBytes: 64 * KIB, overCap: 'refuse' },
-  'project-mcp': { file: '.mcp.json', maxBytes: 256 * KIB, overCap: 'refuse' },
+  instructions: { file: 'AGENTS.md / CLAUDE.md', docKey: 'AGENTS.md', maxBytes: 256 * KIB, overCap: 'cut' },
+  'project-config': {
+    file: '.goalrun/config.json',
+    docKey: '.goalrun/config.json',
+    maxBytes: 64 * KIB,
+    overCap: 'refuse',
+  },
+  'project-hooks': {
+    file: '.goalrun/hooks.json',
+    docKey: '.goalrun/hooks.json',
+    maxBytes: 64 * KIB,
+    overCap: 'refuse',
+  },
+  'project-mcp': { file: '.mcp.json', docKey: '.mcp.json', maxBytes: 256 * KIB, overCap: 'refuse' },
   'workspace-mcp-config': {
     file: '--mcp-config FILE in the workspace or a writable root',
+    docKey: '--mcp-config FILE',
     maxBytes: 256 * KIB,
     overCap: 'refuse',
   },
