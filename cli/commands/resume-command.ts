@@ -74,7 +74,9 @@ export async function resumeSession(
     throw new ConfigError('--message is empty; say what to do next');
   const client = await context.temporal();
   const hostsWorker = options.worker !== false;
-  const status = await workflowStatus(client, sessionId);
+  let status = await workflowStatus(client, sessionId);
+  // A goal that has just ended may still be running its last activities (its `run` returned first).
+  if (status === 'RUNNING') status = await afterEnding(context, sessionId, hostsWorker);
   const retrust = options.trustProject === true || options.trustProjectMcp === true;
   if (status === 'RUNNING') {
     if (!follow) throw new ConfigError(`session ${sessionId} is running; steer it, or cancel it first`);
@@ -246,3 +248,40 @@ async function hostRunningGoal(context: CliContext, sessionId: string): Promise<
 
 /** How long `resume` waits for a running goal to take this process as its host. */
 const HOST_UPDATE_WAIT_MS = 15_000;
+
+/** Statuses that end the workflow: one that shows them and still runs is only finishing up. */
+const ENDING_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'blocked',
+  'failed',
+  'cancelled',
+  'cleared',
+]);
+/** How long `resume` waits for such a workflow to close before it treats the goal as running. */
+const ENDING_WAIT_MS = 60_000;
+
+/**
+ * The workflow status once a goal that has just ended has closed: `run` returns when the goal says it
+ * ended, and its workflow may still run its last activities, bound for the process that ran it. This
+ * process takes them over (when it hosts a worker) and waits for the close, so `resume` right after
+ * `run` resumes instead of steering a goal that is done.
+ */
+async function afterEnding(
+  context: CliContext,
+  sessionId: string,
+  hostsWorker: boolean,
+): Promise<string | null> {
+  const client = await context.temporal();
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  // The process that ran it may have been the only worker: this one answers the query (and would
+  // host the goal's steps next anyway).
+  if (hostsWorker) await context.hostWorker();
+  const live = await queryState(handle).catch(() => null);
+  if (!live || !ENDING_STATUSES.has(live.status)) return 'RUNNING';
+  if (hostsWorker) await hostRunningGoal(context, sessionId);
+  await Promise.race([
+    handle.result().catch(() => undefined),
+    delay(ENDING_WAIT_MS, undefined, { ref: false }),
+  ]);
+  return workflowStatus(client, sessionId);
+}
