@@ -20,6 +20,8 @@ const ITEMS = [
   'database',
   'OPENAI_API_KEY',
   'ANTHROPIC_API_KEY',
+  // Which key an openai-compatible endpoint gets (issue 24 §8).
+  'openai-compatible key',
   // Which config files were read (issue 17: the global one, then the project's).
   'config files',
   // The workspace's (the current directory's) instructions and hooks; no MCP server is configured here.
