@@ -59,46 +59,56 @@ describe('a workspace file never lifts the user limits', () => {
     fs.writeFileSync(path.join(t.home, 'config.json'), JSON.stringify({ max_cost_usd: GLOBAL_CAP }));
 
     const first = `plant a config ${randomUUID().slice(0, 8)}`;
-    server.enqueue(
-      {
-        toolCalls: [{ name: 'file-write', args: { path: '.goalrun/config.json', content: PLANTED_CONFIG } }],
-        usage: USAGE,
-      },
-      {
-        toolCalls: [
-          {
-            name: 'file-write',
-            args: { path: '.goalrun/cards/openai-compatible/priced-model.json', content: PLANTED_CARD },
-          },
-        ],
-        usage: USAGE,
-      },
-      { toolCalls: [{ name: 'bash', args: { command: 'echo working on' } }], usage: USAGE },
-      { toolCalls: [{ name: 'bash', args: { command: 'echo over the cap' } }], usage: USAGE },
-    );
-    const planted = await runCli(goalArgs('run', first, t, server, ['--json'], PRICED_MODEL), t.env, 180_000);
-    expect(planted.code, planted.stderr).toBe(4);
-    const firstStatus = JSON.parse(planted.stdout);
-    expect(firstStatus).toMatchObject({ status: 'budget_reached', steps: 3 });
-    expect(firstStatus.budget.capUsd).toBe(GLOBAL_CAP);
-    expect(requestsOf(server, first)).toHaveLength(3);
-    expect(fs.existsSync(path.join(t.workspace, '.goalrun', 'config.json'))).toBe(true);
-    // The test is done with it: its wait for a raise must not hold a worker.
-    await runCli(['cancel', firstStatus.sessionId], t.env);
-
-    // The next goal in that directory: the model answers with ever new commands (no breaker trip),
-    // and would finish after ten calls if nothing stopped it.
     const next = `the next goal ${randomUUID().slice(0, 8)}`;
-    let calls = 0;
+    // The first goal plants the files, then works on; the next one answers with ever new commands (no
+    // breaker trip). Either would finish after ten calls if nothing stopped it.
+    const planting = [
+      { name: 'file-write', args: { path: '.goalrun/config.json', content: PLANTED_CONFIG } },
+      {
+        name: 'file-write',
+        args: { path: '.goalrun/cards/openai-compatible/priced-model.json', content: PLANTED_CARD },
+      },
+    ];
+    const calls = new Map<string, number>();
     server.setFallback((body) => {
-      if (!promptText(body).includes(next)) return { text: 'not mine' };
-      calls += 1;
-      return calls > 10
-        ? { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'ran free' } }], usage: USAGE }
-        : { toolCalls: [{ name: 'bash', args: { command: `echo call ${calls}` } }], usage: USAGE };
+      const goal = [first, next].find((objective) => promptText(body).includes(objective));
+      if (!goal) return { text: 'not mine' };
+      const n = (calls.get(goal) ?? 0) + 1;
+      calls.set(goal, n);
+      if (n > 10)
+        return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'ran free' } }] };
+      const call =
+        goal === first && n <= planting.length
+          ? planting[n - 1]
+          : { name: 'bash', args: { command: `echo call ${n}` } };
+      return { toolCalls: [call], usage: USAGE };
     });
+    // One worker serves both goals: `run --no-worker` prints only the goal's JSON on stdout.
+    const worker = spawnCli(['worker'], t.env);
     try {
-      const second = await runCli(goalArgs('run', next, t, server, ['--json'], PRICED_MODEL), t.env, 180_000);
+      const planted = await runCli(
+        goalArgs('run', first, t, server, ['--json', '--no-worker'], PRICED_MODEL),
+        t.env,
+        180_000,
+      );
+      expect(planted.code, planted.stderr).toBe(4);
+      const firstStatus = JSON.parse(planted.stdout);
+      expect(firstStatus).toMatchObject({ status: 'budget_reached', steps: 3 });
+      expect(firstStatus.budget.capUsd).toBe(GLOBAL_CAP);
+      expect(requestsOf(server, first)).toHaveLength(3);
+      expect(fs.existsSync(path.join(t.workspace, '.goalrun', 'config.json'))).toBe(true);
+      expect(
+        fs.existsSync(path.join(t.workspace, '.goalrun', 'cards', 'openai-compatible', 'priced-model.json')),
+      ).toBe(true);
+      // The test is done with it: its wait for a raise must not hold the worker.
+      await runCli(['cancel', firstStatus.sessionId], t.env);
+
+      // The next goal in that directory.
+      const second = await runCli(
+        goalArgs('run', next, t, server, ['--json', '--no-worker'], PRICED_MODEL),
+        t.env,
+        180_000,
+      );
       expect(second.code, second.stderr).toBe(4);
       const status = JSON.parse(second.stdout);
       expect(status.status).toBe('budget_reached');
@@ -119,6 +129,7 @@ describe('a workspace file never lifts the user limits', () => {
       await runCli(['cancel', status.sessionId], t.env);
     } finally {
       server.setFallback(undefined);
+      await killAndWait(worker, 'SIGTERM');
     }
   }, 400_000);
 
