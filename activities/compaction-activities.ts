@@ -39,7 +39,7 @@ export interface ResolveBudgetInput {
   /** A window that overrides the card (config `context_window`), e.g. a local server's setting. */
   contextWindowTokens?: number;
   thresholdPct: number;
-  /** The goal's workspace, for the project's own cards (`.goalrun/cards`). */
+  /** The goal's workspace; unused since cards are never read from a workspace (kept: histories send it). */
   workspace?: string;
 }
 
@@ -69,6 +69,8 @@ export interface SummarizeInput {
   focus?: string;
   model: string;
   baseUrl?: string;
+  /** The variable of an `openai-compatible` endpoint's key (the goal's `--api-key-env`). */
+  apiKeyEnv?: string;
   /** The summarizer's own input budget, so its request fits its window. */
   maxInputTokens: number;
   /** Use the summary extracted from the transcript instead of calling a model. */
@@ -103,15 +105,16 @@ export interface SummarizerCardInput {
 /** Creates the compaction activities. */
 export function createCompactionActivities(deps: { store: SessionStore; env: ProviderEnv }) {
   const { store } = deps;
-  const clientFor = (model: string, baseUrl?: string): ModelClient =>
-    createModelClient(model, { baseUrl, env: deps.env });
+  const clientFor = (model: string, baseUrl?: string, apiKeyEnv?: string): ModelClient =>
+    createModelClient(model, { baseUrl, apiKeyEnv, env: deps.env });
 
   return {
     /** Resolves the model's card and computes its context budget (spec F-CARDS, F-BUDGET). */
     async resolveModelBudget(input: ResolveBudgetInput & SummarizerCardInput): Promise<ModelBudget> {
       const reported =
         input.contextWindowTokens ?? (await providerReportedWindow(input.model, deps.env, input.baseUrl));
-      const overlayDirs = userCardDirs({ home: homeOfProcess(), workspace: input.workspace });
+      // Never the workspace's cards: prices are the package's and the user's (issue 24 §3).
+      const overlayDirs = userCardDirs(homeOfProcess());
       const resolved = resolveCard(input.model, { providerReportedContextTokens: reported, overlayDirs });
       const budget = computeBudget(
         { card: resolved.card, providerReportedContextTokens: resolved.providerReportedContextTokens },
@@ -161,7 +164,7 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
           },
           // The client is made only when a model is called: an extracted summary needs no provider.
           (request, maxTokens) =>
-            callSummarizer(clientFor(input.model, input.baseUrl), input, request, maxTokens, ledger),
+            callSummarizer(clientFor(input.model, input.baseUrl, input.apiKeyEnv), input, request, maxTokens, ledger),
         );
       } catch (err) {
         throw summaryFailure(err, Boolean(input.extracted));

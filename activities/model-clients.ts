@@ -11,16 +11,16 @@ import type { ActivityDeps } from './workflow-activities';
 /** Returns the client for a model spec and base URL, made once per pair. */
 export function modelClientCache(
   deps: Pick<ActivityDeps, 'env' | 'modelClient'>,
-): (spec: string, baseUrl: string | undefined) => ModelClient {
+): (spec: string, baseUrl: string | undefined, apiKeyEnv?: string) => ModelClient {
   const clients = new Map<string, ModelClient>();
-  return (spec, baseUrl) => {
-    const cacheKey = `${spec}|${baseUrl ?? ''}`;
+  return (spec, baseUrl, apiKeyEnv) => {
+    const cacheKey = `${spec}|${baseUrl ?? ''}|${apiKeyEnv ?? ''}`;
     let client = clients.get(cacheKey);
     if (!client) {
       try {
         client = deps.modelClient
           ? deps.modelClient(spec, baseUrl)
-          : createModelClient(spec, { baseUrl, env: deps.env });
+          : createModelClient(spec, { baseUrl, apiKeyEnv, env: deps.env });
       } catch (err) {
         if (err instanceof ConfigError) {
           throw ApplicationFailure.create({

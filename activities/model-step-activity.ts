@@ -89,7 +89,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           nonRetryable: true,
         });
       }
-      const client = clientFor(input.model, input.baseUrl);
+      const client = clientFor(input.model, input.baseUrl, input.apiKeyEnv);
       // Keyed: a retried attempt does not announce the step twice. Written before the model is called.
       const [, messages] = await Promise.all([
         store.appendEvent(

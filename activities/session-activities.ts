@@ -13,12 +13,14 @@ import { type GoalDefinition, type GoalState, withLaterFields } from '../core/go
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
+import { modelUnderCapRefusal } from '../core/spend-cap';
 import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY } from '../core/store-keys';
 import { addRequestUsage } from '../core/usage';
 import { projectHash } from '../store/session-id';
 import { SessionNameTaken } from '../store/session-names';
 import type { SessionStore } from '../store/types';
 import { recordContextNotices } from './extensions/extension-activities';
+import { homeOfProcess, unpricedReason } from './models/catalog';
 import { firstMessageText, firstMessageWithEnvironment } from './prompt';
 import { checkProviderConfig, normalizeModelSpec } from './providers/spec';
 import type { ProviderEnv } from './providers/types';
@@ -97,11 +99,23 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
       }
     },
 
-    /** Checks that this worker can call a model (/model): the specifier, its key, its script file. */
-    async checkModel(input: { model: string; baseUrl?: string }): Promise<string> {
+    /**
+     * Checks that this worker can call a model (/model): the specifier, its key, its script file, and
+     * under a money cap its prices (a card from the package or `$GOALRUN_HOME/cards`).
+     */
+    async checkModel(input: {
+      model: string;
+      baseUrl?: string;
+      apiKeyEnv?: string;
+      maxCostUsd?: number;
+    }): Promise<string> {
       try {
         const model = normalizeModelSpec(input.model);
-        checkProviderConfig(model, env, input.baseUrl);
+        checkProviderConfig(model, env, input.baseUrl, input.apiKeyEnv);
+        if (input.maxCostUsd !== undefined) {
+          const unpriced = unpricedReason(model, homeOfProcess());
+          if (unpriced) throw new ConfigError(modelUnderCapRefusal(unpriced, input.maxCostUsd));
+        }
         return model;
       } catch (err) {
         const message = err instanceof ConfigError ? err.message : (err as Error).message;

@@ -43,6 +43,8 @@ export interface ModelStepInput {
   execution?: number;
   model: string;
   baseUrl?: string;
+  /** The variable of an `openai-compatible` endpoint's key (the goal's `--api-key-env`). */
+  apiKeyEnv?: string;
   /** Transcript messages up to and including this sequence number form the context. */
   upToSeq: number;
   /** Which of those messages the model sees, and how (after compaction); all of them when absent. */

@@ -19,6 +19,8 @@ export interface ExtensionsView {
     problem?: string;
   }>;
   hooks: WorkspaceContextData['hooks'];
+  /** The project's hook and MCP files found and not used (the project is not trusted). */
+  ignored: string[];
 }
 
 /** The view of a session's newest workspace context, or null. */
@@ -42,6 +44,7 @@ export async function extensionsView(store: SessionStore, sessionId: string): Pr
       ...(server.problem ? { problem: server.problem } : {}),
     })),
     hooks: data.hooks,
+    ignored: data.workspaceFiles?.ignored ?? [],
   };
 }
 
@@ -74,5 +77,10 @@ export function extensionsLines(view: ExtensionsView): string[] {
     .filter(([, count]) => count > 0)
     .map(([event, count]) => `${event} ${count}`);
   if (hooks.length > 0) lines.push(`${'hooks'.padEnd(10)} ${hooks.join(', ')}`);
+  for (const file of view.ignored) {
+    lines.push(
+      `${'project'.padEnd(10)} found ${file}: not used, the project is not trusted (--trust-project)`,
+    );
+  }
   return lines;
 }

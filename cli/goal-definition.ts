@@ -4,21 +4,19 @@
  */
 
 import fs from 'node:fs';
-import path from 'node:path';
-import { readMcpConfigFile } from '../activities/extensions/extension-config';
-import {
-  PROJECT_CARDS_SUBDIR,
-  resolveCard,
-  USER_CARDS_SUBDIR,
-  userCardDirs,
-} from '../activities/models/catalog';
+import { checkMcpConfigFile } from '../activities/extensions/extension-config';
+import { unpricedReason } from '../activities/models/catalog';
 import { outputSchemaProblem } from '../activities/output-schema';
-import { checkProviderConfig, normalizeModelSpec, parseModelSpec } from '../activities/providers/spec';
+import {
+  checkProviderConfig,
+  endpointKeyEnv,
+  normalizeModelSpec,
+  parseModelSpec,
+} from '../activities/providers/spec';
 import { ConfigError } from '../core/errors';
 import type { GoalDefinition } from '../core/goal';
 import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES } from '../core/limits';
 import type { BreakerSettings } from '../core/runaway-breaker';
-import { cardLacksPrices } from '../core/spend-cap';
 import { parseToolRules } from '../core/tool-rules';
 import type { Settings } from '../worker/settings';
 import {
@@ -58,23 +56,36 @@ export function goalFromOptions(
   const baseUrl = options.baseUrl ?? settings.config.base_url;
   checkBaseUrl(baseUrl, options.baseUrl ? '--base-url' : 'config base_url');
   const sandbox = sandboxFromOptions(options, settings);
-  const extensions = extensionSourcesFromOptions(
-    options,
-    settings,
-    toolTaskQueue !== undefined,
-    readMcpConfigFile,
+  const extensions = extensionSourcesFromOptions(options, settings, toolTaskQueue !== undefined, (file) =>
+    checkMcpConfigFile(file, workspace, sandbox),
   );
+  const apiKeyEnv = options.apiKeyEnv ?? settings.config.api_key_env;
   // Keys are checked only where the model calls happen: a remote worker has its own environment.
+  // Which variable an endpoint's key comes from is checked everywhere: naming OPENAI_API_KEY for
+  // another host is refused before anything starts.
   if (hostsWorker || parseModelSpec(model).provider === 'scripted') {
-    checkProviderConfig(model, settings.providerEnv, baseUrl);
+    checkProviderConfig(model, settings.providerEnv, baseUrl, apiKeyEnv);
+  } else if (parseModelSpec(model).provider === 'openai-compatible' && baseUrl && apiKeyEnv) {
+    endpointKeyEnv(baseUrl, apiKeyEnv, model);
   }
-  if (limits.maxCostUsd !== undefined) checkPricedCard(model, settings.home, workspace);
+  const summarizerModel = settings.config.summarizer_model
+    ? normalizeModelSpec(settings.config.summarizer_model)
+    : undefined;
+  const backupModel = settings.config.backup_model
+    ? normalizeModelSpec(settings.config.backup_model)
+    : undefined;
+  if (limits.maxCostUsd !== undefined) {
+    // Every model the goal may call is counted at its card's prices: each needs them.
+    for (const priced of new Set([model, summarizerModel].filter((spec): spec is string => !!spec)))
+      checkPricedCard(priced, settings.home);
+  }
   return {
     sessionId,
     objective: objective.trim(),
     workspace,
     model,
     baseUrl,
+    ...(apiKeyEnv ? { apiKeyEnv } : {}),
     limits,
     autoCompact: {
       enabled: settings.config.auto_compact_enabled,
@@ -84,16 +95,14 @@ export function goalFromOptions(
     },
     contextWindowTokens:
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
-    backupModel: settings.config.backup_model ? normalizeModelSpec(settings.config.backup_model) : undefined,
+    backupModel,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
     streamIdleTimeoutS:
       positiveIntFlag(options.streamIdleTimeout, '--stream-idle-timeout') ??
       settings.config.stream_idle_timeout_s,
     sandbox,
     toolTaskQueue,
-    summarizerModel: settings.config.summarizer_model
-      ? normalizeModelSpec(settings.config.summarizer_model)
-      : undefined,
+    summarizerModel,
     ...(extensions ? { extensions } : {}),
     ...headlessFields(options),
     ...(settings.config.breaker ? { breaker: breakerFromConfig(settings.config.breaker) } : {}),
@@ -108,20 +117,10 @@ export function goalFromOptions(
  * A money cap needs prices: a model whose card has none (no card at all, or a card without prices) is
  * refused before the goal starts, naming where a card goes.
  */
-export function checkPricedCard(model: string, home: string, workspace: string): void {
-  const parsed = parseModelSpec(model);
-  const resolved = resolveCard(parsed, { overlayDirs: userCardDirs({ home, workspace }) });
-  if (!cardLacksPrices(resolved.card)) return;
-  const file = `${parsed.provider}/${parsed.model}.json`;
-  throw new ConfigError(
-    `a money cap (--max-cost-usd or config max_cost_usd) needs prices, and ${resolved.spec} has ${
-      resolved.match === 'generic' ? 'no model card' : 'a card without prices'
-    }: put a card with its prices at ${path.join(home, USER_CARDS_SUBDIR, file)} (or ${path.join(
-      workspace,
-      ...PROJECT_CARDS_SUBDIR,
-      file,
-    )}), in the schema of the package's models/cards (see docs/configuration.md)`,
-  );
+export function checkPricedCard(model: string, home: string): void {
+  const problem = unpricedReason(model, home);
+  if (problem)
+    throw new ConfigError(`a money cap (--max-cost-usd or config max_cost_usd) needs prices, and ${problem}`);
 }
 
 /** The snapshot caps of the config (snapshot_max_*_mib), as the goal carries them (only those set). */

@@ -36,7 +36,10 @@ export interface GoalOptions {
   approval?: string;
   toolsQueue?: string;
   mcpConfig?: string;
+  trustProject?: boolean;
+  /** The old name of --trust-project. */
   trustProjectMcp?: boolean;
+  apiKeyEnv?: string;
   worker?: boolean;
   json?: boolean;
   appendSystemPrompt?: string;
@@ -83,6 +86,10 @@ export function goalOptionList(): Option[] {
       `model: openai:<m>, anthropic:<m>, ollama:<m>, openai-compatible:<m>, scripted:<file> (default: ${DEFAULT_MODEL}, or GOALRUN_MODEL / config model)`,
     ),
     new Option('--base-url <url>', 'base URL of an OpenAI-compatible endpoint (or OPENAI_BASE_URL)'),
+    new Option(
+      '--api-key-env <name>',
+      'the variable holding the key of an openai-compatible endpoint, read by the worker (default: OPENAI_COMPATIBLE_API_KEY; config api_key_env). OPENAI_API_KEY goes to api.openai.com only',
+    ),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
     new Option(
       '--stream-idle-timeout <seconds>',
@@ -102,12 +109,34 @@ export function goalOptionList(): Option[] {
       'run the tools on this tool host (`goalrun worker --role tools` prints its queue); default: the workers of this store',
     ),
     new Option('--mcp-config <file>', MCP_CONFIG_HELP),
-    new Option(
-      '--trust-project-mcp',
-      "use the workspace's own .mcp.json and .goalrun/hooks.json (off by default: a cloned repository must not start processes; config trust_project_mcp)",
-    ),
+    ...trustOptionList(),
     ...limitOptionList(),
   ];
+}
+
+/** `--trust-project` and its old name, for `run`, `start`, `resume` and `doctor`. */
+export function trustOptionList(): Option[] {
+  return [
+    new Option(
+      '--trust-project',
+      "use the workspace's own .goalrun/hooks.json and .mcp.json, as they are now: the goal keeps them as trusted even if the model changes them (off by default: a cloned repository must not start processes; config trust_project). They never widen the sandbox",
+    ),
+    new Option('--trust-project-mcp', 'the old name of --trust-project').hideHelp(),
+  ];
+}
+
+/** Whether the options (or the config) trust the project's hooks and MCP servers. */
+export function trustsProject(
+  options: Pick<GoalOptions, 'trustProject' | 'trustProjectMcp'>,
+  settings: Settings,
+): boolean {
+  return (
+    options.trustProject ??
+    options.trustProjectMcp ??
+    settings.config.trust_project ??
+    settings.config.trust_project_mcp ??
+    false
+  );
 }
 
 /**
@@ -121,7 +150,7 @@ export function extensionSourcesFromOptions(
   onToolHost: boolean,
   readMcpConfigFile: (file: string) => unknown,
 ): { mcpConfigFile?: string; trustProject?: boolean } | undefined {
-  const trustProject = options.trustProjectMcp ?? settings.config.trust_project_mcp ?? false;
+  const trustProject = trustsProject(options, settings);
   let mcpConfigFile: string | undefined;
   if (options.mcpConfig !== undefined) {
     mcpConfigFile = path.resolve(options.mcpConfig);

@@ -3,7 +3,7 @@
  * it, stop it and continue it.
  */
 import type { Command } from 'commander';
-import { goalOptionList, headlessOptionList, limitOptionList } from './goal-options';
+import { goalOptionList, headlessOptionList, limitOptionList, trustOptionList } from './goal-options';
 import { outputFormatOption } from './output-format';
 import { action, ID_HELP, LAST_OPTION, NAME_OPTION, TASK_QUEUE_OPTION } from './program-shared';
 
@@ -86,7 +86,7 @@ export function registerLifecycleCommands(program: Command): void {
     )
     .argument('[id]', `${ID_HELP}, or a session name of this project`)
     .option(...LAST_OPTION);
-  for (const option of limitOptionList()) resume.addOption(option);
+  for (const option of [...limitOptionList(), ...trustOptionList()]) resume.addOption(option);
   resume
     .option('--message <text>', 'a new instruction for the goal (needed to resume a completed goal)')
     .option('--force', 'resume a completed goal without a new instruction')

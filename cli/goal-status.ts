@@ -260,9 +260,9 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
 }
 
 /** What to say once about a goal's model: that it has no model card, or null. */
-export function modelNoteOf(model: string, where: { home?: string; workspace?: string } = {}): string | null {
+export function modelNoteOf(model: string, where: { home?: string } = {}): string | null {
   try {
-    return cardWarning(model, undefined, userCardDirs(where)) ?? null;
+    return cardWarning(model, undefined, userCardDirs(where.home)) ?? null;
   } catch {
     return null;
   }

@@ -29,6 +29,7 @@ Environment:
   GOALRUN_MODEL        default model (else config "model", else ${DEFAULT_MODEL})
   GOALRUN_HOME         data directory (default ~/.goalrun); holds config.json, the embedded store, logs
   OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY   provider settings, read by the process running the worker
+  OPENAI_COMPATIBLE_API_KEY   the key an openai-compatible endpoint gets (--api-key-env names another); OPENAI_API_KEY goes to api.openai.com only
   GOALRUN_PAYLOAD_KEYS encrypt Temporal payloads: id1:base64key,id2:base64key (first seals, all open; docs/security.md)
 
 Exit codes of run, watch and resume:

@@ -119,7 +119,11 @@ Example:
       'the workspace whose AGENTS.md and project MCP servers to check (default: the current directory)',
     )
     .option('--mcp-config <file>', 'also start the MCP servers of this file and list their tools')
-    .option('--trust-project-mcp', "also check the workspace's .mcp.json and .goalrun/hooks.json")
+    .option(
+      '--trust-project',
+      "also check the workspace's .goalrun/hooks.json and .mcp.json, as a trusted goal uses them",
+    )
+    .addOption(new Option('--trust-project-mcp', 'the old name of --trust-project').hideHelp())
     .option('--network', 'start stdio MCP servers with the network, as goals with --network do')
     .option('--json', 'print the checks as JSON')
     .action(action(async (context, options) => doctorCommand().doctorCommand(context, options)));

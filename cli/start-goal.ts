@@ -28,7 +28,12 @@ export interface StartedGoal {
 export async function startGoal(
   context: CliContext,
   goal: GoalDefinition,
-  options: { resume?: boolean; limitsOverride?: Partial<GoalLimits>; resumeMessage?: string } = {},
+  options: {
+    resume?: boolean;
+    limitsOverride?: Partial<GoalLimits>;
+    resumeMessage?: string;
+    trustProject?: boolean;
+  } = {},
 ): Promise<StartedGoal> {
   const client = await context.temporal();
   const workflowId = workflowIdOf(goal.sessionId);
@@ -40,6 +45,7 @@ export async function startGoal(
     resume: options.resume,
     limitsOverride: options.limitsOverride,
     ...(options.resumeMessage ? { resumeMessage: options.resumeMessage } : {}),
+    ...(options.trustProject ? { trustProject: true } : {}),
   };
   const taskQueue = await context.taskQueue();
   const handle = await client.workflow.start('goalWorkflow', {

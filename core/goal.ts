@@ -84,6 +84,11 @@ export interface GoalDefinition {
   model: string;
   /** Base URL for OpenAI-compatible providers; not a secret. */
   baseUrl?: string;
+  /**
+   * The variable that holds an `openai-compatible` endpoint's key (`--api-key-env`, config
+   * `api_key_env`): a name, never a value; the worker that calls the model reads it.
+   */
+  apiKeyEnv?: string;
   limits: GoalLimits;
   /** Task queue of the workers that can reach the workspace; defaults to the workflow's own. */
   toolTaskQueue?: string;

@@ -13,6 +13,8 @@ export interface ResumeSettings {
   limitsOverride?: Partial<GoalLimits>;
   /** The queue of the foreground process that resumes the goal, or undefined when none hosts it. */
   hostQueue?: string;
+  /** `resume --trust-project`: this execution trusts the project's hooks and servers as they are now. */
+  trustProject?: boolean;
 }
 
 /** The state of a resumed execution, from the saved one. */
@@ -24,6 +26,16 @@ export function resumedState(saved: GoalState, settings: ResumeSettings): GoalSt
       limits: { ...saved.goal.limits, ...settings.limitsOverride },
       // The process that resumes it hosts it now (or nobody does): never the one that ran it before.
       hostQueue: settings.hostQueue,
+      ...(settings.trustProject
+        ? {
+            extensions: {
+              ...saved.goal.extensions,
+              trustProject: true,
+              // Its gathering pins the files afresh; later ones keep that pin.
+              trustedExecution: settings.execution,
+            },
+          }
+        : {}),
     },
     executions: settings.execution,
     status: 'running',

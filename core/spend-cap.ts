@@ -131,3 +131,11 @@ export function budgetLine(view: BudgetView): string {
 export function usd(amount: number): string {
   return `$${amount.toFixed(4)}`;
 }
+
+/**
+ * Why `/model` to a model without prices is refused on a goal with a money cap (issue 24 §3): its
+ * calls would count $0 against the cap. `unpriced` says which model and where its card goes.
+ */
+export function modelUnderCapRefusal(unpriced: string, capUsd: number): string {
+  return `refused: ${unpriced}; this goal has a money cap (${usd(capUsd)}), which counts every call at its card's prices, so it runs only models that have them`;
+}

@@ -91,8 +91,15 @@ function buildConfigSchema(z: typeof Zod) {
       mcp_servers: mcpServersSchema(z, true).optional(),
       /** Hooks: pre_tool, post_tool, stop, notify. */
       hooks: hooksSchema(z).optional(),
-      /** Use a workspace's own `.mcp.json` and `.goalrun/hooks.json` (as `--trust-project-mcp`). */
+      /** Use a workspace's own `.mcp.json` and `.goalrun/hooks.json` (as `--trust-project`). */
+      trust_project: z.boolean().optional(),
+      /** The old name of trust_project. */
       trust_project_mcp: z.boolean().optional(),
+      /** The variable that holds an openai-compatible endpoint's key (as `--api-key-env`). */
+      api_key_env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')
+        .optional(),
       /** The cap on project instructions (AGENTS.md), all files together, in KiB. */
       instructions_max_kib: positiveInt.optional(),
       /** A file larger than this (MiB) is left out of the per-step workspace snapshots. */

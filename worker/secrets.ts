@@ -15,6 +15,8 @@ export function knownSecrets(settings: Settings): string[] {
   const values = [
     settings.providerEnv.OPENAI_API_KEY,
     settings.providerEnv.ANTHROPIC_API_KEY,
+    settings.providerEnv.OPENAI_COMPATIBLE_API_KEY,
+    settings.config.api_key_env ? settings.providerEnv.lookup?.(settings.config.api_key_env) : undefined,
     passwordOf(settings.databaseUrl),
     // The config file's database URL is a secret even when DATABASE_URL overrides it: a tool can read the file.
     passwordOf(settings.config.database_url),

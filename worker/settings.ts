@@ -11,7 +11,12 @@ import { DEFAULT_LIMITS, type GoalLimits } from '../core/goal';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER_UNREACHABLE_MINUTES } from '../core/limits';
 import { fastConfig } from './config-fast-path';
 import { configSchema, type GoalrunConfig } from './config-schema';
-import { checkProjectConfig, findProjectConfig } from './project-config';
+import {
+  findProjectConfig,
+  mergeProjectConfig,
+  type ProjectConfigOutcome,
+  readProjectConfig,
+} from './project-config';
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_TEMPORAL_ADDRESS,
@@ -43,6 +48,8 @@ export interface Settings {
   configPath: string;
   /** The config files that were read: the global one if it exists, then the project's (issue 17). */
   configFiles?: string[];
+  /** What the project's `.goalrun/config.json` applied and what it asked for in vain (issue 24). */
+  project?: ProjectConfigOutcome;
   config: GoalrunConfig;
   /**
    * How to connect to Temporal (worker/temporal-connection.ts): TEMPORAL_* variables, a temporal.toml
@@ -80,6 +87,11 @@ export function loadConfigFile(configPath: string): GoalrunConfig {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ConfigError(`cannot read config file ${configPath}: ${(err as Error).message}`);
   }
+  return parseConfigText(configPath, text);
+}
+
+/** Validates a config file's text; a ConfigError names the file and the bad key. */
+export function parseConfigText(configPath: string, text: string): GoalrunConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -119,12 +131,21 @@ export function loadSettings(
   const configPath = path.join(home, 'config.json');
   const globalConfig = loadConfigFile(configPath);
   const configFiles = fs.existsSync(configPath) ? [configPath] : [];
-  // The project's file overrides the global one key by key (worker/project-config.ts).
-  const projectFile = projectDir === undefined ? null : findProjectConfig(projectDir);
-  const config = projectFile
-    ? { ...globalConfig, ...checkProjectConfig(projectFile, loadConfigFile(projectFile)) }
-    : globalConfig;
-  if (projectFile) configFiles.push(projectFile);
+  // The project's file may only make goals stricter (worker/project-config.ts).
+  const projectConfigDir = projectDir === undefined ? null : findProjectConfig(projectDir);
+  let config = globalConfig;
+  let project: ProjectConfigOutcome | undefined;
+  if (projectConfigDir) {
+    const read = readProjectConfig(projectConfigDir, parseConfigText);
+    if (read.config) {
+      const merged = mergeProjectConfig(globalConfig, read.config);
+      config = merged.config;
+      project = { file: read.file, applied: merged.applied, ignored: merged.ignored };
+      configFiles.push(read.file);
+    } else {
+      project = { file: read.file, applied: [], ignored: [`the whole file: ${read.problem}`] };
+    }
+  }
   let temporal: TemporalConnectionSettings | undefined;
   const connection = () => {
     temporal ??= resolveTemporalConnection(env, config, { profile: options.profile, configPath });
@@ -134,6 +155,7 @@ export function loadSettings(
     home,
     configPath,
     configFiles,
+    ...(project ? { project } : {}),
     config,
     get temporal() {
       return connection();
@@ -159,6 +181,9 @@ export function loadSettings(
     providerUnreachableMinutes: config.provider_unreachable_minutes ?? DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
     providerEnv: {
       OPENAI_API_KEY: env.OPENAI_API_KEY,
+      OPENAI_COMPATIBLE_API_KEY: env.OPENAI_COMPATIBLE_API_KEY,
+      // A goal's --api-key-env names a variable of this process: read when its endpoint is called.
+      lookup: (name) => env[name],
       OPENAI_BASE_URL: env.OPENAI_BASE_URL || config.base_url,
       ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY,
       OLLAMA_BASE_URL: env.OLLAMA_BASE_URL,

@@ -65,7 +65,14 @@ export async function writeNotice(run: GoalRun, text: string): Promise<void> {
 export async function startFreshSession(run: GoalRun): Promise<string> {
   const { goal } = run.state;
   const sessionId = sessionIdWith(projectHashOf(goal.sessionId), new Date(Date.now()));
-  const fresh = { ...goal, sessionId, name: undefined };
+  // The fresh session trusts what this one trusted, as pinned (issue 24 §3): not the files as they are now.
+  const { trustedExecution: _pinnedHere, ...sources } = goal.extensions ?? {};
+  const fresh = {
+    ...goal,
+    sessionId,
+    name: undefined,
+    extensions: { ...sources, pinnedFrom: goal.sessionId },
+  };
   await startChild('goalWorkflow', {
     workflowId: workflowIdOf(sessionId),
     taskQueue: workflowInfo().taskQueue,

@@ -133,9 +133,13 @@ async function runAppCommand(
       return done(run.session.rename(command.title));
     }
     case 'model': {
+      const { goal } = run.state;
       const model = await storeActivities.checkModel({
         model: command.model,
-        baseUrl: run.state.goal.baseUrl,
+        baseUrl: goal.baseUrl,
+        ...(goal.apiKeyEnv ? { apiKeyEnv: goal.apiKeyEnv } : {}),
+        // A money cap counts by the card's prices: a model without them is refused (issue 24 §3).
+        ...(goal.limits.maxCostUsd !== undefined ? { maxCostUsd: goal.limits.maxCostUsd } : {}),
       });
       const text = run.session.setModel(model);
       // The next step boundary resolves the new model's window and prices (ensureBudget).

@@ -149,6 +149,7 @@ export async function compact(
     focus: request.topic,
     model: start.goal.summarizerModel ?? start.goal.model,
     baseUrl: start.goal.baseUrl,
+    ...(start.goal.apiKeyEnv ? { apiKeyEnv: start.goal.apiKeyEnv } : {}),
     maxInputTokens: summaryRequest.maxInputTokens,
     pricing,
   };

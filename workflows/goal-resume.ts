@@ -22,6 +22,7 @@ export async function resumeSession(run: GoalRun, input: GoalWorkflowInput): Pro
     execution: prepared.execution,
     limitsOverride: input.limitsOverride,
     hostQueue: input.goal.hostQueue,
+    trustProject: input.trustProject,
   });
   if (prepared.stepsRecovered > 0) {
     run.session.note(`recovered ${prepared.stepsRecovered} step(s) the stopped execution did not save`);

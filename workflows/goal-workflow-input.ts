@@ -12,4 +12,6 @@ export interface GoalWorkflowInput {
   state?: GoalState;
   /** A user message delivered as the first message of a resumed execution (`resume --message`). */
   resumeMessage?: string;
+  /** `resume --trust-project`: trust the project's hooks and MCP servers as they are now (issue 24 §3). */
+  trustProject?: boolean;
 }

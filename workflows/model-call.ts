@@ -48,6 +48,7 @@ export async function callModel(
       execution: run.execution,
       model: goal.model,
       baseUrl: goal.baseUrl,
+      ...(goal.apiKeyEnv ? { apiKeyEnv: goal.apiKeyEnv } : {}),
       upToSeq: lastSeqOf(run.state.ledger),
       plan: run.state.compaction?.plan,
       // A goal of 0.1.0 keeps the tool list its history recorded; memory-search came with the command queue's release.

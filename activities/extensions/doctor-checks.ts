@@ -11,9 +11,11 @@ import type { DoctorCheck } from '../sandbox/doctor';
 import type { SandboxHost } from '../sandbox/host';
 import { createRedactor } from '../sandbox/redact';
 import { isHttpServer } from './config-schemas';
-import { loadGoalExtensions } from './extension-config';
+import { goalExtensions, hostTrustsProjects } from './extension-config';
+import { McpStartError } from './mcp-connection';
 import { McpHub } from './mcp-hub';
 import { findProjectInstructions } from './project-instructions';
+import { gatherWorkspaceFiles } from './workspace-extensions';
 
 /** What the checks need. */
 export interface ExtensionDoctorInput {
@@ -28,31 +30,50 @@ export interface ExtensionDoctorInput {
 
 /** The checks: instructions, hooks, then one line per MCP server. */
 export async function extensionDoctorChecks(input: ExtensionDoctorInput): Promise<DoctorCheck[]> {
-  const extensions = loadGoalExtensions(input.sources, input.workspace, input.host.goalrunHome);
+  // What a goal started now would use: the workspace's own files read as its first gathering reads them.
+  const files = gatherWorkspaceFiles({
+    sources: input.sources,
+    workspace: input.workspace,
+    sandbox: input.sandbox,
+    trusted: input.sources.trustProject === true || hostTrustsProjects(input.host.goalrunHome),
+    execution: 1,
+    sessionId: '<id>',
+  });
+  const extensions = goalExtensions({
+    sources: input.sources,
+    workspace: input.workspace,
+    home: input.host.goalrunHome,
+    sandbox: input.sandbox,
+    workspaceFiles: files.state,
+  });
   const checks: DoctorCheck[] = [];
-  const capped = capInstructions(
-    await findProjectInstructions(input.workspace, input.host.goalrunHome),
-    extensions.instructionsMaxBytes,
-  );
+  const found = await findProjectInstructions(input.workspace, input.host.goalrunHome);
+  const capped = capInstructions(found.sources, extensions.instructionsMaxBytes);
+  const instructionProblems = [
+    ...found.refused,
+    ...(capped.notice ? [`${capped.notice}; shorten them or raise instructions_max_kib`] : []),
+  ];
   checks.push({
     name: 'project instructions',
-    ok: capped.notice === null,
+    ok: instructionProblems.length === 0,
     required: false,
     detail:
       capped.files.length === 0
         ? `none for ${input.workspace} (AGENTS.md, or CLAUDE.md, from the git root down; $GOALRUN_HOME/AGENTS.md)`
         : capped.files.map((file) => `${file.label} (${file.bytes} bytes)`).join(', '),
-    ...(capped.notice ? { fix: `${capped.notice}; shorten them or raise instructions_max_kib` } : {}),
+    ...(instructionProblems.length > 0 ? { fix: instructionProblems.join('; ') } : {}),
   });
   const hookCounts = Object.entries(extensions.hooks)
     .filter(([, hooks]) => hooks.length > 0)
     .map(([event, hooks]) => `${event} ${hooks.length}`);
+  const ignored = files.notes.filter((note) => note.startsWith('found '));
+  const problems = [...files.notes.filter((note) => !note.startsWith('found ')), ...extensions.problems];
   checks.push({
     name: 'hooks',
-    ok: extensions.problems.length === 0,
+    ok: problems.length === 0,
     required: false,
-    detail: hookCounts.length > 0 ? hookCounts.join(', ') : 'none configured',
-    ...(extensions.problems.length > 0 ? { fix: extensions.problems.join('; ') } : {}),
+    detail: [hookCounts.length > 0 ? hookCounts.join(', ') : 'none configured', ...ignored].join('; '),
+    ...(problems.length > 0 ? { fix: problems.join('; ') } : {}),
   });
   const hub = new McpHub();
   const sessionId = `doctor-${process.pid}`;
@@ -83,12 +104,14 @@ export async function extensionDoctorChecks(input: ExtensionDoctorInput): Promis
           };
         } catch (err) {
           const redact = createRedactor(input.secrets);
+          const said = err instanceof McpStartError ? err.stderr.map(redact) : [];
           return {
             name,
             ok: false,
             required: false,
             detail: redact(`${transport}: ${(err as Error).message}`),
             fix: 'check its command (or url) and env in the MCP config; stdio servers run in the sandbox (network per --network)',
+            ...(said.length > 0 ? { more: [`stderr (first ${said.length} lines):`, ...said] } : {}),
           };
         }
       }),

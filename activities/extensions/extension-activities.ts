@@ -24,11 +24,12 @@ import { createRedactor } from '../sandbox/redact';
 import { toolHostRootRefusal } from '../tools/tool-host-root';
 import { isHttpServer } from './config-schemas';
 import { environmentSnapshot } from './environment-snapshot';
-import { type GoalExtensions, loadGoalExtensions } from './extension-config';
+import { type GoalExtensions, goalExtensions, hostTrustsProjects } from './extension-config';
 import { hookRunEvent, runHooks } from './hooks';
 import type { McpRunContext } from './mcp-connection';
 import type { McpHub } from './mcp-hub';
 import { findProjectInstructions } from './project-instructions';
+import { gatherWorkspaceFiles } from './workspace-extensions';
 
 /** How often the gathering activity heartbeats while servers start. */
 const GATHER_HEARTBEAT_MS = 2_000;
@@ -93,8 +94,19 @@ export async function latestContext(
 /** Creates the extension activities. */
 export function createExtensionActivities(deps: ExtensionActivityDeps) {
   const { store } = deps;
-  const extensionsOf = (sources: ExtensionSources | undefined, workspace: string): GoalExtensions =>
-    loadGoalExtensions(sources ?? {}, workspace, deps.host().goalrunHome);
+  /** A goal's hooks and servers as this execution's row pinned them (stop and notify hooks). */
+  const extensionsOf = (
+    row: WorkspaceContextData | null,
+    workspace: string,
+    sandbox: SandboxSettings | undefined,
+  ): GoalExtensions =>
+    goalExtensions({
+      sources: row?.sources ?? {},
+      workspace,
+      home: deps.host().goalrunHome,
+      sandbox: sandbox ?? DEFAULT_SANDBOX,
+      workspaceFiles: row?.workspaceFiles,
+    });
 
   return {
     /**
@@ -136,7 +148,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
     /** Runs the stop hooks of a goal whose model called finish. */
     async runStopHooks(input: StopHooksInput): Promise<StopHooksResult> {
       const row = await latestContext(store, input.sessionId);
-      const hooks = extensionsOf(row?.sources, input.workspace).hooks.stop;
+      const hooks = extensionsOf(row, input.workspace, input.sandbox).hooks.stop;
       if (hooks.length === 0) return { veto: null, failures: [] };
       const verdict = await runHooks(
         'stop',
@@ -170,7 +182,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
     /** Runs the notify hooks of a goal whose status changed; their failures are returned, never thrown. */
     async runNotifyHooks(input: NotifyHooksInput): Promise<{ ran: number; failures: string[] }> {
       const row = await latestContext(store, input.sessionId);
-      const hooks = extensionsOf(row?.sources, input.workspace).hooks.notify;
+      const hooks = extensionsOf(row, input.workspace, input.sandbox).hooks.notify;
       const failures: string[] = [];
       for (const [index, hook] of hooks.entries()) {
         const verdict = await runHooks(
@@ -216,7 +228,27 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
     if (refusal) {
       return emptyContext(input, now, sources, refusal);
     }
-    const extensions = extensionsOf(sources, input.workspace);
+    // The workspace's own hooks and servers: read once, here, and pinned in the row (trust is pinned
+    // to the content the user trusted; a /clear's fresh session goes on with its parent's pins).
+    const pinnedBefore =
+      previous?.workspaceFiles ??
+      (sources.pinnedFrom ? (await latestContext(store, sources.pinnedFrom))?.workspaceFiles : undefined);
+    const workspaceFiles = gatherWorkspaceFiles({
+      sources,
+      workspace: input.workspace,
+      sandbox,
+      trusted: sources.trustProject === true || hostTrustsProjects(host.goalrunHome),
+      execution: input.execution,
+      previous: pinnedBefore,
+      sessionId: input.sessionId,
+    });
+    const extensions = goalExtensions({
+      sources,
+      workspace: input.workspace,
+      home: host.goalrunHome,
+      sandbox,
+      workspaceFiles: workspaceFiles.state,
+    });
     const run: McpRunContext = {
       workspace: input.workspace,
       sessionId: input.sessionId,
@@ -236,9 +268,9 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
       findProjectInstructions(input.workspace, host.goalrunHome),
       Promise.all(extensions.servers.map((server) => listServer(server, run))),
     ]);
-    const capped = capInstructions(sourcesFound, extensions.instructionsMaxBytes);
+    const capped = capInstructions(sourcesFound.sources, extensions.instructionsMaxBytes);
     const digest = createHash('sha256').update(capped.text).digest('hex').slice(0, 16);
-    const notices = [...extensions.problems];
+    const notices = [...sourcesFound.refused, ...workspaceFiles.notes, ...extensions.problems];
     if (capped.notice) notices.push(capped.notice);
     for (const { entry } of listed) {
       if (!entry.ok || entry.problem)
@@ -277,6 +309,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
         notify: extensions.hooks.notify.length,
       },
       sources,
+      workspaceFiles: workspaceFiles.state,
       notices: notices.map(redact),
     };
   }

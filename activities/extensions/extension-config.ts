@@ -1,16 +1,23 @@
 /**
- * Where a goal's MCP servers and hooks come from, read on the tool host when it needs them: the
- * tool host's own config (`$GOALRUN_HOME/config.json`: `mcp_servers`, `hooks`), the goal's
- * `--mcp-config FILE`, and, only when the goal trusts its project (`--trust-project-mcp` or config
- * `trust_project_mcp`), the workspace's `.mcp.json` and `.goalrun/hooks.json`: a repository must not
- * start processes on a worker just by being cloned. Nothing read here enters a payload or the store.
+ * Where a goal's MCP servers and hooks come from: the tool host's own config (`$GOALRUN_HOME/
+ * config.json`: `mcp_servers`, `hooks`) and the goal's `--mcp-config FILE`, both the user's and read
+ * when needed; and the workspace's own files (a trusted project's `.mcp.json` and `.goalrun/hooks.json`,
+ * an `--mcp-config` the model could write), which only the gathering reads, once per execution, and
+ * pins in the workspace context row (workspace-extensions.ts). Nothing of the user's files enters a
+ * payload or the store.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Zod from 'zod';
 import { ConfigError } from '../../core/errors';
 import { DEFAULT_INSTRUCTIONS_MAX_BYTES } from '../../core/extensions/project-instructions';
-import type { ExtensionSources, McpServerEntry } from '../../core/extensions/workspace-context';
+import type {
+  ExtensionSources,
+  McpServerEntry,
+  WorkspaceFilesState,
+} from '../../core/extensions/workspace-context';
+import type { SandboxSettings } from '../../core/sandbox-settings';
+import { readWorkspaceFileSync } from '../workspace-files/read-workspace-file';
 import {
   describeIssues,
   HOOK_EVENTS,
@@ -21,19 +28,16 @@ import {
   type McpServerConfig,
   mcpConfigFileSchema,
   mcpServersSchema,
-  projectHooksFileSchema,
 } from './config-schemas';
-
-/** A project's MCP servers, in the workspace (Claude Code's name for it). */
-export const PROJECT_MCP_FILE = '.mcp.json';
-/** A project's hooks, in the workspace. */
-export const PROJECT_HOOKS_FILE = path.join('.goalrun', 'hooks.json');
+import { pinnedExtensions, workspaceMcpConfig } from './workspace-extensions';
 
 /** A server and where it was configured. */
 export interface ConfiguredServer {
   name: string;
   config: McpServerConfig;
   source: McpServerEntry['source'];
+  /** It came from a workspace file: `${VAR}` is never expanded from the tool host's environment. */
+  fromWorkspace?: boolean;
 }
 
 /** A hook and where it was configured. */
@@ -50,9 +54,21 @@ export interface GoalExtensions {
   problems: string[];
 }
 
+/** What decides a goal's extensions on the tool host. */
+export interface GoalExtensionInputs {
+  sources: ExtensionSources;
+  workspace: string;
+  /** The tool host's GOALRUN_HOME. */
+  home: string;
+  sandbox: SandboxSettings;
+  /** The workspace files this execution pinned (its row); absent: no workspace file counts. */
+  workspaceFiles?: WorkspaceFilesState;
+}
+
 const zod = (): typeof Zod => require('zod') as typeof Zod;
 
-function readJson(
+/** Reads a JSON file of the user's (never a workspace file: those go through the workspace reader). */
+export function readJson(
   file: string,
 ): { ok: true; value: unknown } | { ok: false; missing: boolean; error: string } {
   let text: string;
@@ -74,7 +90,40 @@ function readJson(
  * and the bad key. The CLI calls it for `--mcp-config`, so a broken file stops `run` at once.
  */
 export function readMcpConfigFile(file: string): Record<string, McpServerConfig> {
-  const json = readJson(file);
+  return parseMcpConfig(file, readJson(file));
+}
+
+/**
+ * `readMcpConfigFile` for the CLI's check at start: a file in the workspace or a writable root is
+ * read by the workspace reader (no link followed), as the tool host will read it.
+ */
+export function checkMcpConfigFile(
+  file: string,
+  workspace: string,
+  sandbox: Pick<SandboxSettings, 'writableRoots'>,
+): Record<string, McpServerConfig> {
+  const inside = workspaceMcpConfig(file, workspace, sandbox);
+  if (!inside) return readMcpConfigFile(file);
+  const read = readWorkspaceFileSync(inside.root, inside.relative, 'workspace-mcp-config', file);
+  if (!read.ok) {
+    throw new ConfigError(
+      read.missing ? `--mcp-config: ${file} does not exist` : `--mcp-config: ${read.note}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(read.text);
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseMcpConfig(file, { ok: true, value });
+}
+
+/** Validates an MCP config file's JSON (read by readJson or by the workspace reader). */
+export function parseMcpConfig(
+  file: string,
+  json: ReturnType<typeof readJson>,
+): Record<string, McpServerConfig> {
   if (!json.ok) throw new ConfigError(json.missing ? `--mcp-config: ${file} does not exist` : json.error);
   const parsed = mcpConfigFileSchema(zod()).safeParse(json.value);
   if (!parsed.success)
@@ -86,6 +135,7 @@ export function readMcpConfigFile(file: string): Record<string, McpServerConfig>
 interface HostConfigPart {
   mcp_servers?: Record<string, McpServerConfig>;
   hooks?: HooksConfig;
+  trust_project?: boolean;
   trust_project_mcp?: boolean;
   instructions_max_kib?: number;
 }
@@ -110,52 +160,63 @@ function readHostConfig(home: string, problems: string[]): HostConfigPart {
     if (parsed.success) part.hooks = parsed.data;
     else problems.push(`${file}: ${describeIssues(parsed.error, 'hooks')}`);
   }
+  if (typeof raw.trust_project === 'boolean') part.trust_project = raw.trust_project;
   if (typeof raw.trust_project_mcp === 'boolean') part.trust_project_mcp = raw.trust_project_mcp;
   if (typeof raw.instructions_max_kib === 'number') part.instructions_max_kib = raw.instructions_max_kib;
   return part;
 }
 
-/** The MCP servers and hooks of a goal, as its tool host sees them now. */
-export function loadGoalExtensions(
-  sources: ExtensionSources,
-  workspace: string,
-  home: string,
-): GoalExtensions {
+/** Whether the tool host's own config trusts every project (`trust_project`, or its old name). */
+export function hostTrustsProjects(home: string): boolean {
+  const host = readHostConfig(home, []);
+  return host.trust_project === true || host.trust_project_mcp === true;
+}
+
+/** An empty set of hooks. */
+export function noHooks(): Record<HookEvent, ConfiguredHook[]> {
+  return { pre_tool: [], post_tool: [], stop: [], notify: [] };
+}
+
+/** Adds a hooks section to `hooks`, marked with where it came from. */
+export function addHooks(
+  hooks: Record<HookEvent, ConfiguredHook[]>,
+  config: HooksConfig | undefined,
+  source: ConfiguredHook['source'],
+): void {
+  for (const event of HOOK_EVENTS)
+    for (const hook of config?.[event] ?? []) hooks[event].push({ ...hook, source });
+}
+
+/**
+ * The MCP servers and hooks of a goal on its tool host: the host's config and the user's
+ * `--mcp-config` as they are now, and the workspace's own files only as this execution pinned them.
+ */
+export function goalExtensions(inputs: GoalExtensionInputs): GoalExtensions {
   const problems: string[] = [];
-  const host = readHostConfig(home, problems);
+  const host = readHostConfig(inputs.home, problems);
   const servers = new Map<string, ConfiguredServer>();
-  const hooks: Record<HookEvent, ConfiguredHook[]> = { pre_tool: [], post_tool: [], stop: [], notify: [] };
-  const addHooks = (config: HooksConfig | undefined, source: ConfiguredHook['source']) => {
-    for (const event of HOOK_EVENTS)
-      for (const hook of config?.[event] ?? []) hooks[event].push({ ...hook, source });
-  };
+  const hooks = noHooks();
   for (const [name, config] of Object.entries(host.mcp_servers ?? {}))
     servers.set(name, { name, config, source: 'config' });
-  addHooks(host.hooks, 'config');
-  if (sources.trustProject || host.trust_project_mcp) {
-    const projectServers = path.join(workspace, PROJECT_MCP_FILE);
-    const json = readJson(projectServers);
-    if (json.ok) {
-      const parsed = mcpConfigFileSchema(zod()).safeParse(json.value);
-      if (parsed.success) {
-        for (const [name, config] of Object.entries(parsed.data.mcpServers))
-          servers.set(name, { name, config: config as McpServerConfig, source: 'project' });
-      } else problems.push(`${projectServers} is invalid: ${describeIssues(parsed.error)}`);
-    } else if (!json.missing) problems.push(json.error);
-    const projectHooks = path.join(workspace, PROJECT_HOOKS_FILE);
-    const hooksJson = readJson(projectHooks);
-    if (hooksJson.ok) {
-      const parsed = projectHooksFileSchema(zod()).safeParse(hooksJson.value);
-      if (parsed.success) addHooks(parsed.data.hooks, 'project');
-      else problems.push(`${projectHooks} is invalid: ${describeIssues(parsed.error)}`);
-    } else if (!hooksJson.missing) problems.push(hooksJson.error);
-  }
-  if (sources.mcpConfigFile) {
-    try {
-      for (const [name, config] of Object.entries(readMcpConfigFile(sources.mcpConfigFile)))
-        servers.set(name, { name, config, source: 'mcp-config' });
-    } catch (err) {
-      problems.push((err as Error).message);
+  addHooks(hooks, host.hooks, 'config');
+  const pinned = pinnedExtensions(inputs.workspaceFiles, inputs.sandbox);
+  problems.push(...pinned.problems);
+  for (const server of pinned.servers.filter((server) => server.source === 'project'))
+    servers.set(server.name, server);
+  for (const event of HOOK_EVENTS) hooks[event].push(...pinned.hooks[event]);
+  const file = inputs.sources.mcpConfigFile;
+  if (file) {
+    if (workspaceMcpConfig(file, inputs.workspace, inputs.sandbox)) {
+      // The model can write it: as pinned, never as it is now.
+      for (const server of pinned.servers.filter((server) => server.source === 'mcp-config'))
+        servers.set(server.name, server);
+    } else {
+      try {
+        for (const [name, config] of Object.entries(readMcpConfigFile(file)))
+          servers.set(name, { name, config, source: 'mcp-config' });
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
     }
   }
   return {

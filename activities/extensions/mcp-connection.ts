@@ -8,9 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxSettings } from '../../core/sandbox-settings';
+import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
 import type { SandboxHost } from '../sandbox/host';
 import { prepareLaunch } from '../sandbox/launch';
+import { firstUnseenPath } from '../sandbox/path-visibility';
 import { isHttpServer } from './config-schemas';
 import { expandRecord, expandVariables } from './env-expansion';
 import type { ConfiguredServer } from './extension-config';
@@ -18,6 +19,13 @@ import { SandboxedStdioTransport } from './mcp-stdio-transport';
 
 /** How long a server gets to start and answer `initialize` (an `npx` server may download first). */
 export const MCP_CONNECT_TIMEOUT_MS = 60_000;
+/**
+ * How long a package runner (`npx`, `uvx`) gets to answer without the network: one that has to
+ * download the server cannot, and would otherwise be seen only after MCP_CONNECT_TIMEOUT_MS.
+ */
+export const MCP_OFFLINE_RUNNER_TIMEOUT_MS = 5_000;
+/** Commands that fetch the server they run: they need the network unless it is installed already. */
+const PACKAGE_RUNNERS: ReadonlySet<string> = new Set(['npx', 'uvx', 'bunx', 'pnpx']);
 /** How long listing a server's tools may take. */
 export const MCP_LIST_TIMEOUT_MS = 30_000;
 /** How long one call may go without progress (a progress notification restarts the clock). */
@@ -38,6 +46,26 @@ export interface McpRunContext {
 /** How long a server that failed to start gets to exit and say why, before it is stopped. */
 const START_FAILURE_WAIT_MS = 1_000;
 
+/** A server that could not start: the one-line reason, and what it said on stderr (for `doctor`). */
+export class McpStartError extends Error {
+  readonly type = 'McpStartError';
+  constructor(
+    message: string,
+    /** Up to DOCTOR_STDERR_LINES lines of the server's stderr. */
+    readonly stderr: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'McpStartError';
+  }
+}
+
+/** The package runner a stdio server is started with (`npx -y pkg`), or null. */
+export function packageRunnerOf(server: ConfiguredServer): string | null {
+  if (isHttpServer(server.config)) return null;
+  const name = path.basename(server.config.command);
+  return PACKAGE_RUNNERS.has(name) ? name : null;
+}
+
 /** A connected server. */
 export class McpConnection {
   private constructor(
@@ -52,14 +80,32 @@ export class McpConnection {
   static async open(server: ConfiguredServer, context: McpRunContext): Promise<McpConnection> {
     const { transport, secrets } = await transportFor(server, context);
     const client = new Client({ name: 'goalrun', version: '0.1.0' }, { capabilities: {} });
+    // A runner that must fetch the server cannot do it offline: said within seconds, not after a minute.
+    const runner = context.sandbox.network ? null : packageRunnerOf(server);
     try {
-      await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
+      await client.connect(transport, {
+        timeout: runner ? MCP_OFFLINE_RUNNER_TIMEOUT_MS : MCP_CONNECT_TIMEOUT_MS,
+      });
     } catch (err) {
       // A write can fail (EPIPE) before the process's exit and stderr are seen: give them a moment.
       if (transport instanceof SandboxedStdioTransport) await transport.waitForExit(START_FAILURE_WAIT_MS);
       await transport.close().catch(() => undefined);
-      const exit = transport instanceof SandboxedStdioTransport ? ` (${transport.describeExit()})` : '';
-      throw new Error(`could not start MCP server "${server.name}": ${(err as Error).message}${exit}`);
+      const stdio = transport instanceof SandboxedStdioTransport ? transport : null;
+      const exit = stdio ? ` (${stdio.describeExit()})` : '';
+      const why = [
+        ...(runner
+          ? [
+              `${runner} needs the network or a preinstalled server, and this goal's sandbox has no network: install the server and name its command (in the workspace or a sandbox.writable_roots directory), or allow --network`,
+            ]
+          : []),
+        ...(isHttpServer(server.config)
+          ? []
+          : [unseenPathOf(server, context)].filter((text) => text !== null)),
+      ];
+      throw new McpStartError(
+        `could not start MCP server "${server.name}": ${why.length > 0 ? `${why.join('; ')}; ` : ''}${(err as Error).message}${exit}`,
+        stdio?.stderr.excerpt() ?? [],
+      );
     }
     return new McpConnection(server, client, transport, secrets);
   }
@@ -121,19 +167,19 @@ async function transportFor(
 ): Promise<{ transport: Transport; secrets: string[] }> {
   const where = `mcp server "${server.name}"`;
   const { config } = server;
+  // A workspace file's server never takes a value from the tool host's environment.
+  const env = server.fromWorkspace ? {} : context.env;
   if (isHttpServer(config)) {
-    const url = expandVariables(config.url, context.env, `${where} url`);
-    const headers = expandRecord(config.headers, context.env, `${where} headers`);
+    const url = expandVariables(config.url, env, `${where} url`);
+    const headers = expandRecord(config.headers, env, `${where} headers`);
     return {
       transport: new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
       secrets: Object.values(headers),
     };
   }
-  const command = expandVariables(config.command, context.env, `${where} command`);
-  const args = (config.args ?? []).map((arg, index) =>
-    expandVariables(arg, context.env, `${where} args[${index}]`),
-  );
-  const env = expandRecord(config.env, context.env, `${where} env`);
+  const command = expandVariables(config.command, env, `${where} command`);
+  const args = (config.args ?? []).map((arg, index) => expandVariables(arg, env, `${where} args[${index}]`));
+  const serverEnv = expandRecord(config.env, env, `${where} env`);
   // The sandbox starts in the workspace; a configured cwd is entered inside it.
   const argv = config.cwd
     ? [
@@ -154,9 +200,23 @@ async function transportFor(
     settings: context.sandbox,
     escalated: false,
     host: context.host,
-    extraEnv: env,
+    extraEnv: serverEnv,
     infoFd: false,
+    // A server runs under the same memory, process and CPU limits as a tool call (issue 24 §7).
+    limited: true,
   });
-  if (!launch.ok) throw new Error(`could not start MCP server "${server.name}": ${launch.error}`);
-  return { transport: new SandboxedStdioTransport(launch.spec), secrets: [] };
+  if (!launch.ok) throw new McpStartError(`could not start MCP server "${server.name}": ${launch.error}`);
+  const limits = context.sandbox.limits ?? DEFAULT_RESOURCE_LIMITS;
+  return { transport: new SandboxedStdioTransport(launch.spec, limits), secrets: [] };
+}
+
+/** Why the sandbox cannot see the server's program or a path among its arguments, or null. */
+function unseenPathOf(server: ConfiguredServer, context: McpRunContext): string | null {
+  if (isHttpServer(server.config)) return null;
+  const { command, args = [], cwd } = server.config;
+  return firstUnseenPath([command, ...args, ...(cwd ? [path.resolve(context.workspace, cwd)] : [])], {
+    workspace: context.workspace,
+    sandbox: context.sandbox,
+    host: context.host,
+  });
 }

@@ -1,21 +1,32 @@
 /**
  * An MCP stdio transport over a process goalrun starts itself, in the goal's sandbox: the SDK's own
  * StdioClientTransport spawns with the worker's environment defaults and cannot kill a process
- * group. This one spawns what prepareLaunch built (bwrap, the allow-listed environment plus the
- * server's configured env), keeps the tail of stderr for the notice when the server dies, and kills
- * the server's whole group when closed.
+ * group. This one spawns what prepareLaunch built (bwrap under the tools' memory, process and CPU
+ * limits, the allow-listed environment plus the server's configured env), keeps what the server says
+ * on stderr for the notice when it dies, and kills the server's whole group (and its limits' cgroups)
+ * when closed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceLimits } from '../../core/sandbox-settings';
 import type { LaunchSpec } from '../sandbox/launch';
+import { CPU_LIMIT_SIGNAL, type LimitHit, limitMessage } from '../sandbox/resource-limits';
 import { killProcessGroup } from '../tools/process-group';
+import { ServerStderr } from './server-stderr';
 
-/** How much of a server's stderr is kept, for the notice when it dies. */
-const STDERR_TAIL_CHARS = 2_000;
 /** Grace between SIGTERM and SIGKILL when a server is stopped. */
 const KILL_GRACE_MS = 2_000;
+
+/** Shells and bwrap report a death by signal N as exit code 128 + N. */
+const SIGNAL_EXIT_BASE = 128;
+
+/** Whether the server died of SIGXCPU, the CPU-time rlimit's signal. */
+function diedOfCpuLimit(code: number | null, signal: NodeJS.Signals | null): boolean {
+  return signal === CPU_LIMIT_SIGNAL || code === SIGNAL_EXIT_BASE + osConstants.signals[CPU_LIMIT_SIGNAL];
+}
 
 /** A transport over a sandboxed child process's stdin and stdout. */
 export class SandboxedStdioTransport implements Transport {
@@ -24,11 +35,18 @@ export class SandboxedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
   private readonly buffer = new ReadBuffer();
-  private stderrTail = '';
+  /** What the server said on stderr. */
+  readonly stderr = new ServerStderr();
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The limit the server went over, when one killed it. */
+  private limitHit: LimitHit | undefined;
   private closing = false;
 
-  constructor(private readonly spec: LaunchSpec) {}
+  /** `limits` are the ones `spec.limits` enforces (for the notice naming the config key). */
+  constructor(
+    private readonly spec: LaunchSpec,
+    private readonly limits?: ResourceLimits,
+  ) {}
 
   /** Whether the server process is still there. */
   get alive(): boolean {
@@ -42,8 +60,9 @@ export class SandboxedStdioTransport implements Transport {
         ? `exit code ${this.exit.code}`
         : `signal ${this.exit.signal ?? 'unknown'}`
       : 'still running';
-    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-    return tail ? `${how}; stderr: ${tail}` : how;
+    const limit = this.limitHit && this.limits ? `; ${limitMessage(this.limitHit, this.limits)}` : '';
+    const said = this.stderr.summary();
+    return said ? `${how}${limit}; stderr: ${said}` : `${how}${limit}`;
   }
 
   async start(): Promise<void> {
@@ -74,12 +93,14 @@ export class SandboxedStdioTransport implements Transport {
         this.onmessage?.(message);
       }
     });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
-    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => this.stderr.append(chunk));
     child.stdin?.on('error', (err) => this.onerror?.(err));
     child.once('exit', (code, signal) => {
       this.exit = { code, signal };
+      this.limitHit = this.spec.limits?.overLimit() ?? (diedOfCpuLimit(code, signal) ? 'cpu' : undefined);
+      // The server's cgroups go with it (a server that died by itself was never closed).
+      void this.spec.limits?.cleanup();
     });
     child.once('close', () => {
       this.buffer.clear();
@@ -113,5 +134,6 @@ export class SandboxedStdioTransport implements Transport {
     this.closing = true;
     this.child.stdin?.end();
     if (this.alive && this.child.pid !== undefined) await killProcessGroup(this.child.pid, KILL_GRACE_MS);
+    await this.spec.limits?.cleanup();
   }
 }

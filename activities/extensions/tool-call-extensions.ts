@@ -12,11 +12,11 @@ import { storeKeys } from '../../core/store-keys';
 import { TOOL } from '../../core/tool-names';
 import type { SandboxHost } from '../sandbox/host';
 import type { ToolContext, ToolOutcome } from '../tools/types';
-import { loadGoalExtensions } from './extension-config';
+import { goalExtensions } from './extension-config';
 import { hookRunEvent, matchingHooks, runHooks } from './hooks';
 import type { McpHub } from './mcp-hub';
 import { runMcpToolCall } from './mcp-tool-call';
-import { nestedInstructionFiles, readInstructionFile } from './project-instructions';
+import { nestedInstructions } from './project-instructions';
 
 /** Tools whose `path` argument says where the model works. */
 const PATH_TOOLS: ReadonlySet<string> = new Set([
@@ -73,7 +73,14 @@ export async function runWithExtensions(
   execute: () => Promise<ToolOutcome>,
 ): Promise<ExtendedOutcome> {
   if (!row) return execute();
-  const extensions = loadGoalExtensions(row.sources, context.workspace, deps.host.goalrunHome);
+  // The workspace's own hooks and servers as this execution pinned them: never the files as they are now.
+  const extensions = goalExtensions({
+    sources: row.sources,
+    workspace: context.workspace,
+    home: deps.host.goalrunHome,
+    sandbox: context.sandbox ?? DEFAULT_SANDBOX,
+    workspaceFiles: row.workspaceFiles,
+  });
   const hookContext = {
     workspace: context.workspace,
     sessionId: context.sessionId,
@@ -155,11 +162,18 @@ export async function runWithExtensions(
   const shown: string[] = [];
   const target = argsObject(rawInput).path;
   if (PATH_TOOLS.has(toolName) && typeof target === 'string') {
-    for (const nested of await nestedInstructionFiles(context.workspace, target)) {
+    for (const nested of await nestedInstructions(context.workspace, target)) {
+      if ('refused' in nested) {
+        // Said once: the model learns why the directory's rules are missing.
+        const key = `${nested.label} (not read)`;
+        if (await context.store.getEventByKey(context.sessionId, nestedInstructionsKey(key))) continue;
+        notes.push(`[goalrun: ${nested.refused}]`);
+        shown.push(key);
+        continue;
+      }
       if (await context.store.getEventByKey(context.sessionId, nestedInstructionsKey(nested.label))) continue;
-      const text = await readInstructionFile(nested.file);
-      if (text === null || text.trim() === '') continue;
-      notes.push(nestedInstructionsText(nested.label, text, extensions.instructionsMaxBytes));
+      if (nested.text.trim() === '') continue;
+      notes.push(nestedInstructionsText(nested.label, nested.text, extensions.instructionsMaxBytes));
       shown.push(nested.label);
     }
   }

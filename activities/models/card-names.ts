@@ -4,7 +4,7 @@
  * the generic card. catalog.ts applies it to the parsed cards; `goalrun status` asks only for the
  * warning, from the file names, so it reads no card and loads no schema (issue 10).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from '../../core/errors';
 import { GENERIC_CONTEXT_TOKENS } from '../../core/model-card';
@@ -121,24 +121,36 @@ export function chooseCard<Card extends NamedCard>(
   };
 }
 
-/** Folder of user cards under GOALRUN_HOME, and of a project's cards under its workspace. */
+/** Folder of user cards under GOALRUN_HOME. */
 export const USER_CARDS_SUBDIR = 'cards';
+/**
+ * Where a workspace's cards were once read from. Never again (issue 24 §3): a card sets prices, and
+ * the money cap counts by them, so a workspace file (the model's) may not set one.
+ */
 export const PROJECT_CARDS_SUBDIR = ['.goalrun', 'cards'];
 
 /**
- * Where users add or override cards without touching the package, later ones winning:
- * `$GOALRUN_HOME/cards/<provider>/<model>.json`, then `<workspace>/.goalrun/cards/<provider>/<model>.json`.
+ * Where users add or override cards without touching the package: `$GOALRUN_HOME/cards/<provider>/
+ * <model>.json`. Only there: prices come from the package and the user, never from a workspace.
  */
-export function userCardDirs(where: { home?: string; workspace?: string }): string[] {
-  return [
-    ...(where.home ? [path.join(where.home, USER_CARDS_SUBDIR)] : []),
-    ...(where.workspace ? [path.join(where.workspace, ...PROJECT_CARDS_SUBDIR)] : []),
-  ];
+export function userCardDirs(home: string | undefined): string[] {
+  return home ? [path.join(home, USER_CARDS_SUBDIR)] : [];
+}
+
+/** The note for a workspace that has a `.goalrun/cards` folder (looked at, never read), or null. */
+export function workspaceCardsNote(workspace: string): string | null {
+  const dir = path.join(workspace, ...PROJECT_CARDS_SUBDIR);
+  try {
+    lstatSync(dir);
+  } catch {
+    return null;
+  }
+  return `${dir}: not read: model cards come from the package and $GOALRUN_HOME/cards only (a workspace file never sets prices); move a card you wrote there to $GOALRUN_HOME/cards`;
 }
 
 /**
  * The warning resolveCard (catalog.ts) gives a specifier, from the card file names only (the user's
- * card folders, userCardDirs, included). It does not validate the cards: a broken card still fails
+ * card folder, userCardDirs, included). It does not validate the cards: a broken card still fails
  * where cards are used (the worker, `policy`).
  */
 export function cardWarning(

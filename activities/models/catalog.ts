@@ -8,9 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../core/errors';
 import { GENERIC_CARD, type ModelCard } from '../../core/model-card';
+import { cardLacksPrices } from '../../core/spend-cap';
 import { formatModelSpec, type ModelSpec, parseModelSpec } from '../providers/spec';
 import { parseCardFile } from './card-file';
-import { type CardMatch, cardsDir, chooseCard, listCardFiles } from './card-names';
+import {
+  CARD_EXTENSION,
+  type CardMatch,
+  cardsDir,
+  chooseCard,
+  listCardFiles,
+  USER_CARDS_SUBDIR,
+  userCardDirs,
+} from './card-names';
 
 export {
   ANY_MODEL_CARD,
@@ -19,6 +28,7 @@ export {
   PROJECT_CARDS_SUBDIR,
   USER_CARDS_SUBDIR,
   userCardDirs,
+  workspaceCardsNote,
 } from './card-names';
 
 /** A specifier's card, and what the caller should tell the user about it. */
@@ -66,7 +76,7 @@ export function loadCatalog(dir: string = cardsDir(), overlayDirs: readonly stri
       files.map(({ file, model }) => parseCardFile(file, readCardText(file), { provider, model })),
     );
   }
-  // A user's card (GOALRUN_HOME, then the project's) replaces the package's card of the same model.
+  // A user's card (GOALRUN_HOME) replaces the package's card of the same model.
   for (const overlay of overlayDirs) {
     if (!existsSync(overlay)) continue;
     for (const [provider, files] of listCardFiles(overlay)) {
@@ -117,6 +127,21 @@ export function resolveCard(specifier: string | ModelSpec, options: ResolveCardO
     specifier,
     options.providerReportedContextTokens,
   );
+}
+
+/**
+ * Why a model cannot run under a money cap: its card (from the package or `$GOALRUN_HOME/cards`,
+ * never a workspace) has no prices, so its calls would count $0. Names where a card goes; null when
+ * the model has prices.
+ */
+export function unpricedReason(model: string, home: string): string | null {
+  const parsed = parseModelSpec(model);
+  const resolved = resolveCard(parsed, { overlayDirs: userCardDirs(home) });
+  if (!cardLacksPrices(resolved.card)) return null;
+  const file = path.join(home, USER_CARDS_SUBDIR, parsed.provider, `${parsed.model}${CARD_EXTENSION}`);
+  return `${resolved.spec} has no model card with prices (${
+    resolved.match === 'generic' ? 'no card at all' : 'its card has none'
+  }): put a card with its prices at ${file}, in the schema of the package's models/cards (see docs/configuration.md)`;
 }
 
 /** Resolves the primary and the optional backup model against one load of the catalog. */

@@ -27,6 +27,7 @@ export {
 } from './scripted-file';
 export {
   checkProviderConfig,
+  DEFAULT_COMPATIBLE_KEY_ENV,
   DEFAULT_OLLAMA_BASE_URL,
   formatModelSpec,
   type ModelSpec,
@@ -44,6 +45,8 @@ export type { ModelClient, ModelRequest, ModelResponse, ProviderEnv, ToolSpec } 
 export interface ModelClientOptions {
   /** The `--base-url` flag; wins over OPENAI_BASE_URL / OLLAMA_BASE_URL. */
   baseUrl?: string;
+  /** The variable an `openai-compatible` endpoint's key is read from (`--api-key-env`). */
+  apiKeyEnv?: string;
   env: ProviderEnv;
 }
 
@@ -54,7 +57,7 @@ export interface ModelClientOptions {
 export function createModelClient(spec: string, options: ModelClientOptions): ModelClient {
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'scripted') return createScriptedClient(spec, parsed.model);
-  const settings = resolveProviderSettings(parsed, options.env, options.baseUrl);
+  const settings = resolveProviderSettings(parsed, options.env, options.baseUrl, options.apiKeyEnv);
   const context = {
     provider: parsed.provider,
     model: parsed.model,

@@ -48,7 +48,12 @@ export interface ModelClient {
 
 /** Where a model client takes its settings from. Secrets come from here, never from workflow input. */
 export interface ProviderEnv {
+  /** The key of `openai:` models and of `openai-compatible:` on api.openai.com only. */
   OPENAI_API_KEY?: string;
+  /** The default key of an `openai-compatible` endpoint. */
+  OPENAI_COMPATIBLE_API_KEY?: string;
+  /** Any other variable a goal names as its endpoint's key (`--api-key-env`): the worker reads it. */
+  lookup?: (name: string) => string | undefined;
   OPENAI_BASE_URL?: string;
   ANTHROPIC_API_KEY?: string;
   OLLAMA_BASE_URL?: string;

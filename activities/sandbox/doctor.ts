@@ -7,6 +7,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import path from 'node:path';
 import type { SandboxMode } from '../../core/sandbox-settings';
 import { Client } from '../../store/pg';
+import { DEFAULT_COMPATIBLE_KEY_ENV, OPENAI_API_HOST } from '../providers/spec';
 import { findExecutable } from './host';
 import { probeSandbox } from './probe';
 import { redactSecrets, urlPassword } from './redact';
@@ -33,6 +34,8 @@ export interface DoctorInput {
   limitMechanism?: LimitMechanism;
   /** Connects to the database and runs a query; tests pass their own. */
   checkDatabase?: (databaseUrl: string) => Promise<void>;
+  /** The variable config `api_key_env` names for openai-compatible endpoints, when it names one. */
+  apiKeyEnv?: string;
 }
 
 /** One checked item. */
@@ -44,6 +47,8 @@ export interface DoctorCheck {
   detail: string;
   /** What to do about a missing item. */
   fix?: string;
+  /** More lines shown under the check (what a server that failed said on stderr). */
+  more?: string[];
 }
 
 function versionOf(file: string): Promise<string | undefined> {
@@ -184,16 +189,44 @@ async function databaseCheck(input: DoctorInput): Promise<DoctorCheck> {
   }
 }
 
-function providerKeyCheck(input: DoctorInput, variable: string, provider: string): DoctorCheck {
+function providerKeyCheck(
+  input: DoctorInput,
+  variable: string,
+  provider: string,
+  goesTo: string,
+): DoctorCheck {
   const value = input.env[variable];
   if (value)
-    return { name: variable, ok: true, required: false, detail: `set (${provider}:<model> models work)` };
+    return {
+      name: variable,
+      ok: true,
+      required: false,
+      detail: `set (${provider}:<model> models work; ${goesTo})`,
+    };
   return {
     name: variable,
     ok: false,
     required: false,
     detail: `not set: ${provider}:<model> models cannot run on this worker`,
     fix: `export ${variable}=... in the worker's environment (not needed for scripted: or ollama: models)`,
+  };
+}
+
+/**
+ * The key an openai-compatible endpoint gets (issue 24 §8): its own variable, never OPENAI_API_KEY
+ * (unless the endpoint is api.openai.com). Not set is fine for a local server that needs none.
+ */
+function compatibleKeyCheck(input: DoctorInput): DoctorCheck {
+  const variable = input.apiKeyEnv ?? DEFAULT_COMPATIBLE_KEY_ENV;
+  const where = input.apiKeyEnv ? ' (config api_key_env)' : '';
+  const goesTo = `sent to openai-compatible:<model> endpoints only${where}; OPENAI_API_KEY goes to ${OPENAI_API_HOST} only, --api-key-env names another variable per goal`;
+  return {
+    name: 'openai-compatible key',
+    ok: true,
+    required: false,
+    detail: input.env[variable]
+      ? `${variable} set (${goesTo})`
+      : `${variable} not set: openai-compatible endpoints get no key, as local servers need none (${goesTo})`,
   };
 }
 
@@ -222,8 +255,9 @@ export async function runDoctorChecks(input: DoctorInput): Promise<DoctorCheck[]
     ripgrep,
     temporalCheck(input),
     database,
-    providerKeyCheck(input, 'OPENAI_API_KEY', 'openai'),
-    providerKeyCheck(input, 'ANTHROPIC_API_KEY', 'anthropic'),
+    providerKeyCheck(input, 'OPENAI_API_KEY', 'openai', `sent to ${OPENAI_API_HOST} only`),
+    providerKeyCheck(input, 'ANTHROPIC_API_KEY', 'anthropic', 'sent to Anthropic only'),
+    compatibleKeyCheck(input),
   ];
 }
 
@@ -232,4 +266,9 @@ export function formatDoctorLine(check: DoctorCheck): string {
   const status = check.ok ? 'ok     ' : 'missing';
   const fix = check.ok || !check.fix ? '' : `; fix: ${check.fix}`;
   return `${status}  ${check.name}: ${check.detail}${fix}`;
+}
+
+/** The check's line, then its further lines indented under it. */
+export function formatDoctorCheck(check: DoctorCheck): string[] {
+  return [formatDoctorLine(check), ...(check.more ?? []).map((line) => `         | ${line}`)];
 }

@@ -53,7 +53,7 @@ export interface LaunchRequest {
   infoFd?: boolean;
   /**
    * Limit memory, processes and CPU time (sandbox limits); the caller then calls `spec.limits.cleanup()`
-   * once the process is gone. Long-lived servers (MCP) are not limited.
+   * once the process is gone. Tool calls, jobs, hooks and MCP servers all are.
    */
   limited?: boolean;
 }

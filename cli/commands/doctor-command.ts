@@ -4,7 +4,7 @@
  * and whether the server answers with it), one line each; each missing item names its fix.
  * Exits 1 when something a goal cannot run without is missing.
  */
-import { type DoctorCheck, formatDoctorLine, runDoctorChecks } from '../../activities/sandbox/doctor';
+import { type DoctorCheck, formatDoctorCheck, runDoctorChecks } from '../../activities/sandbox/doctor';
 import type { SandboxMode } from '../../core/sandbox-settings';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
@@ -21,6 +21,7 @@ export interface DoctorOptions {
   /** The workspace whose instructions and project MCP servers to check (default: the current directory). */
   workspace?: string;
   mcpConfig?: string;
+  trustProject?: boolean;
   trustProjectMcp?: boolean;
   network?: boolean;
 }
@@ -35,12 +36,13 @@ export async function doctorCommand(context: CliContext, options: DoctorOptions 
     describeStore: context.describeStore(),
     sandboxMode: options.sandbox,
     findTemporalBinary,
+    ...(settings.config.api_key_env ? { apiKeyEnv: settings.config.api_key_env } : {}),
   });
   checks.push(configFilesCheck(settings.configFiles ?? []));
   checks.push(...(await temporalDoctorChecks(settings, process.env)));
   checks.push(...(await extensionChecks(context, options)));
   if (options.json) printJson({ checks });
-  else for (const check of checks) say(formatDoctorLine(check));
+  else for (const check of checks) for (const line of formatDoctorCheck(check)) say(line);
   return checks.some((check) => check.required && !check.ok) ? ExitCode.failedOrBlocked : ExitCode.completed;
 }
 
@@ -58,7 +60,7 @@ function configFilesCheck(files: string[]): DoctorCheck {
 async function extensionChecks(context: CliContext, options: DoctorOptions): Promise<DoctorCheck[]> {
   const { extensionDoctorChecks } =
     require('../../activities/extensions/doctor-checks') as typeof import('../../activities/extensions/doctor-checks');
-  const { readMcpConfigFile } =
+  const { checkMcpConfigFile } =
     require('../../activities/extensions/extension-config') as typeof import('../../activities/extensions/extension-config');
   const { sandboxHostFromEnv } =
     require('../../activities/sandbox/host') as typeof import('../../activities/sandbox/host');
@@ -67,12 +69,17 @@ async function extensionChecks(context: CliContext, options: DoctorOptions): Pro
     sandbox: options.sandbox,
     network: options.network,
     mcpConfig: options.mcpConfig,
+    trustProject: options.trustProject,
     trustProjectMcp: options.trustProjectMcp,
   };
+  const sandbox = sandboxFromOptions(goalOptions, context.settings);
   return extensionDoctorChecks({
     workspace,
-    sources: extensionSourcesFromOptions(goalOptions, context.settings, false, readMcpConfigFile) ?? {},
-    sandbox: sandboxFromOptions(goalOptions, context.settings),
+    sources:
+      extensionSourcesFromOptions(goalOptions, context.settings, false, (file) =>
+        checkMcpConfigFile(file, workspace, sandbox),
+      ) ?? {},
+    sandbox,
     host: sandboxHostFromEnv(process.env),
     env: process.env,
     secrets: context.knownSecrets(),

@@ -16,7 +16,7 @@ import { goalFromOptions } from '../goal-definition';
 import { type GoalOptions, limitsFromFlags } from '../goal-options';
 import { queryState, snapshotFromRow, workflowStatus } from '../goal-status';
 import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../limit-hint';
-import { say } from '../output';
+import { notice, say } from '../output';
 import { sessionToResume } from '../resume-target';
 import { requireSandboxForGoal } from '../sandbox-check';
 import { onInterrupt } from '../signals';
@@ -74,9 +74,17 @@ export async function resumeSession(
     throw new ConfigError('--message is empty; say what to do next');
   const client = await context.temporal();
   const hostsWorker = options.worker !== false;
-  const status = await workflowStatus(client, sessionId);
+  let status = await workflowStatus(client, sessionId);
+  // A goal that has just ended may still be running its last activities (its `run` returned first).
+  if (status === 'RUNNING') status = await afterEnding(context, sessionId, hostsWorker);
+  const retrust = options.trustProject === true || options.trustProjectMcp === true;
   if (status === 'RUNNING') {
     if (!follow) throw new ConfigError(`session ${sessionId} is running; steer it, or cancel it first`);
+    if (retrust) {
+      notice(
+        `goal ${sessionId} is running: --trust-project takes effect when a stopped goal is resumed (the running execution keeps the files it pinned)`,
+      );
+    }
     await lock.release();
     if (hostsWorker) await hostRunningGoal(context, sessionId);
     const followed = await followOptions(context, sessionId, options, interrupted, 'now');
@@ -97,7 +105,7 @@ export async function resumeSession(
     // The same checks as `run`: this process will make the model calls.
     goalFromOptions(
       goal.objective,
-      { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl },
+      { workspace: goal.workspace, model: goal.model, baseUrl: goal.baseUrl, apiKeyEnv: goal.apiKeyEnv },
       context.settings,
       sessionId,
       true,
@@ -107,7 +115,11 @@ export async function resumeSession(
   if (!saved) {
     // Stopped before its first checkpoint (cancelled before any worker ran it): nothing to carry over.
     if (hostsWorker) await context.hostWorker();
-    const started = await startGoal(context, { ...goal, limits: { ...goal.limits, ...limitsOverride } });
+    const started = await startGoal(context, {
+      ...goal,
+      limits: { ...goal.limits, ...limitsOverride },
+      ...(retrust ? { extensions: { ...goal.extensions, trustProject: true } } : {}),
+    });
     await lock.release();
     if (!follow) return reportStarted(context, started, options.json);
     if (!options.json) say(`goal ${sessionId} never ran a step; starting it from the beginning`);
@@ -136,7 +148,17 @@ export async function resumeSession(
   const followed = follow ? await followOptions(context, sessionId, options, interrupted, 'now') : null;
   // The resumed execution logs its own init: the stream opens with it.
   if (followed?.stream) followed.stream.awaitInit = true;
-  const started = await startGoal(context, goal, { resume: true, limitsOverride, resumeMessage: message });
+  const started = await startGoal(context, goal, {
+    resume: true,
+    limitsOverride,
+    resumeMessage: message,
+    trustProject: retrust,
+  });
+  if (retrust && !options.json) {
+    say(
+      `trusting the project's .goalrun/hooks.json and .mcp.json as they are now (pinned for this goal from here on)`,
+    );
+  }
   await lock.release();
   if (!followed) return reportStarted(context, started, options.json);
   if (!options.json) {
@@ -226,3 +248,40 @@ async function hostRunningGoal(context: CliContext, sessionId: string): Promise<
 
 /** How long `resume` waits for a running goal to take this process as its host. */
 const HOST_UPDATE_WAIT_MS = 15_000;
+
+/** Statuses that end the workflow: one that shows them and still runs is only finishing up. */
+const ENDING_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'blocked',
+  'failed',
+  'cancelled',
+  'cleared',
+]);
+/** How long `resume` waits for such a workflow to close before it treats the goal as running. */
+const ENDING_WAIT_MS = 60_000;
+
+/**
+ * The workflow status once a goal that has just ended has closed: `run` returns when the goal says it
+ * ended, and its workflow may still run its last activities, bound for the process that ran it. This
+ * process takes them over (when it hosts a worker) and waits for the close, so `resume` right after
+ * `run` resumes instead of steering a goal that is done.
+ */
+async function afterEnding(
+  context: CliContext,
+  sessionId: string,
+  hostsWorker: boolean,
+): Promise<string | null> {
+  const client = await context.temporal();
+  const handle = client.workflow.getHandle(workflowIdOf(sessionId));
+  // The process that ran it may have been the only worker: this one answers the query (and would
+  // host the goal's steps next anyway).
+  if (hostsWorker) await context.hostWorker();
+  const live = await queryState(handle).catch(() => null);
+  if (!live || !ENDING_STATUSES.has(live.status)) return 'RUNNING';
+  if (hostsWorker) await hostRunningGoal(context, sessionId);
+  await Promise.race([
+    handle.result().catch(() => undefined),
+    delay(ENDING_WAIT_MS, undefined, { ref: false }),
+  ]);
+  return workflowStatus(client, sessionId);
+}

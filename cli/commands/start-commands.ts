@@ -3,9 +3,11 @@
  * session of that name, as `resume` does).
  */
 
+import { workspaceCardsNote } from '../../activities/models/card-names';
 import type { GoalDefinition } from '../../core/goal';
 import type { HeldSessionLock } from '../../store/operation-lock';
 import { newSessionId } from '../../store/session-id';
+import { projectConfigLines } from '../../worker/project-config';
 import { workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { followGoal } from '../follow';
@@ -37,6 +39,7 @@ export async function runCommand(
   const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  sayProjectSettings(context, goal.workspace);
   // Before a name is claimed: a machine that cannot sandbox the goal starts nothing.
   await requireSandboxForGoal(goal);
   if (options.name !== undefined) {
@@ -90,6 +93,7 @@ export async function startCommand(
   const objective = objectiveFrom(objectiveArg);
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  sayProjectSettings(context, goal.workspace);
   await requireSandboxForGoal(goal);
   if (options.name !== undefined) {
     const claim = await claimNamedSession(context, options.name, objective, options, false);
@@ -111,6 +115,17 @@ export async function startCommand(
   noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   return 0;
+}
+
+/**
+ * Says, before the goal starts, what the workspace's `.goalrun/config.json` applied and asked for in
+ * vain, and that its `.goalrun/cards` are not read (issue 24 §3): a file the model may have written
+ * changes nothing unseen.
+ */
+function sayProjectSettings(context: CliContext, workspace: string): void {
+  for (const line of projectConfigLines(context.settings.project)) notice(line);
+  const cards = workspaceCardsNote(workspace);
+  if (cards) notice(cards);
 }
 
 /** Says once, at start, that the model has no card (and what that means), if so. */

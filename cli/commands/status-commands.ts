@@ -46,8 +46,7 @@ export async function statusCommand(
     return 0;
   }
   const view = await loadStatus(context, sessionId);
-  const modelNote =
-    view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home, workspace: view.workspace });
+  const modelNote = view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   if (options.json) {
     printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });

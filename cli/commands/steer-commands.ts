@@ -10,11 +10,12 @@ import { AppCommandError, isAppCommand, parseAppCommand } from '../../core/app-c
 import { ConfigError } from '../../core/errors';
 import type { GoalSnapshot } from '../../core/goal';
 import { parseModelSpec } from '../../core/model-spec';
+import { modelUnderCapRefusal } from '../../core/spend-cap';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
 import { dollarsFlag, positiveIntFlag } from '../goal-options';
-import { queryState, statusText, workflowStatus } from '../goal-status';
+import { queryState, snapshotFromRow, statusText, workflowStatus } from '../goal-status';
 import { printJson, say } from '../output';
 import { checkSessionName } from '../session-names';
 import { type SteerOutcome, senderName, steerGoal } from '../steer-client';
@@ -168,6 +169,7 @@ function doingNow(snapshot: GoalSnapshot): string {
 async function send(context: CliContext, ref: GoalRef, text: string, options: SteerOptions): Promise<number> {
   checkLocally(text);
   const sessionId = await resolveSessionId(context, ref);
+  await checkModelUnderCap(context, sessionId, text);
   const outcome = await steerGoal(context, sessionId, text);
   // A message the goal ended without delivering did not do what was asked: a failure for scripts too.
   const undelivered =
@@ -209,6 +211,40 @@ function describeResult(result: SteerResult): string {
     return `delivered before the next step (message #${result.seq})`;
   }
   return result.text;
+}
+
+/**
+ * `/model` to a model without prices, on a goal with a money cap, is refused here with the reason
+ * (the goal refuses it too, for a request that comes another way). The cap is the goal's as it says
+ * it now, else as its store row saved it; a goal whose cap cannot be read is left to refuse it itself.
+ */
+async function checkModelUnderCap(context: CliContext, sessionId: string, text: string): Promise<void> {
+  if (!isAppCommand(text)) return;
+  const command = parseAppCommand(text);
+  if (command.name !== 'model') return;
+  const cap = await moneyCapOf(context, sessionId);
+  if (cap === undefined) return;
+  const { unpricedReason } =
+    require('../../activities/models/catalog') as typeof import('../../activities/models/catalog');
+  const unpriced = unpricedReason(command.model, context.settings.home);
+  if (unpriced) throw new ConfigError(`goal ${sessionId}: /model ${modelUnderCapRefusal(unpriced, cap)}`);
+}
+
+/** The goal's money cap, from the running workflow or its saved state; undefined when it has none (or it cannot be read). */
+async function moneyCapOf(context: CliContext, sessionId: string): Promise<number | undefined> {
+  try {
+    const client = await context.temporal();
+    const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
+    if (live) return live.limits?.maxCostUsd;
+  } catch {
+    // No worker to answer the query: the saved state says it.
+  }
+  try {
+    const row = await (await context.sessionStore()).findSession(sessionId);
+    return row ? (snapshotFromRow(row)?.limits?.maxCostUsd ?? undefined) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

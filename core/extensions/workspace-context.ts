@@ -50,8 +50,41 @@ export interface HookCounts {
 export interface ExtensionSources {
   /** `--mcp-config FILE`, an absolute path on the tool host. */
   mcpConfigFile?: string;
-  /** Use the workspace's `.mcp.json` and `.goalrun/hooks.json` (`--trust-project-mcp`). */
+  /** Use the workspace's `.mcp.json` and `.goalrun/hooks.json` (`--trust-project`). */
   trustProject?: boolean;
+  /**
+   * The execution at which the user trusted the project's files as they are now (`resume
+   * --trust-project`): its gathering pins them afresh. Absent: the goal's first gathering pins them.
+   */
+  trustedExecution?: number;
+  /** The session whose pins a fresh session of /clear goes on with (it trusted nothing new). */
+  pinnedFrom?: string;
+}
+
+/** The workspace files that may bring hooks or MCP servers (issue 24 §3). */
+export type WorkspaceExtensionKind = 'project-hooks' | 'project-mcp' | 'workspace-mcp-config';
+
+/**
+ * One of the workspace's own extension files as the user trusted it: at the goal's start, or at a
+ * `resume --trust-project`. A later gathering that finds other content uses this one, and says so.
+ */
+export interface PinnedWorkspaceFile {
+  /** `.goalrun/hooks.json`, `.mcp.json`, or an `--mcp-config` file's path. */
+  file: string;
+  kind: WorkspaceExtensionKind;
+  /** The digest of the file trusted, or null when there was no usable file then. */
+  sha256: string | null;
+  /** The execution that trusted it. */
+  trustedAt: number;
+  /** The file as trusted, validated (`{hooks}` or `{mcpServers}`), or null when there was none. */
+  content: unknown;
+}
+
+/** What a gathering decided about the workspace's own extension files. */
+export interface WorkspaceFilesState {
+  pins: PinnedWorkspaceFile[];
+  /** Files of a project that is not trusted, found and not used: `.goalrun/hooks.json (4 hooks)`. */
+  ignored: string[];
 }
 
 /** The stored row: everything the tool host gathered for one execution. */
@@ -70,6 +103,12 @@ export interface WorkspaceContextData {
   mcp: { servers: McpServerEntry[]; tools: McpToolEntry[] };
   hooks: HookCounts;
   sources: ExtensionSources;
+  /**
+   * The workspace's own hooks and MCP files, pinned for this execution: the tool host runs these, and
+   * never reads the files again until the next gathering. Absent in rows of older workers: then no
+   * workspace file brings a hook or a server.
+   */
+  workspaceFiles?: WorkspaceFilesState;
   /** Notices for the user (cap applied, a server that failed, instructions that changed). */
   notices: string[];
 }

@@ -73,6 +73,16 @@ describe('the state of a resumed execution', () => {
     expect(resumedState(stoppedState(), { execution: 3 }).goal.hostQueue).toBeUndefined();
   });
 
+  it('trusts the project again at this execution only with resume --trust-project', () => {
+    const saved = { ...stoppedState(), goal: { ...goal, extensions: { mcpConfigFile: '/cfg/mcp.json' } } };
+    expect(resumedState(saved, { execution: 4, trustProject: true }).goal.extensions).toEqual({
+      mcpConfigFile: '/cfg/mcp.json',
+      trustProject: true,
+      trustedExecution: 4,
+    });
+    expect(resumedState(saved, { execution: 4 }).goal.extensions).toEqual({ mcpConfigFile: '/cfg/mcp.json' });
+  });
+
   it('leaves the saved state as it was', () => {
     const saved = stoppedState();
     resumedState(saved, { execution: 3, limitsOverride: { maxSteps: 50 } });

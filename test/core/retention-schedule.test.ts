@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION_KEEP } from '../../core/retention';
 import { retentionInputOf, retentionScheduleId } from '../../core/retention-schedule';
 import { configSchema } from '../../worker/config-schema';
-import { checkProjectConfig } from '../../worker/project-config';
+import { mergeProjectConfig } from '../../worker/project-config';
 
 describe('retention schedule input', () => {
   it('carries the configured rule, keep defaulting as for clean', () => {
@@ -21,8 +21,8 @@ describe('retention schedule input', () => {
     expect(configSchema().safeParse({ retention: { older_than: 'soon' } }).success).toBe(false);
     expect(configSchema().safeParse({ retention: { keep: -1 } }).success).toBe(false);
     expect(configSchema().safeParse({ retention: { keep: 1, every: '1d' } }).success).toBe(false);
-    expect(() => checkProjectConfig('/p/.goalrun/config.json', { retention: { keep: 1 } })).toThrow(
-      /retention/,
-    );
+    const merged = mergeProjectConfig({}, { retention: { keep: 1 } });
+    expect(merged.config.retention).toBeUndefined();
+    expect(merged.ignored.join('')).toMatch(/retention \(only \$GOALRUN_HOME\/config\.json may set it/);
   });
 });

@@ -20,6 +20,8 @@ const ITEMS = [
   'database',
   'OPENAI_API_KEY',
   'ANTHROPIC_API_KEY',
+  // Which key an openai-compatible endpoint gets (issue 24 §8).
+  'openai-compatible key',
   // Which config files were read (issue 17: the global one, then the project's).
   'config files',
   // Issue 29: where each Temporal setting came from, and whether the server answers with them.

@@ -30,7 +30,7 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
   const model = 'openai-compatible:test-model';
 
   it('completes with streamed tool calls', async () => {
-    const t = goalTestEnv('http', { OPENAI_API_KEY: SECRET });
+    const t = goalTestEnv('http', { OPENAI_COMPATIBLE_API_KEY: SECRET });
     const before = server.requests.length;
     server.enqueue(...goalTurns());
     const result = await runCli(goalArgs('run', 'write out.txt and check it', t, server, ['--json']), t.env);
@@ -119,5 +119,55 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
     expect(server.requests.length - before).toBe(1);
     const shown = await runCli(['status', status.sessionId], t.env);
     expect(shown.stdout).toMatch(/status\s+failed \(.*401/);
+  });
+
+  it('sends the endpoint its own key (api_key_env), never OPENAI_API_KEY', async () => {
+    const OPENAI_KEY = 'sk-openai-only-for-api-openai-com-5555';
+    const OWN_KEY = 'sk-endpoint-own-key-6666';
+    const NAMED_KEY = 'sk-endpoint-named-key-7777';
+    const t = goalTestEnv('http-keys', { OPENAI_API_KEY: OPENAI_KEY, OPENAI_COMPATIBLE_API_KEY: OWN_KEY });
+    const finish = { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'keyed' } }] };
+
+    // The default: OPENAI_COMPATIBLE_API_KEY.
+    let before = server.requests.length;
+    server.enqueue(finish);
+    const byDefault = await runCli(goalArgs('run', 'default key', t, server, ['--json']), t.env);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(server.requests[before].headers.authorization).toBe(`Bearer ${OWN_KEY}`);
+
+    // --api-key-env names another variable: the worker reads it (the goal carries only its name).
+    before = server.requests.length;
+    server.enqueue(finish);
+    const named = await runCli(
+      goalArgs('run', 'named key', t, server, ['--json', '--api-key-env', 'MY_ENDPOINT_KEY']),
+      { ...t.env, MY_ENDPOINT_KEY: NAMED_KEY },
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(server.requests[before].headers.authorization).toBe(`Bearer ${NAMED_KEY}`);
+    const store = await testStore(t.databaseUrl);
+    const session = await store.getSession(JSON.parse(named.stdout).sessionId);
+    await store.close();
+    expect(JSON.stringify(session)).toContain('MY_ENDPOINT_KEY');
+    expect(JSON.stringify(session)).not.toContain(NAMED_KEY);
+
+    // Only OPENAI_API_KEY set: the endpoint gets no key at all.
+    const onlyOpenAI = { ...t.env, OPENAI_COMPATIBLE_API_KEY: undefined };
+    delete onlyOpenAI.OPENAI_COMPATIBLE_API_KEY;
+    before = server.requests.length;
+    server.enqueue(finish);
+    const none = await runCli(goalArgs('run', 'no key', t, server, ['--json']), onlyOpenAI);
+    expect(none.code, none.stderr).toBe(0);
+    expect(server.requests[before].headers.authorization).toBeUndefined();
+
+    // Naming OPENAI_API_KEY for an endpoint that is not OpenAI's own is refused, saying why.
+    const refused = await runCli(
+      goalArgs('run', 'wrong key', t, server, ['--api-key-env', 'OPENAI_API_KEY']),
+      t.env,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/OPENAI_API_KEY is the key of api\.openai\.com/);
+    for (const request of server.requests) {
+      expect(JSON.stringify(request.headers)).not.toContain(OPENAI_KEY);
+    }
   });
 });

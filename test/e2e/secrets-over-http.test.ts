@@ -26,6 +26,7 @@ import { pgDump } from '../support/pg-dump';
 
 const PLANTED = {
   OPENAI_API_KEY: 'sk-planted-http-key-7d6c5b4a3f2e',
+  OPENAI_COMPATIBLE_API_KEY: 'sk-planted-endpoint-key-91ab27cd',
   ANTHROPIC_API_KEY: 'sk-ant-planted-http-1a2b3c4d5e6f',
   DEPLOY_TOKEN: 'planted-http-deploy-token-99887766',
   DB_PASSWORD: 'planted-http-db-pass-24681357',
@@ -57,6 +58,7 @@ describe('secrets and a model over HTTP', () => {
   it('redacts every planted value from what the provider, the store, the history and the log get', async () => {
     const t = goalTestEnv('secrets-http', {
       OPENAI_API_KEY: PLANTED.OPENAI_API_KEY,
+      OPENAI_COMPATIBLE_API_KEY: PLANTED.OPENAI_COMPATIBLE_API_KEY,
       ANTHROPIC_API_KEY: PLANTED.ANTHROPIC_API_KEY,
       DEPLOY_TOKEN: PLANTED.DEPLOY_TOKEN,
       DATABASE_URL: withPassword(databaseUrl, PLANTED.DB_PASSWORD),
@@ -78,7 +80,11 @@ describe('secrets and a model over HTTP', () => {
     // The provider: the key only where it belongs, never in a body; the outputs say [REDACTED].
     const bodies = server.requests.map((request) => JSON.stringify(request.body)).join('\n');
     expect(server.requests.length).toBeGreaterThanOrEqual(TURNS.length);
-    expect(server.requests[0].headers.authorization).toBe(`Bearer ${PLANTED.OPENAI_API_KEY}`);
+    // The endpoint's own key (issue 24 §8), never OPENAI_API_KEY.
+    expect(server.requests[0].headers.authorization).toBe(`Bearer ${PLANTED.OPENAI_COMPATIBLE_API_KEY}`);
+    expect(JSON.stringify(server.requests.map((request) => request.headers))).not.toContain(
+      PLANTED.OPENAI_API_KEY,
+    );
     expect(bodies).toContain('DEPLOY_TOKEN=');
     expect(bodies).toContain(REDACTED);
     for (const value of Object.values(PLANTED)) expect(bodies).not.toContain(value);

@@ -10,7 +10,9 @@ import {
   loadCatalog,
   resolveCard,
   resolveCards,
+  unpricedReason,
   userCardDirs,
+  workspaceCardsNote,
 } from '../../activities/models/catalog';
 import { PROVIDER_NAMES } from '../../activities/providers/spec';
 import { computeBudget } from '../../core/budget';
@@ -180,8 +182,8 @@ describe('resolveCard', () => {
   });
 });
 
-describe('user cards (GOALRUN_HOME and the project)', () => {
-  it('add a model and override a shipped card, the project winning over the home', () => {
+describe('user cards (GOALRUN_HOME only: never a workspace, issue 24 §3)', () => {
+  it('add a model and override a shipped card; a workspace card is never read', () => {
     const home = tempCards({
       'cards/openai-compatible/house.json': validCard('openai-compatible', 'house'),
       'cards/openai/gpt-4o.json': validCard('openai', 'gpt-4o', { maxOutputTokens: 1_000 }),
@@ -189,21 +191,34 @@ describe('user cards (GOALRUN_HOME and the project)', () => {
     const workspace = tempCards({
       '.goalrun/cards/openai/gpt-4o.json': validCard('openai', 'gpt-4o', { maxOutputTokens: 2_000 }),
     });
-    const overlayDirs = userCardDirs({ home, workspace });
+    const overlayDirs = userCardDirs(home);
+    expect(overlayDirs).toEqual([path.join(home, 'cards')]);
     expect(resolveCard('openai-compatible:house', { overlayDirs })).toMatchObject({ match: 'exact' });
-    expect(resolveCard('openai:gpt-4o', { overlayDirs }).card.maxOutputTokens).toBe(2_000);
-    expect(resolveCard('openai:gpt-4o', { overlayDirs: userCardDirs({ home }) }).card.maxOutputTokens).toBe(
-      1_000,
-    );
+    expect(resolveCard('openai:gpt-4o', { overlayDirs }).card.maxOutputTokens).toBe(1_000);
     // The shipped cards the user did not override are still there; a missing folder is no error.
     expect(resolveCard('openai:gpt-4.1', { overlayDirs }).match).toBe('exact');
     expect(resolveCard('openai:gpt-4.1', { overlayDirs: ['/nonexistent/cards'] }).match).toBe('exact');
+    // A workspace's cards are looked at only to say they are not read.
+    expect(workspaceCardsNote(workspace)).toMatch(
+      /\.goalrun\/cards: not read: model cards come from the package/,
+    );
+    expect(workspaceCardsNote(home)).toBeNull();
   });
 
   it('are validated like the shipped ones, naming the file', () => {
     const home = tempCards({ 'cards/openai/bad.json': { provider: 'openai', model: 'bad' } });
-    expect(() => resolveCard('openai:bad', { overlayDirs: userCardDirs({ home }) })).toThrow(
+    expect(() => resolveCard('openai:bad', { overlayDirs: userCardDirs(home) })).toThrow(
       /cards\/openai\/bad\.json is invalid/,
+    );
+  });
+
+  it('say why a model cannot run under a money cap: no card with prices, and where one goes', () => {
+    const home = tempCards({
+      'cards/openai-compatible/priced.json': validCard('openai-compatible', 'priced'),
+    });
+    expect(unpricedReason('openai-compatible:priced', home)).toBeNull();
+    expect(unpricedReason('openai-compatible:other', home)).toBe(
+      `openai-compatible:other has no model card with prices (no card at all): put a card with its prices at ${path.join(home, 'cards', 'openai-compatible', 'other.json')}, in the schema of the package's models/cards (see docs/configuration.md)`,
     );
   });
 });

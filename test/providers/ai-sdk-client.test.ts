@@ -30,7 +30,11 @@ afterEach(() => {
 });
 
 function client(provider = 'openai-compatible', baseUrl = server.url): ModelClient {
-  return createModelClient(`${provider}:${MODEL}`, { baseUrl, env: { OPENAI_API_KEY: API_KEY } });
+  // openai: reads OPENAI_API_KEY, openai-compatible: its own key (issue 24 §8).
+  return createModelClient(`${provider}:${MODEL}`, {
+    baseUrl,
+    env: { OPENAI_API_KEY: API_KEY, OPENAI_COMPATIBLE_API_KEY: API_KEY },
+  });
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {

@@ -7,7 +7,9 @@ import {
   createModelClient,
   normalizeModelSpec,
   parseModelSpec,
+  resolveProviderSettings,
 } from '../../activities/providers';
+import { endpointKeyEnv, isOpenAIOwnUrl } from '../../activities/providers/spec';
 import { ConfigError } from '../../core/errors';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'goalrun-spec-'));
@@ -90,6 +92,43 @@ describe('checkProviderConfig', () => {
     expect(() =>
       checkProviderConfig('openai-compatible:m', { OPENAI_BASE_URL: 'http://localhost:8000/v1' }),
     ).not.toThrow();
+  });
+
+  it('gives an openai-compatible endpoint its own key, never OPENAI_API_KEY unless it is api.openai.com', () => {
+    const env = {
+      OPENAI_API_KEY: 'sk-openai',
+      OPENAI_COMPATIBLE_API_KEY: 'sk-compat',
+      lookup: (name: string) => ({ MY_KEY: 'sk-mine' })[name],
+    };
+    const key = (url: string, named?: string) =>
+      resolveProviderSettings(parseModelSpec('openai-compatible:m'), env, url, named).apiKey;
+    expect(key('http://localhost:8000/v1')).toBe('sk-compat');
+    expect(key('https://openrouter.ai/api/v1')).toBe('sk-compat');
+    expect(key('http://localhost:8000/v1', 'MY_KEY')).toBe('sk-mine');
+    expect(key('https://api.openai.com/v1')).toBe('sk-openai');
+    expect(key('https://api.openai.com/v1', 'MY_KEY')).toBe('sk-mine');
+    // Only OPENAI_API_KEY set: a third-party endpoint gets no key at all.
+    expect(
+      resolveProviderSettings(
+        parseModelSpec('openai-compatible:m'),
+        { OPENAI_API_KEY: 'sk-openai' },
+        'http://x/v1',
+      ).apiKey,
+    ).toBeUndefined();
+    // Not even a look-alike host, nor plain http, is OpenAI's own.
+    expect(isOpenAIOwnUrl('https://api.openai.com.evil.example/v1')).toBe(false);
+    expect(isOpenAIOwnUrl('http://api.openai.com/v1')).toBe(false);
+    expect(endpointKeyEnv('http://x/v1', undefined, 'openai-compatible:m')).toBe('OPENAI_COMPATIBLE_API_KEY');
+    expect(
+      configErrorOf(() => endpointKeyEnv('http://x/v1', 'OPENAI_API_KEY', 'openai-compatible:m')),
+    ).toMatch(/OPENAI_API_KEY is the key of api\.openai\.com and goes nowhere else/);
+    for (const name of ['DATABASE_URL', 'ANTHROPIC_API_KEY', 'GOALRUN_PAYLOAD_KEYS', 'TEMPORAL_ADDRESS'])
+      expect(configErrorOf(() => endpointKeyEnv('http://x/v1', name, 'openai-compatible:m'))).toMatch(
+        /goalrun's own or another provider's, never an endpoint's key/,
+      );
+    expect(configErrorOf(() => endpointKeyEnv('http://x/v1', 'not a name', 'openai-compatible:m'))).toMatch(
+      /is not a variable name/,
+    );
   });
 
   it('rejects a base URL from the environment that carries credentials, without repeating them', () => {

@@ -26,8 +26,16 @@ describe('runDoctorChecks', () => {
       'database',
       'OPENAI_API_KEY',
       'ANTHROPIC_API_KEY',
+      'openai-compatible key',
     ]);
     expect(checks.every((check) => check.ok)).toBe(true);
+    // Which key goes where (issue 24 §8).
+    expect(lines[5]).toMatch(
+      /OPENAI_API_KEY: set \(openai:<model> models work; sent to api\.openai\.com only\)/,
+    );
+    expect(lines[7]).toMatch(
+      /openai-compatible key: OPENAI_COMPATIBLE_API_KEY not set: openai-compatible endpoints get no key.*OPENAI_API_KEY goes to api\.openai\.com only/,
+    );
     expect(lines[0]).toMatch(/^ok {7}bubblewrap: bubblewrap [\d.]+ at \S+ starts a sandbox here$/);
     for (const line of lines) expect(line).not.toContain('\n');
     expect(lines.join('\n')).not.toContain('sk-doctor-test-key');
@@ -45,7 +53,13 @@ describe('runDoctorChecks', () => {
     });
     const lines = checks.map(formatDoctorLine);
     console.log(lines.join('\n'));
-    expect(checks.every((check) => !check.ok)).toBe(true);
+    // A local endpoint without a key is fine: that line is never "missing".
+    expect(checks.filter((check) => !check.ok).map((check) => check.name)).not.toContain(
+      'openai-compatible key',
+    );
+    expect(checks.filter((check) => check.name !== 'openai-compatible key').every((check) => !check.ok)).toBe(
+      true,
+    );
     expect(lines).toEqual([
       expect.stringMatching(
         /^missing {2}bubblewrap: not installed.*; fix: apt-get install bubblewrap \(or run goals with --sandbox off\)$/,
@@ -60,6 +74,7 @@ describe('runDoctorChecks', () => {
       ),
       expect.stringMatching(/^missing {2}OPENAI_API_KEY: not set.*; fix: export OPENAI_API_KEY=/),
       expect.stringMatching(/^missing {2}ANTHROPIC_API_KEY: not set.*; fix: export ANTHROPIC_API_KEY=/),
+      expect.stringMatching(/^ok {7}openai-compatible key: OPENAI_COMPATIBLE_API_KEY not set/),
     ]);
     expect(lines.join('\n')).not.toContain('hunter2-secret');
     expect(checks.filter((check) => check.required).map((check) => check.name)).toEqual([
