@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { clipTail } from '../../core/text';
 import type { LaunchSpec } from '../sandbox/launch';
 import { killProcessGroup } from '../tools/process-group';
 
@@ -75,7 +76,7 @@ export class SandboxedStdioTransport implements Transport {
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      this.stderrTail = clipTail(this.stderrTail + chunk.toString('utf8'), STDERR_TAIL_CHARS);
     });
     child.stdin?.on('error', (err) => this.onerror?.(err));
     child.once('exit', (code, signal) => {

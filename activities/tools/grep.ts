@@ -12,6 +12,7 @@ import {
   GREP_MAX_RESULTS,
   GREP_TIMEOUT_MS,
 } from '../../core/limits';
+import { cutAfter, cutBefore } from '../../core/text';
 import { TOOL } from '../../core/tool-names';
 import { findExecutable } from '../sandbox/host';
 import { globToRegExp } from './glob-pattern';
@@ -62,8 +63,12 @@ export type GrepArgs = z.infer<typeof grepArgs>;
 export function clipLine(line: string, matchStart: number): string {
   if (line.length <= GREP_MAX_LINE_CHARS) return line;
   const matchAt = Math.max(matchStart, 0);
-  const start = Math.max(0, Math.min(matchAt - CLIP_CONTEXT_BEFORE, line.length - GREP_MAX_LINE_CHARS));
-  const end = start + GREP_MAX_LINE_CHARS;
+  // Both ends fall between graphemes, so an emoji or accented letter at a cut is never split.
+  const start = cutAfter(
+    line,
+    Math.max(0, Math.min(matchAt - CLIP_CONTEXT_BEFORE, line.length - GREP_MAX_LINE_CHARS)),
+  );
+  const end = cutBefore(line, start + GREP_MAX_LINE_CHARS);
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
 
