@@ -52,6 +52,8 @@ export {
   uiPortFor,
 } from './temporal-address';
 
+import { terminalSafe } from './terminal-text';
+
 /** Files the local dev server keeps under goalrun's data directory. */
 export const DEV_SERVER_FILES = {
   db: 'temporal.db',
@@ -382,5 +384,5 @@ export function normalizeAddress(address: string): string {
 }
 
 function defaultLog(message: string): void {
-  process.stderr.write(`goalrun: ${message}\n`);
+  process.stderr.write(`goalrun: ${terminalSafe(message)}\n`);
 }

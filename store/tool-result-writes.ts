@@ -1,5 +1,6 @@
 /** A tool result written whole: spool row, event and message in one transaction (issue 9, item 7). */
 import { storeKeys } from '../core/store-keys';
+import { storableText } from '../core/text';
 import { jsonText, type MessageRecord, toEntry, toJson } from './rows';
 import type { SqlClient, SqlExecutor } from './sql';
 import type { RecordedToolResult, ToolResultFacts, ToolResultRecord } from './types';
@@ -118,7 +119,8 @@ export async function insertSpool(
   record: ToolResultRecord,
   key: string,
 ): Promise<number | undefined> {
-  const content = record.spoolContent ?? '';
+  // Sized as stored: NUL is stored as U+FFFD (core/text storableText), so the byte offsets hold.
+  const content = storableText(record.spoolContent ?? '');
   const { rows } = await tx.query<{ id: string | number }>(
     `INSERT INTO spool (session_id, key, tool_name, content, size_bytes)
      VALUES ($1, $2, $3, $4, $5)

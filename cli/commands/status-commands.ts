@@ -25,6 +25,8 @@ import {
   WAITING_FOR_WORKER,
 } from '../goal-status';
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
+import { LISTED_OBJECTIVE_COLUMNS } from '../session-summary';
+import { clipToWidth, terminalSafe } from '../terminal-text';
 import { firstEvents, hasLiveWorker, noWorkerMessage, runningGoals } from '../worker-presence';
 
 /** `goalrun status <id>`. */
@@ -106,7 +108,7 @@ export async function listCommand(
     return 0;
   }
   for (const view of views) {
-    const clipped = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    const clipped = clipToWidth(terminalSafe(view.objective), LISTED_OBJECTIVE_COLUMNS);
     // A goal with a money cap shows what it spent of it.
     const objective =
       view.budget?.capUsd != null
