@@ -16,12 +16,12 @@ import {
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { releaseLock } from '../system/lock-file';
+import { isProcessAlive } from '../system/processes';
 import {
-  isProcessAlive,
   looksLikeDevServer,
   readLogTail,
   readPidFile,
-  releaseLock,
   STALE_LOCK_MS,
   tryAcquireLock,
   unlinkQuietly,
