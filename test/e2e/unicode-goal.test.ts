@@ -18,6 +18,10 @@ const ESCAPES = '\x1b]0;pwned\x07\x1b[2J';
 /** How it must show: visibly. */
 const SHOWN = '\\x1b]0;pwned\\x07\\x1b[2J';
 
+/** The finish summary: the workflow keeps its first 8,000 units, and the cut falls inside an emoji. */
+const FINISH_HEAD = `done ${ESCAPES} 完成 😀 `;
+const FINISH_SUMMARY = `${FINISH_HEAD}${'x'.repeat(7998 - FINISH_HEAD.length)}😀😀 the end`;
+
 const turns = [
   { toolCalls: [{ name: 'bash', args: { command: EMOJI_COMMAND } }] },
   { toolCalls: [{ name: 'bash', args: { command: `echo '${ESCAPES} 构建成功 😀'` } }] },
@@ -25,7 +29,7 @@ const turns = [
   { toolCalls: [{ name: 'glob', args: { pattern: '**/*😀*' } }] },
   {
     text: `Done ${ESCAPES} 完成 😀`,
-    toolCalls: [{ name: 'finish', args: { status: 'complete', summary: `done ${ESCAPES} 完成 😀` } }],
+    toolCalls: [{ name: 'finish', args: { status: 'complete', summary: FINISH_SUMMARY } }],
   },
 ];
 
@@ -72,7 +76,7 @@ describe('a goal whose text is emoji, CJK and escape sequences', () => {
     expect(watch.code).toBe(0);
     expectNoControls(watch.stdout + watch.stderr);
     expect(watch.stdout).toContain(`bash: echo '${SHOWN} 构建成功 😀'`);
-    expect(watch.stdout).toContain(`summary: done ${SHOWN} 完成 😀`);
+    expect(watch.stdout).toContain(`summary: done ${SHOWN} 完成 😀 xxx`);
 
     const status = await runCli(['status', sessionId], t.env);
     expectNoControls(status.stdout + status.stderr);
@@ -94,10 +98,10 @@ describe('a goal whose text is emoji, CJK and escape sequences', () => {
         .join('\n'),
     ).toContain('\\u001b]0;pwned\\u0007');
     const json = await runCli(['status', sessionId, '--json'], t.env);
-    expect(JSON.parse(json.stdout)).toMatchObject({
-      status: 'completed',
-      objective: `处理数据 😀 ${ESCAPES}`,
-    });
+    const view = JSON.parse(json.stdout);
+    expect(view).toMatchObject({ status: 'completed', objective: `处理数据 😀 ${ESCAPES}` });
+    // Clipped in workflow code, before the emoji that the 8,000th unit would have cut in half.
+    expect(view.finishSummary).toBe(`${FINISH_SUMMARY.slice(0, 7998)}…`);
     const stream = await runCli(['watch', sessionId, '--output-format', 'stream-json'], t.env);
     expect(stream.code).toBe(0);
     // JSON writes the raw escape character as \u001b: the data holds it, not its visible form.
