@@ -61,12 +61,6 @@ export function clipToWidth(text: string, columns: number): string {
   return `${text.slice(0, end)}${ELLIPSIS}`;
 }
 
-/** `text` padded with spaces to `columns` display columns, on the right (or on the left for `end`). */
-export function padToWidth(text: string, columns: number, align: 'start' | 'end' = 'start'): string {
-  const padding = ' '.repeat(Math.max(0, columns - displayWidth(text)));
-  return align === 'start' ? `${text}${padding}` : `${padding}${text}`;
-}
-
 /** Rows as a table (core/table.ts) measured in display columns, cells made terminal-safe. */
 export function terminalTable(rows: string[][], align: readonly ColumnAlign[] = []): string[] {
   return formatTable(
