@@ -52,7 +52,7 @@ export {
   uiPortFor,
 } from './temporal-address';
 
-import { terminalSafe } from './terminal-text';
+import { terminalSafe } from '../core/text';
 
 /** Files the local dev server keeps under goalrun's data directory. */
 export const DEV_SERVER_FILES = {

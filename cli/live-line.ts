@@ -3,8 +3,10 @@
  * (the step, the call in progress, elapsed time, the retry attempt and its last error). Elsewhere
  * (a pipe, a log file, CI) a line is printed when a retry starts and then every 30 s while it lasts.
  */
+
+import { terminalSafe } from '../core/text';
 import { formatDuration, isStalledFailure, stalledText } from './output';
-import { clipToWidth, terminalSafe } from './terminal-text';
+import { clipToWidth } from './terminal-text';
 
 /** How often the line is repeated when not on a terminal while a call keeps failing. */
 export const RETRY_REPEAT_MS = 30_000;

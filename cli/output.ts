@@ -3,8 +3,7 @@
 import type { GoalSnapshot } from '../core/goal';
 import { type Liveness, STUCK_TEXT } from '../core/liveness';
 import { budgetLine } from '../core/spend-cap';
-import { plural } from '../core/text';
-import { terminalSafe } from './terminal-text';
+import { plural, terminalSafe } from '../core/text';
 
 /**
  * Prints a line for a person (stdout). Lines carry model and tool text: control characters in them

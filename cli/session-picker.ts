@@ -3,9 +3,10 @@
  * the arrow keys and Enter, or by typing its number. Esc, q or Ctrl-C picks nothing.
  */
 import readline from 'node:readline';
+import { terminalSafe } from '../core/text';
 import type { SessionRow } from '../store/types';
 import { sessionLine, summariesOf } from './session-summary';
-import { clipToWidth, terminalSafe } from './terminal-text';
+import { clipToWidth } from './terminal-text';
 
 /** Width assumed when the terminal does not say. */
 const DEFAULT_COLUMNS = 80;

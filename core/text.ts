@@ -189,3 +189,30 @@ export function storableJson(value: unknown): string {
     found === '\\\\' || found.length === 12 ? found : '\\ufffd',
   );
 }
+
+/**
+ * What a terminal would act on: C0 controls but newline and tab, DEL, C1 controls (0x9b is a CSI on
+ * some terminals), and the bidirectional overrides and isolates that reorder what is shown.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** How a control character is shown: `\r`, `\x1b`, `\u202e`. */
+function visible(char: string): string {
+  const code = char.charCodeAt(0);
+  if (char === '\r') return '\\r';
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` with every control character a terminal would act on written visibly (`\x1b]0;…`), CRLF
+ * line ends as LF: model and tool text as a person's terminal or a log may show it. An escape
+ * sequence from a hostile model cannot then set the window title, clear the screen or fake a prompt,
+ * and whoever reads it sees that it was tried.
+ */
+export function terminalSafe(text: string): string {
+  const lines = text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text;
+  return lines.replace(TERMINAL_CONTROLS, visible);
+}

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LogEntry, LogLevel } from '@temporalio/worker';
+import { terminalSafe } from '../core/text';
 
 /** The levels `goalrun worker --log-level` accepts. */
 export const WORKER_LOG_LEVELS = ['debug', 'info', 'warn'] as const;
@@ -74,7 +75,8 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLevel(level), (entry) => {
-      if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(formatLogEntry(entry, detailed));
+      // Log lines carry model and tool text (failures, summaries): shown, never acted on by a terminal.
+      if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(terminalSafe(formatLogEntry(entry, detailed)));
     }),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
     ...(options.prometheusBindAddress

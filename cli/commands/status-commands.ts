@@ -8,6 +8,7 @@ import { FINAL_STATUSES } from '../../core/goal';
 import { STUCK_TEXT } from '../../core/liveness';
 import { shortIdOf } from '../../core/session-ids';
 import { usd } from '../../core/spend-cap';
+import { terminalSafe } from '../../core/text';
 import type { SessionRow } from '../../store/types';
 import { workflowIdOf } from '../../workflows/names';
 import type { CliContext } from '../context';
@@ -26,7 +27,7 @@ import {
 } from '../goal-status';
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
 import { LISTED_OBJECTIVE_COLUMNS } from '../session-summary';
-import { clipToWidth, terminalSafe } from '../terminal-text';
+import { clipToWidth } from '../terminal-text';
 import { firstEvents, hasLiveWorker, noWorkerMessage, runningGoals } from '../worker-presence';
 
 /** `goalrun status <id>`. */

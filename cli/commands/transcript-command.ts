@@ -9,10 +9,10 @@ import { ConfigError } from '../../core/errors';
 import { userKindOf } from '../../core/ledger-entry';
 import type { StoredMessage, TranscriptEntry } from '../../core/messages';
 import { KEY_PREFIX } from '../../core/store-keys';
+import { terminalSafe } from '../../core/text';
 import type { SessionStore } from '../../store/types';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
-import { terminalSafe } from '../terminal-text';
 
 /** Formats `transcript` prints. */
 export const TRANSCRIPT_FORMATS = ['md', 'jsonl'] as const;

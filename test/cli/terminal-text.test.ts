@@ -1,7 +1,8 @@
 /** Terminal text (issue 31): control characters shown visibly, widths in display columns. */
 import { describe, expect, it } from 'vitest';
 import { LiveLine } from '../../cli/live-line';
-import { clipToWidth, displayWidth, terminalSafe, terminalTable } from '../../cli/terminal-text';
+import { clipToWidth, displayWidth, terminalTable } from '../../cli/terminal-text';
+import { terminalSafe } from '../../core/text';
 
 describe('terminalSafe', () => {
   it('shows escape sequences, C1 controls, bidi overrides and lone carriage returns visibly', () => {
