@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../store/types';
-import { runCli, scriptedModel } from '../support/cli';
+import { killAndWait, runCli, scriptedModel, spawnCli } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 
 /** The command of the issue: 58 letters, eight emoji, a tail. */
@@ -45,7 +45,11 @@ function expectNoControls(output: string): void {
 describe('a goal whose text is emoji, CJK and escape sequences', () => {
   const t = goalTestEnv('unicode');
   let store: SessionStore;
-  afterAll(async () => store?.close());
+  const workers: ReturnType<typeof spawnCli>[] = [];
+  afterAll(async () => {
+    for (const worker of workers) await killAndWait(worker, 'SIGTERM');
+    await store?.close();
+  });
 
   it('completes, shows the escapes visibly to people and keeps them raw in data', async () => {
     const model = scriptedModel(t.home, turns);
@@ -72,6 +76,10 @@ describe('a goal whose text is emoji, CJK and escape sequences', () => {
     // The store keeps the raw text: what the tool printed, escapes and all.
     expect(text).toContain(`${JSON.stringify(ESCAPES).slice(1, -1)} 构建成功 😀`);
 
+    // `run` ends once the goal's state is final, which can be a moment before its workflow closes;
+    // a worker of the task queue finishes that, as one would in real use.
+    const worker = spawnCli(['worker'], t.env);
+    workers.push(worker);
     const watch = await runCli(['watch', sessionId], t.env);
     expect(watch.code).toBe(0);
     expectNoControls(watch.stdout + watch.stderr);
