@@ -164,7 +164,13 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
           },
           // The client is made only when a model is called: an extracted summary needs no provider.
           (request, maxTokens) =>
-            callSummarizer(clientFor(input.model, input.baseUrl, input.apiKeyEnv), input, request, maxTokens, ledger),
+            callSummarizer(
+              clientFor(input.model, input.baseUrl, input.apiKeyEnv),
+              input,
+              request,
+              maxTokens,
+              ledger,
+            ),
         );
       } catch (err) {
         throw summaryFailure(err, Boolean(input.extracted));

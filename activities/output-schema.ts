@@ -3,10 +3,66 @@
  * `result` of a `finish` call against it (ajv) and turns a mismatch into the call's error, which the
  * model reads and can fix; a matching result travels to the workflow with the call's arguments.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv, { type Options, type ValidateFunction } from 'ajv';
+import Ajv2019 from 'ajv/dist/2019';
+import Ajv2020 from 'ajv/dist/2020';
+import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json';
+import addFormats from 'ajv-formats';
 import { FINISH_ERROR_PREFIX, type ParsedFinish } from '../core/finish';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+/**
+ * How every schema is compiled: all problems reported; unknown keywords and formats allowed and
+ * never logged (zod writes `format: "cuid"` beside a `pattern` that checks it); the formats ajv-formats
+ * knows (`date-time`, `email`, `uri`, `uuid`, …) checked.
+ */
+const AJV_OPTIONS: Options = { allErrors: true, strict: false, logger: false };
+
+/** The JSON Schema drafts accepted, by the `$schema` that declares them (without `#`, http or https). */
+const DRAFTS = {
+  'json-schema.org/draft-06/schema': 'draft-06',
+  'json-schema.org/draft-07/schema': 'draft-07',
+  'json-schema.org/draft/2019-09/schema': '2019-09',
+  'json-schema.org/draft/2020-12/schema': '2020-12',
+} as const;
+
+/** A draft that goalrun checks schemas of. */
+type Draft = (typeof DRAFTS)[keyof typeof DRAFTS];
+
+/** Thrown for a `$schema` of a draft ajv does not implement. */
+class UnsupportedDraft extends Error {}
+
+/** The draft a schema declares with `$schema`; draft-07 (ajv's default) when it declares none. */
+function draftOf(schema: Record<string, unknown>): Draft {
+  const declared = schema.$schema;
+  if (declared === undefined) return 'draft-07';
+  const key = typeof declared === 'string' ? declared.replace(/^https?:\/\//, '').replace(/#$/, '') : '';
+  const draft = DRAFTS[key as keyof typeof DRAFTS];
+  if (!draft)
+    throw new UnsupportedDraft(
+      `$schema ${JSON.stringify(declared)} is not a supported draft (supported: draft-06, draft-07, 2019-09 and 2020-12, e.g. "https://json-schema.org/draft/2020-12/schema")`,
+    );
+  return draft;
+}
+
+/** One ajv per draft, made on first use. */
+const validators = new Map<Draft, Ajv>();
+
+function ajvFor(draft: Draft): Ajv {
+  let ajv = validators.get(draft);
+  if (!ajv) {
+    ajv =
+      draft === '2020-12'
+        ? new Ajv2020(AJV_OPTIONS)
+        : draft === '2019-09'
+          ? new Ajv2019(AJV_OPTIONS)
+          : new Ajv(AJV_OPTIONS);
+    if (draft === 'draft-06') ajv.addMetaSchema(draft06MetaSchema);
+    addFormats(ajv);
+    validators.set(draft, ajv);
+  }
+  return ajv;
+}
+
 /** Compiled schemas by their JSON: a goal's schema is compiled once per process. */
 const compiled = new Map<string, ValidateFunction>();
 /** Problems listed in one error, so the message stays readable (and small). */
@@ -16,7 +72,7 @@ function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = ajvFor(draftOf(schema)).compile(schema);
     compiled.set(key, validate);
   }
   return validate;

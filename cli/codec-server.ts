@@ -182,6 +182,8 @@ export function startCodecServer(options: CodecServerOptions): Promise<CodecServ
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
+      // A failure while serving (out of file descriptors) is said, and the server goes on.
+      server.on('error', (err) => options.log?.(`codec server: ${err.message}`));
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       resolve({

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processExists } from '../system/processes';
 import { isLocalHost, parseTemporalAddress } from './temporal-address';
 
 /** File under GOALRUN_HOME in which goalrun's dev server (foreground or background) records its ports. */
@@ -93,12 +94,7 @@ export function recordedHttpPort(home: string, temporalAddress: string, procDir 
 export function isLiveDevServer(pid: number, procDir: string): boolean {
   if (!existsSync(procDir)) {
     // No process table (macOS): a live pid is the best evidence there is.
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
+    return processExists(pid);
   }
   const argv = readCommandLine(procDir, pid);
   return argv !== null && isDevServerCommand(argv);

@@ -16,12 +16,12 @@ import {
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { releaseLock } from '../system/lock-file';
+import { isProcessAlive } from '../system/processes';
 import {
-  isProcessAlive,
   looksLikeDevServer,
   readLogTail,
   readPidFile,
-  releaseLock,
   STALE_LOCK_MS,
   tryAcquireLock,
   unlinkQuietly,
@@ -51,6 +51,8 @@ export {
   SEARCH_ATTRIBUTES,
   uiPortFor,
 } from './temporal-address';
+
+import { terminalSafe } from '../core/text';
 
 /** Files the local dev server keeps under goalrun's data directory. */
 export const DEV_SERVER_FILES = {
@@ -382,5 +384,5 @@ export function normalizeAddress(address: string): string {
 }
 
 function defaultLog(message: string): void {
-  process.stderr.write(`goalrun: ${message}\n`);
+  process.stderr.write(`goalrun: ${terminalSafe(message)}\n`);
 }

@@ -3,7 +3,10 @@
  * (the step, the call in progress, elapsed time, the retry attempt and its last error). Elsewhere
  * (a pipe, a log file, CI) a line is printed when a retry starts and then every 30 s while it lasts.
  */
+
+import { terminalSafe } from '../core/text';
 import { formatDuration, isStalledFailure, stalledText } from './output';
+import { clipToWidth } from './terminal-text';
 
 /** How often the line is repeated when not on a terminal while a call keeps failing. */
 export const RETRY_REPEAT_MS = 30_000;
@@ -52,9 +55,10 @@ export class LiveLine {
         this.clear();
         return;
       }
+      // One row at most, counted in display columns: a line that wraps leaves a stale row per update.
       const width = (this.out.columns || DEFAULT_COLUMNS) - 1;
-      const text = `  ${liveText(state, now)}`;
-      this.out.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+      const text = clipToWidth(terminalSafe(`  ${liveText(state, now)}`), width);
+      this.out.write(`\r\x1b[2K${text}`);
       this.shown = true;
       return;
     }
@@ -64,14 +68,14 @@ export class LiveLine {
     }
     const retryKey = `${key}#retrying`;
     if (this.reported?.key === retryKey && now - this.reported.at < RETRY_REPEAT_MS) return;
-    this.out.write(`  ${liveText(state, now)}\n`);
+    this.out.write(`${terminalSafe(`  ${liveText(state, now)}`)}\n`);
     this.reported = { key: retryKey, at: now };
   }
 
   /** Prints a permanent line above the live line. */
   print(line: string): void {
     this.clear();
-    this.out.write(`${line}\n`);
+    this.out.write(`${terminalSafe(line)}\n`);
   }
 
   /** Removes the live line (before the outcome is printed). */

@@ -11,6 +11,7 @@ import { ExitCode } from './exit-codes';
 import { registerLifecycleCommands, registerStartCommands } from './goal-program';
 import { registerInspectionCommands } from './inspection-program';
 import { registerLocalCommands, registerServiceCommands, registerStoreCommands } from './operations-program';
+import { notice } from './output';
 import { reportError } from './program-shared';
 import { registerSessionCommands } from './session-program';
 import { registerSteeringCommands } from './steering-program';
@@ -69,7 +70,23 @@ function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A reader that goes away (`goalrun watch | head -1`) or a full disk behind a redirect fails the
+ * writes to stdout: said once on stderr, and the command (with a worker this process hosts) goes on
+ * instead of crashing. A failing stderr has nowhere to be reported.
+ */
+function keepGoingWhenOutputFails(): void {
+  let said = false;
+  process.stdout.on('error', (err) => {
+    if (said) return;
+    said = true;
+    notice(`the output cannot be written (${err.message}); what follows is not printed`);
+  });
+  process.stderr.on('error', () => {});
+}
+
 async function main(): Promise<void> {
+  keepGoingWhenOutputFails();
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);

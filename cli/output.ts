@@ -3,16 +3,19 @@
 import type { GoalSnapshot } from '../core/goal';
 import { type Liveness, STUCK_TEXT } from '../core/liveness';
 import { budgetLine } from '../core/spend-cap';
-import { plural } from '../core/text';
+import { plural, terminalSafe } from '../core/text';
 
-/** Prints a line for a person (stdout). */
+/**
+ * Prints a line for a person (stdout). Lines carry model and tool text: control characters in them
+ * are shown, never acted on (terminal-text.ts).
+ */
 export function say(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${terminalSafe(line)}\n`);
 }
 
 /** Prints a notice that is not the command's result (stderr), so `--json` output stays parseable. */
 export function notice(line: string): void {
-  process.stderr.write(`goalrun: ${line}\n`);
+  process.stderr.write(`goalrun: ${terminalSafe(line)}\n`);
 }
 
 /** Prints a value as JSON on stdout. */

@@ -3,8 +3,13 @@
  * the arrow keys and Enter, or by typing its number. Esc, q or Ctrl-C picks nothing.
  */
 import readline from 'node:readline';
+import { terminalSafe } from '../core/text';
 import type { SessionRow } from '../store/types';
 import { sessionLine, summariesOf } from './session-summary';
+import { clipToWidth } from './terminal-text';
+
+/** Width assumed when the terminal does not say. */
+const DEFAULT_COLUMNS = 80;
 
 export { describeSessionLine } from './session-summary';
 
@@ -14,12 +19,17 @@ export function pickSession(rows: SessionRow[]): Promise<SessionRow | null> {
   const input = process.stdin;
   const output = process.stderr;
   let selected = 0;
+  // Every row is clipped to the terminal's width (in display columns), so each takes exactly one row
+  // and moving up by the number of rows lands on the header: a row that wrapped made the picker
+  // reprint its header on every key.
+  const row = (text: string) =>
+    `\x1b[2K${clipToWidth(terminalSafe(text), (output.columns || DEFAULT_COLUMNS) - 1)}\n`;
   const render = (first: boolean) => {
     if (!first) output.write(`\x1b[${lines.length + 1}A`);
-    output.write('\x1b[2Kresume which session? (↑/↓ or a number, Enter; Esc cancels)\n');
+    output.write(row('resume which session? (↑/↓ or a number, Enter; Esc cancels)'));
     lines.forEach((line, index) => {
       const mark = index === selected ? '>' : ' ';
-      output.write(`\x1b[2K${mark} ${index + 1}. ${line}\n`);
+      output.write(row(`${mark} ${index + 1}. ${line}`));
     });
   };
   return new Promise((resolve) => {

@@ -2,9 +2,10 @@
 import type { SessionRow } from '../store/types';
 import { MIN_ID_PREFIX } from './goal-id';
 import { snapshotFromRow } from './goal-status';
+import { clipToWidth } from './terminal-text';
 
-/** Characters of the objective a list shows. */
-export const LISTED_OBJECTIVE_CHARS = 60;
+/** Display columns of the objective a list shows. */
+export const LISTED_OBJECTIVE_COLUMNS = 60;
 
 /** What a session list shows of one session. */
 export interface SessionSummary {
@@ -32,7 +33,7 @@ export function summaryOf(row: SessionRow): SessionSummary {
     steps: view?.steps ?? 0,
     costUsd: view?.costUsd ?? 0,
     lastActivity: row.updatedAt.toISOString(),
-    objective: clip(row.objective.replace(/\s+/g, ' ').trim(), LISTED_OBJECTIVE_CHARS),
+    objective: clipToWidth(row.objective.replace(/\s+/g, ' ').trim(), LISTED_OBJECTIVE_COLUMNS),
     projectDir: row.projectDir,
   };
 }
@@ -62,8 +63,4 @@ export function sessionLine(summary: SessionSummary): string {
 /** A line for one row on its own (ids shown whole). */
 export function describeSessionLine(row: SessionRow): string {
   return sessionLine(summaryOf(row));
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

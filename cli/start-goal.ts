@@ -1,5 +1,6 @@
 /** Starts a goal workflow with its Web UI metadata and search attributes, and says so as `start` does. */
 import type { GoalDefinition, GoalLimits } from '../core/goal';
+import { clipBytes, clipHead } from '../core/text';
 import {
   GoalIterationKey,
   GoalModelKey,
@@ -57,19 +58,11 @@ export async function startGoal(
     typedSearchAttributes: [
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: goal.sessionId },
-      { key: GoalModelKey, value: goal.model.slice(0, 200) },
+      { key: GoalModelKey, value: clipHead(goal.model, 200) },
       { key: GoalIterationKey, value: 0 },
     ],
   });
   return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId, taskQueue };
-}
-
-/** Cuts a string to at most `max` UTF-8 bytes without splitting a character. */
-function clipBytes(text: string, max: number): string {
-  if (Buffer.byteLength(text) <= max) return text;
-  let clipped = text;
-  while (Buffer.byteLength(`${clipped}…`) > max) clipped = clipped.slice(0, -1);
-  return `${clipped}…`;
 }
 
 /** What `start` prints once a goal's execution has started, and the warning when no worker runs it. */

@@ -2,7 +2,8 @@
  * Where Temporal is and how to start it: address parsing, the dev server's arguments with goalrun's
  * search attributes, and the reachability probe. Process management lives in dev-server.ts.
  */
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
+import { freePort, isPortFree } from '../system/ports';
 
 /** goalrun's custom search attributes, in the type names `temporal server start-dev` accepts. */
 export const SEARCH_ATTRIBUTES = {
@@ -150,34 +151,11 @@ export function preferredHttpPortFor(port: number): number {
  */
 export async function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
   const preferred = preferredHttpPortFor(frontendPort);
-  if (preferred !== uiPort && (await isPortFree(ip, preferred))) return preferred;
+  if (preferred !== uiPort && (await isPortFree(preferred, ip))) return preferred;
   let port: number;
   do port = await freePort(ip);
   while (port === uiPort || port === frontendPort);
   return port;
-}
-
-function isPortFree(ip: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, ip, () => server.close(() => resolve(true)));
-  });
-}
-
-function freePort(ip: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, ip, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
-      );
-    });
-  });
 }
 
 /** The IP a local dev server binds to for a loopback host. */

@@ -1,6 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { findOnPath, isExecutableFile } from '../system/executables';
 
 /** Environment variable that points at an explicit `temporal` CLI binary. */
 export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
@@ -14,26 +14,6 @@ export function goalrunCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheHome, 'goalrun');
 }
 
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findOnPath(env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    // An empty PATH entry means the current directory, which we deliberately do not trust.
-    if (!dir) continue;
-    const candidate = resolve(dir, BINARY_NAME);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return null;
-}
-
 /**
  * Absolute path of a usable `temporal` binary: $TEMPORAL_CLI_PATH, then PATH, then the goalrun cache;
  * null when there is none. Never builds (that is scripts/ensure-temporal.sh's job).
@@ -41,7 +21,7 @@ function findOnPath(env: NodeJS.ProcessEnv): string | null {
 export function findTemporalBinary(env: NodeJS.ProcessEnv = process.env): string | null {
   const explicit = env[TEMPORAL_CLI_PATH_ENV];
   if (explicit && isExecutableFile(explicit)) return resolve(explicit);
-  const onPath = findOnPath(env);
+  const onPath = findOnPath(BINARY_NAME, env);
   if (onPath) return onPath;
   const cached = join(goalrunCacheDir(env), 'bin', BINARY_NAME);
   return isExecutableFile(cached) ? cached : null;

@@ -10,6 +10,8 @@
  * (docs/security.md) are decrypted with the process's payload keys; without the key a payload is an
  * error that names it.
  */
+
+import { clip } from '../core/text';
 import { decryptPayload, ENCRYPTED_ENCODING, PayloadCodecError } from '../worker/payload-codec';
 import type { PayloadKey } from '../worker/payload-keys';
 import type { PlainPayload } from '../worker/payload-proto';
@@ -166,10 +168,7 @@ export function errorFromResponse(httpStatus: number, text: string): TemporalHtt
     const code = typeof body.code === 'number' ? body.code : undefined;
     return new TemporalHttpError(body.message, httpStatus, code);
   }
-  return new TemporalHttpError(
-    `Temporal's HTTP API answered ${httpStatus}: ${text.slice(0, 200)}`,
-    httpStatus,
-  );
+  return new TemporalHttpError(`Temporal's HTTP API answered ${httpStatus}: ${clip(text, 200)}`, httpStatus);
 }
 
 /** DescribeWorkflowExecutionResponse → WorkflowSummary. */

@@ -6,6 +6,7 @@
 import { MAX_MODELS_IN_BREAKDOWN } from './limits';
 import { isGenericCard, type ModelCard } from './model-card';
 import type { BilledAttempts } from './paid-calls';
+import { formatTable } from './table';
 import type { RequestUsage, UsageTotals } from './usage';
 
 /** Card prices are per this many tokens. */
@@ -287,11 +288,8 @@ function plural(count: number, noun: string): string {
 
 /** Left-aligns the first column and right-aligns the others, two spaces apart. */
 function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
-  return rows.map((row) =>
-    row
-      .map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col])))
-      .join('  ')
-      .trimEnd(),
+  return formatTable(
+    rows,
+    rows[0].map((_, column) => (column === 0 ? 'start' : 'end')),
   );
 }

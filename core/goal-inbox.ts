@@ -9,6 +9,7 @@
  */
 import { type AppCommand, AppCommandError, isAppCommand, parseAppCommand } from './app-commands';
 import { jsonBytes } from './compaction/state-size';
+import { clip } from './text';
 
 /** Longest host queue name a goal takes. */
 export const MAX_HOST_QUEUE_CHARS = 200;
@@ -149,9 +150,9 @@ export class GoalInbox {
     const refused: InboxRequest = {
       kind: 'refused',
       id: request.id,
-      text: clip(request.text, REFUSED_TEXT_CHARS),
-      from: clip(request.from, REFUSED_TEXT_CHARS),
-      why: clip(why, REFUSED_TEXT_CHARS * 2),
+      text: clipValue(request.text, REFUSED_TEXT_CHARS),
+      from: clipValue(request.from, REFUSED_TEXT_CHARS),
+      why: clipValue(why, REFUSED_TEXT_CHARS * 2),
     };
     try {
       this.add(refused);
@@ -187,7 +188,6 @@ export class GoalInbox {
   }
 }
 
-function clip(text: string, max: number): string {
-  const value = typeof text === 'string' ? text : String(text);
-  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+function clipValue(text: string, max: number): string {
+  return clip(typeof text === 'string' ? text : String(text), max);
 }

@@ -19,7 +19,7 @@ import { checkStopRules, type StopDecision } from './goal-rules';
 import { addJob, type JobRecord, type JobStatus, markJobs, nextJobId } from './jobs-registry';
 import { JOB_COMMAND_MAX_CHARS, REASON_MAX_CHARS } from './limits';
 import { budgetLine, budgetView, hasCap, spentOf, usd } from './spend-cap';
-import { plural } from './text';
+import { clip, plural } from './text';
 
 /** The longest steering message accepted, in characters (a pasted log belongs in a file). */
 export const MAX_STEERING_CHARS = 32_000;
@@ -97,8 +97,7 @@ export class GoalSession {
   /** Sets the status (and its reason). */
   setStatus(status: GoalStatus, reason: string | null = null): void {
     // A failure's reason can be a provider's whole error page: the state keeps its start.
-    const kept =
-      reason && reason.length > REASON_MAX_CHARS ? `${reason.slice(0, REASON_MAX_CHARS - 1)}…` : reason;
+    const kept = reason ? clip(reason, REASON_MAX_CHARS) : reason;
     this.state = { ...this.state, status, reason: kept };
   }
 
@@ -272,10 +271,7 @@ export class GoalSession {
 
   /** Records a started job. */
   jobStarted(job: Omit<JobRecord, 'status' | 'startedAtMs'>): void {
-    const command =
-      job.command.length > JOB_COMMAND_MAX_CHARS
-        ? `${job.command.slice(0, JOB_COMMAND_MAX_CHARS - 1)}…`
-        : job.command;
+    const command = clip(job.command, JOB_COMMAND_MAX_CHARS);
     this.state = {
       ...this.state,
       jobs: addJob(this.state.jobs, { ...job, command, status: 'running', startedAtMs: this.now() }),

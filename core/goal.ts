@@ -22,6 +22,7 @@ import type { SandboxSettings } from './sandbox-settings';
 import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskGraph, TaskView } from './task-graph-types';
+import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
 import type { SnapshotLimits, SnapshotState } from './workspace-snapshot-state';
@@ -298,8 +299,7 @@ export function initialGoalState(goal: GoalDefinition): GoalState {
 /** Adds a line to the recent-activity log, keeping only the newest few. */
 export function noteAction(state: GoalState, text: string): GoalState {
   const actions = state.actions + 1;
-  const line =
-    text.length > RECENT_ACTION_MAX_CHARS ? `${text.slice(0, RECENT_ACTION_MAX_CHARS - 1)}…` : text;
+  const line = clip(text, RECENT_ACTION_MAX_CHARS);
   const recent = [...state.recent, { n: actions, text: line }].slice(-RECENT_ACTIONS_KEPT);
   return { ...state, actions, recent };
 }

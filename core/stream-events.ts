@@ -5,6 +5,7 @@
  * and a test parses every line a real goal prints with them.
  */
 import { z } from 'zod';
+import { clipHeadBytes } from './text';
 
 /** Longest tool arguments or tool output carried in an event; the full text is in the store. */
 export const STREAM_TEXT_MAX_BYTES = 2048;
@@ -193,11 +194,7 @@ export function clipBytes(
   maxBytes = STREAM_TEXT_MAX_BYTES,
 ): { text: string; truncated: boolean } {
   if (utf8Length(text) <= maxBytes) return { text, truncated: false };
-  let end = Math.min(text.length, maxBytes);
-  while (end > 0 && utf8Length(text.slice(0, end)) > maxBytes) end--;
-  // Never end on the first half of a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
-  return { text: text.slice(0, end), truncated: true };
+  return { text: clipHeadBytes(text, maxBytes), truncated: true };
 }
 
 const encoder = new TextEncoder();

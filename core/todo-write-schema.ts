@@ -19,6 +19,7 @@ import {
   type TodoWriteArgs,
 } from './task-graph-args';
 import { TASK_STATUSES } from './task-graph-types';
+import { clip } from './text';
 import { TOOL } from './tool-names';
 
 const TOP_LEVEL_FIELDS = ['todos', 'merge', 'delete', 'clear_completed'];
@@ -37,7 +38,7 @@ const TODO_WRITE_DESCRIPTION = [
 /** Short, deterministic rendering of a bad value (no engine-specific error texts). */
 function quote(value: unknown): string {
   const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
-  return text.length > QUOTED_VALUE_MAX_CHARS ? `${text.slice(0, QUOTED_VALUE_MAX_CHARS)}…` : text;
+  return clip(text, QUOTED_VALUE_MAX_CHARS + 1);
 }
 
 /** An error text that quotes the offending value, e.g. `must be true or false (got "yes")`. */

@@ -3,6 +3,8 @@
  * the spool copy and the byte offset to go on reading from (spec S-SPOOL).
  */
 
+import { clipHead } from './text';
+
 const encoder = new TextEncoder();
 
 /** Byte length of a string in UTF-8. */
@@ -43,13 +45,11 @@ export function truncateForModel(output: string, spoolId: number, maxChars: numb
 }
 
 /**
- * The first `maxChars` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair:
- * PostgreSQL's jsonb rejects a lone surrogate, so a clipped emoji would make the row unstorable.
+ * The first `maxChars` UTF-16 units of `text`, fewer when the cut would split a surrogate pair or a
+ * grapheme: PostgreSQL's jsonb rejects a lone surrogate, so a clipped emoji would make the row unstorable.
  */
 export function clipChars(text: string, maxChars: number): string {
-  const last = text.charCodeAt(maxChars - 1);
-  const splitsPair = text.length > maxChars && last >= 0xd800 && last <= 0xdbff;
-  return text.slice(0, splitsPair ? maxChars - 1 : maxChars);
+  return clipHead(text, maxChars);
 }
 
 /** First and last non-empty lines of an output, clipped, for stubs and logs. */

@@ -11,6 +11,7 @@ import { recordToolOutcome } from './goal-rules';
 import { FINISH_SUMMARY_MAX_CHARS } from './limits';
 import { applyTodoWrite, summarizeTaskList } from './task-graph';
 import type { ParsedTodoWrite } from './task-graph-args';
+import { clip } from './text';
 import { isTodoWriteCall, PLAN_ONLY_NUDGE } from './todo-write-tool';
 import { TOOL } from './tool-names';
 import type { WorkflowToolArgs } from './workflow-tool-args';
@@ -74,7 +75,7 @@ function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutco
   }
   const { status } = parsed.args;
   // The whole call stays in the transcript; the state keeps what status and the stream show.
-  const summary = clipText(parsed.args.summary, FINISH_SUMMARY_MAX_CHARS);
+  const summary = clip(parsed.args.summary, FINISH_SUMMARY_MAX_CHARS);
   const next = recordToolOutcome(state, {
     toolName: TOOL.finish,
     summary: `${TOOL.finish}: ${status}`,
@@ -117,8 +118,4 @@ export function planOnlyNudge(
   const planOnly = calls.length > 0 && calls.every((call) => isTodoWriteCall(call.toolName) && call.ok);
   if (!planOnly || state.planNudged) return { state, nudge: null };
   return { state: { ...state, planNudged: true }, nudge: PLAN_ONLY_NUDGE };
-}
-
-function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -5,6 +5,7 @@
  * session row and merges into the newest committed state, as the locked read-modify-write did.
  */
 import type { StateWrite } from '../core/state-write';
+import { jsonText } from './rows';
 import type { SqlExecutor } from './sql';
 import type { StoreEvent } from './types';
 
@@ -59,14 +60,12 @@ function effectsParams(
   const params: unknown[] = [
     write !== undefined,
     write?.full ?? false,
-    JSON.stringify(split?.top ?? {}),
-    JSON.stringify(split?.nested ?? {}),
+    jsonText(split?.top ?? {}),
+    jsonText(split?.nested ?? {}),
     write?.status ?? null,
     write?.reason !== undefined,
     write?.reason ?? null,
-    JSON.stringify(
-      events.map((event) => ({ kind: event.kind, key: event.key ?? null, data: event.data ?? null })),
-    ),
+    jsonText(events.map((event) => ({ kind: event.kind, key: event.key ?? null, data: event.data ?? null }))),
   ];
   const stateCte = `state AS (
     UPDATE sessions SET

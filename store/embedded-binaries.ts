@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isExecutableFile } from '../system/executables';
 
 /** Paths of the programs the embedded store runs. */
 export interface PostgresBinaries {
@@ -69,9 +70,7 @@ export function findPostgresBinaries(): PostgresBinaries {
     postgres: path.join(nativeDir, 'bin', 'postgres'),
   };
   for (const binary of [binaries.initdb, binaries.postgres]) {
-    try {
-      fs.accessSync(binary, fs.constants.X_OK);
-    } catch {
+    if (!isExecutableFile(binary)) {
       throw new Error(
         `The PostgreSQL binary ${binary} of ${packageName} is missing or not executable. ` +
           `Reinstall it (npm install ${packageName}), or set DATABASE_URL to a PostgreSQL database.`,

@@ -5,8 +5,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort, isPortFree } from '../system/ports';
 import type { PostgresBinaries, PostgresRunner } from './embedded-binaries';
 import {
   EMBEDDED_HOST,
@@ -106,28 +106,12 @@ export async function spawnServer(
 /** The recorded port if it is still free, else a new free port; recorded either way. */
 export async function choosePort(paths: EmbeddedStorePaths): Promise<number> {
   const recorded = readRecordedPort(paths);
-  const port = recorded !== null && (await isPortFree(recorded)) ? recorded : await freePort();
+  const port =
+    recorded !== null && (await isPortFree(recorded, EMBEDDED_HOST))
+      ? recorded
+      : await freePort(EMBEDDED_HOST);
   if (port !== recorded) recordPort(paths, port);
   return port;
-}
-
-function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, EMBEDDED_HOST, () => server.close(() => resolve(true)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, EMBEDDED_HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** PostgreSQL needs no secret of goalrun's environment (provider keys): give it only what it uses. */

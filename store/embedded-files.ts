@@ -4,6 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { tryAcquireLock as tryAcquireLockFile } from '../system/lock-file';
+import { isProcessAlive } from '../system/processes';
 
 /** Subdirectory of the data directory that holds the embedded PostgreSQL store. */
 export const EMBEDDED_STORE_DIR = 'store-pg';
@@ -86,21 +88,6 @@ export function runningServer(paths: EmbeddedStorePaths): { pid: number; port: n
   return { pid, port: Number.isInteger(port) && port > 0 ? port : (readRecordedPort(paths) ?? 0) };
 }
 
-/** False when the process is gone or a zombie; EPERM means it exists under another user. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
 /** Whether `pid` is a postgres serving `dataDir`: a pid left in a stale file may belong to anything now. */
 function isServerOf(pid: number, dataDir: string): boolean {
   try {
@@ -117,31 +104,7 @@ export const STALE_LOCK_MS = 120_000;
 
 /** Takes the start lock; false when another live process holds it. */
 export function tryAcquireLock(lockFile: string): boolean {
-  try {
-    fs.writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx' });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  try {
-    const holder = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
-    const ageMs = Date.now() - fs.statSync(lockFile).mtimeMs;
-    // An empty file is a lock whose holder has created it but not yet written its pid.
-    const holderGone = !Number.isNaN(holder) && !isProcessAlive(holder);
-    if (holderGone || ageMs > STALE_LOCK_MS) fs.unlinkSync(lockFile);
-  } catch {
-    // Released between our checks; the next attempt will tell.
-  }
-  return false;
-}
-
-/** Releases the start lock if we still hold it. */
-export function releaseLock(lockFile: string): void {
-  try {
-    if (Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10) === process.pid) fs.unlinkSync(lockFile);
-  } catch {
-    // Already gone.
-  }
+  return tryAcquireLockFile(lockFile, STALE_LOCK_MS);
 }
 
 /** The last lines of the server log written since byte `fromByte`, indented, for an error message. */

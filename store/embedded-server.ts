@@ -11,6 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { releaseLock } from '../system/lock-file';
+import { isProcessAlive } from '../system/processes';
 import { findPostgresBinaries, postgresRunner } from './embedded-binaries';
 import { checkClusterVersion, choosePort, initializeCluster, spawnServer } from './embedded-cluster';
 import {
@@ -19,12 +21,10 @@ import {
   EMBEDDED_USER,
   type EmbeddedStorePaths,
   embeddedStorePaths,
-  isProcessAlive,
   LEGACY_PGLITE_STORE_DIR,
   readLogTail,
   readRecordedPort,
   recordPort,
-  releaseLock,
   runningServer,
   STALE_LOCK_MS,
   tryAcquireLock,

@@ -7,7 +7,7 @@ import type { StoredMessage } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
-import { toJson } from './rows';
+import { jsonText, toJson } from './rows';
 import type { SqlClient } from './sql';
 import type { MessageWriteOptions } from './types';
 
@@ -28,7 +28,7 @@ export async function appendMessage(
         sessionId,
         key,
         role: message.role,
-        content: JSON.stringify(message.content),
+        content: jsonText(message.content),
         meta: toJson(options.meta),
       },
       options.state,

@@ -1,7 +1,7 @@
 /** The message, event and goal-state writes that several store operations share. */
 import type { MessageMeta, StoredMessage } from '../core/messages';
 import { applyStateWrite, type StateWrite } from '../core/state-write';
-import { toJson } from './rows';
+import { jsonText, toJson } from './rows';
 import type { SqlExecutor } from './sql';
 import type { GoalStatus } from './types';
 
@@ -20,7 +20,7 @@ export async function insertMessage(
      VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
      ON CONFLICT (session_id, key) DO NOTHING
      RETURNING seq`,
-    [sessionId, key, message.role, JSON.stringify(message.content), toJson(meta)],
+    [sessionId, key, message.role, jsonText(message.content), toJson(meta)],
   );
   if (inserted.rows.length > 0) return { seq: Number(inserted.rows[0].seq), created: true };
   return { seq: await existingSeq(db, sessionId, key), created: false };
@@ -71,12 +71,12 @@ export async function applyGoalStateWrite(
   await db.query(
     `UPDATE sessions SET goal_state = $2::jsonb, status = coalesce($3, status), reason = $4, updated_at = now()
      WHERE id = $1`,
-    [sessionId, JSON.stringify(next), status ?? null, reason ?? null],
+    [sessionId, jsonText(next), status ?? null, reason ?? null],
   );
   if (write.full) {
     await db.query(
       'INSERT INTO checkpoints (session_id, goal_state, tasks) VALUES ($1, $2::jsonb, $3::jsonb)',
-      [sessionId, JSON.stringify(next), toJson(next.tasks)],
+      [sessionId, jsonText(next), toJson(next.tasks)],
     );
   }
 }

@@ -1,5 +1,6 @@
 /** How rows of the session store's tables map to the store's types, and how jsonb parameters are written. */
 import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messages';
+import { storableJson } from '../core/text';
 import type { EventRow, GoalStatus, SessionRow } from './types';
 
 export const SESSION_COLUMNS =
@@ -49,9 +50,15 @@ export interface CheckpointRecord {
 /**
  * JSON text for a jsonb parameter. Serialized here, not by the driver, because pg turns a JS array
  * into a PostgreSQL array literal. undefined and null become SQL NULL, which reads back as null.
+ * Strings that jsonb refuses (a lone surrogate, NUL) are stored as U+FFFD (core/text storableJson).
  */
 export function toJson(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
+  return value === undefined || value === null ? null : storableJson(value);
+}
+
+/** JSON text for a jsonb parameter that is never NULL (`{}` or `[]` values, message content). */
+export function jsonText(value: unknown): string {
+  return storableJson(value);
 }
 
 export function toEvent(row: EventRecord): EventRow {

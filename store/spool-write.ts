@@ -1,4 +1,6 @@
 /** Writing a full tool output to the spool, once per key (spec S-SPOOL); spool-read.ts reads it back in pages. */
+
+import { storableText } from '../core/text';
 import type { SqlExecutor } from './sql';
 
 /** Stores the output under its key, or finds the row a first call stored; returns its spool id. */
@@ -7,8 +9,10 @@ export async function writeSpool(
   sessionId: string,
   key: string,
   toolName: string,
-  content: string,
+  text: string,
 ): Promise<{ spoolId: number }> {
+  // Sized as stored: NUL is stored as U+FFFD (core/text storableText), so the byte offsets hold.
+  const content = storableText(text);
   // Same two-step shape as insertMessage (message-writes.ts), for the same reason: a racing insert
   // that commits while ours waits is invisible to our INSERT but visible to the next statement.
   const inserted = await db.query<{ id: string | number }>(

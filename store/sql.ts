@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { storableText } from '../core/text';
 import { Pool } from './pg';
 
 /** What both a client and an open transaction can run. */
@@ -25,6 +26,21 @@ export interface SqlClient extends SqlExecutor {
  */
 export const PG_POOL_SIZE = 20;
 
+/**
+ * A parameter as PostgreSQL takes it: strings (also inside arrays) without lone surrogates or NUL,
+ * which text and jsonb columns refuse (core/text storableText). Model and tool text reaches the
+ * store from everywhere, so this is the one place that makes every write of it safe.
+ */
+function storableParam(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableParam);
+  return value;
+}
+
+function storableParams(params: unknown[] | undefined): unknown[] | undefined {
+  return params?.map(storableParam);
+}
+
 /** A client over a `pg.Pool`; several processes can share the database. */
 export function createPgClient(databaseUrl: string): SqlClient {
   const pool = new Pool({ connectionString: databaseUrl, max: PG_POOL_SIZE });
@@ -33,7 +49,7 @@ export function createPgClient(databaseUrl: string): SqlClient {
   pool.on('error', () => {});
   return {
     async query<T>(text: string, params?: unknown[]) {
-      const result = await pool.query(text, params);
+      const result = await pool.query(text, storableParams(params));
       return { rows: result.rows as T[] };
     },
     async exec(script: string) {
@@ -62,7 +78,7 @@ export function createPgClient(databaseUrl: string): SqlClient {
 function pgExecutor(connection: PoolClient): SqlExecutor {
   return {
     async query<T>(text: string, params?: unknown[]) {
-      const result = await connection.query(text, params);
+      const result = await connection.query(text, storableParams(params));
       return { rows: result.rows as T[] };
     },
     async exec(script: string) {

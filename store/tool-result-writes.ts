@@ -1,6 +1,7 @@
 /** A tool result written whole: spool row, event and message in one transaction (issue 9, item 7). */
 import { storeKeys } from '../core/store-keys';
-import { type MessageRecord, toEntry, toJson } from './rows';
+import { storableText } from '../core/text';
+import { jsonText, type MessageRecord, toEntry, toJson } from './rows';
 import type { SqlClient, SqlExecutor } from './sql';
 import type { RecordedToolResult, ToolResultFacts, ToolResultRecord } from './types';
 
@@ -106,13 +107,7 @@ export async function writeToolResult(
      VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
      ON CONFLICT (session_id, key) DO NOTHING
      RETURNING seq`,
-    [
-      record.sessionId,
-      record.messageKey,
-      message.role,
-      JSON.stringify(message.content),
-      toJson({ tool: facts }),
-    ],
+    [record.sessionId, record.messageKey, message.role, jsonText(message.content), toJson({ tool: facts })],
   );
   if (inserted.rows.length === 0) throw new ToolResultStoredMeanwhile();
   return { seq: Number(inserted.rows[0].seq), created: true, message, facts };
@@ -124,7 +119,8 @@ export async function insertSpool(
   record: ToolResultRecord,
   key: string,
 ): Promise<number | undefined> {
-  const content = record.spoolContent ?? '';
+  // Sized as stored: NUL is stored as U+FFFD (core/text storableText), so the byte offsets hold.
+  const content = storableText(record.spoolContent ?? '');
   const { rows } = await tx.query<{ id: string | number }>(
     `INSERT INTO spool (session_id, key, tool_name, content, size_bytes)
      VALUES ($1, $2, $3, $4, $5)

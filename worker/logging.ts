@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LogEntry, LogLevel } from '@temporalio/worker';
+import { terminalSafe } from '../core/text';
 
 /** The levels `goalrun worker --log-level` accepts. */
 export const WORKER_LOG_LEVELS = ['debug', 'info', 'warn'] as const;
@@ -63,10 +64,10 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   const detailed = level === 'debug';
   let write: (line: string) => void;
   if ('file' in target) {
-    fs.mkdirSync(path.dirname(target.file), { recursive: true });
-    const stream = fs.createWriteStream(target.file, { flags: 'a' });
-    write = (line) => stream.write(`${line}\n`);
+    write = fileLog(target.file);
   } else {
+    // A stderr that is gone (a closed pipe) must not take the worker with it.
+    process.stderr.on('error', () => {});
     write = (line) => process.stderr.write(`${line}\n`);
   }
   // Loaded here, not at the top: the CLI's light commands import this file for its constants, and
@@ -74,13 +75,41 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLevel(level), (entry) => {
-      if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(formatLogEntry(entry, detailed));
+      // Log lines carry model and tool text (failures, summaries): shown, never acted on by a terminal.
+      if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(terminalSafe(formatLogEntry(entry, detailed)));
     }),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
     ...(options.prometheusBindAddress
       ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } } }
       : {}),
   });
+}
+
+/**
+ * Writes log lines to a file. A log that cannot be written (a full disk, a file turned read-only, a
+ * device that refuses writes) must not stop the worker: without an 'error' listener the stream's
+ * failure would crash the process and every goal it runs. It is said once on stderr, and the lines
+ * after it are dropped.
+ */
+export function fileLog(
+  file: string,
+  say: (message: string) => void = defaultNotice,
+): (line: string) => void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const stream = fs.createWriteStream(file, { flags: 'a' });
+  let failed = false;
+  stream.on('error', (err) => {
+    if (failed) return;
+    failed = true;
+    say(`the worker log ${file} cannot be written (${err.message}); the worker goes on without it`);
+  });
+  return (line) => {
+    if (!failed) stream.write(`${line}\n`);
+  };
+}
+
+function defaultNotice(message: string): void {
+  process.stderr.write(`goalrun: ${message}\n`);
 }
 
 /** One log line: time, level, message, then the fields (all of them when `detailed`). */

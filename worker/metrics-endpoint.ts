@@ -6,7 +6,8 @@
  * one target per worker.
  */
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '../system/ports';
 import { goalrunRegistry } from './metrics';
 
 /** Host the endpoint binds to when `--metrics-port` names only a port: this machine only. */
@@ -96,19 +97,15 @@ function listen(server: Server, address: { host: string; port: number }): Promis
         ),
       ),
     );
-    server.listen(address.port, address.host, () => resolve());
+    server.listen(address.port, address.host, () => {
+      // A failure while serving (out of file descriptors) must not stop the worker: said, and ignored.
+      server.on('error', (err) => process.stderr.write(`goalrun: metrics endpoint: ${err.message}\n`));
+      resolve();
+    });
   });
 }
 
 /** A loopback port that was free a moment ago (for the SDK's exporter, which cannot report one). */
 function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.unref();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
+  return freePort('127.0.0.1');
 }

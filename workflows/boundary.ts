@@ -8,6 +8,7 @@ import { userText } from '../core/messages';
 import { afterUnpause } from '../core/runaway-breaker';
 import { projectHashOf, sessionIdWith } from '../core/session-ids';
 import { storeKeys } from '../core/store-keys';
+import { clip, clipBytes, clipHead } from '../core/text';
 import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
 import type { GoalRun } from './goal-run-port';
 
@@ -16,6 +17,8 @@ export const LIMIT_WAIT_MS = 24 * 60 * 60_000;
 
 /** The Web UI's one-line summary is capped at 200 bytes; a fresh session's is cut well below. */
 const SUMMARY_MAX_CHARS = 150;
+/** Temporal's limit on a static summary. */
+const STATIC_SUMMARY_MAX_BYTES = 200;
 
 /** The goal stops at a step boundary: its clock and time limit stop, and a checkpoint is saved. */
 export async function enterPause(run: GoalRun): Promise<void> {
@@ -78,17 +81,16 @@ export async function startFreshSession(run: GoalRun): Promise<string> {
     taskQueue: workflowInfo().taskQueue,
     args: [{ goal: fresh }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    staticSummary: clipChars(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS),
+    staticSummary: clipBytes(
+      clip(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS),
+      STATIC_SUMMARY_MAX_BYTES,
+    ),
     typedSearchAttributes: [
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: sessionId },
-      { key: GoalModelKey, value: goal.model.slice(0, 200) },
+      { key: GoalModelKey, value: clipHead(goal.model, 200) },
       { key: GoalIterationKey, value: 0 },
     ],
   });
   return sessionId;
-}
-
-function clipChars(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -9,6 +9,7 @@ import { type GoalStatus, noteAction } from '../core/goal';
 import type { InboxRequest } from '../core/goal-inbox';
 import { renderJobs } from '../core/jobs-registry';
 import { storeKeys } from '../core/store-keys';
+import { clipHead } from '../core/text';
 import { storeActivities } from './activities-proxy';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
@@ -185,7 +186,7 @@ function describeKind(request: InboxRequest): string {
 }
 
 function clip(from: string): string {
-  return (from ?? 'unknown').slice(0, MAX_FROM_CHARS);
+  return clipHead(from ?? 'unknown', MAX_FROM_CHARS);
 }
 
 /** The command a request carries, if it is one. */

@@ -16,6 +16,7 @@ import { breakdownTotal } from '../core/cost';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { NOTIFY_STATUSES, notifyStatus } from '../core/extensions/notify-status';
 import { recordToolOutcome } from '../core/goal-rules';
+import { clip } from '../core/text';
 import { TOOL } from '../core/tool-names';
 import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-tools';
 import { toolActivities } from './activities-proxy';
@@ -156,7 +157,7 @@ export async function withStopHooks(
     return outcome;
   }
   if (veto === null) return outcome;
-  const reason = veto.length > VETO_MAX_CHARS ? `${veto.slice(0, VETO_MAX_CHARS - 1)}…` : veto;
+  const reason = clip(veto, VETO_MAX_CHARS);
   run.session.note(`a stop hook kept the goal going: ${reason.split('\n')[0]}`);
   return {
     state: recordToolOutcome(run.state, {

@@ -6,6 +6,7 @@ import type { ToolCallRef } from '../activities/types';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
+import { clipHead } from '../core/text';
 import type { GoalRun } from './goal-run-port';
 
 /**
@@ -27,7 +28,7 @@ export async function answerToolCall(
       toolName: call.toolName,
       ok,
       bytes: utf8Bytes(text),
-      head: text.slice(0, 2048),
+      head: clipHead(text, 2048),
     },
     key: storeKeys.toolEvent(call.toolCallId),
   };

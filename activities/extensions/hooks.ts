@@ -5,6 +5,7 @@
  * exit, a timeout or a hook that cannot start is a hook failure.
  */
 import type { SandboxSettings } from '../../core/sandbox-settings';
+import { clip, clipHead } from '../../core/text';
 import type { SandboxHost } from '../sandbox/host';
 import { runCaptured } from '../sandbox/run-captured';
 import { DEFAULT_HOOK_TIMEOUT_S, DEFAULT_NOTIFY_TIMEOUT_S, type HookEvent } from './config-schemas';
@@ -38,9 +39,8 @@ export interface HookRun {
   ms: number;
 }
 
-function clip(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length <= HOOK_TEXT_MAX_CHARS ? trimmed : `${trimmed.slice(0, HOOK_TEXT_MAX_CHARS - 1)}…`;
+function clipHookText(text: string): string {
+  return clip(text.trim(), HOOK_TEXT_MAX_CHARS);
 }
 
 /** The hooks of an event that apply to a tool (pre_tool and post_tool match tool names). */
@@ -75,8 +75,8 @@ export async function runHook(
     command: hook.command,
     source: hook.source,
     exitCode: run.code,
-    stdout: clip(run.stdout),
-    stderr: clip(run.stderr),
+    stdout: clipHookText(run.stdout),
+    stderr: clipHookText(run.stderr),
     ms: Date.now() - started,
   };
   if (run.startError) return { ...base, outcome: 'failed', problem: `could not start: ${run.startError}` };
@@ -129,8 +129,7 @@ export async function runHooks(
 }
 
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return clip(text.replace(/\s+/g, ' ').trim(), 80);
 }
 
 /** The event data recorded for a hook run (never its whole output). */
@@ -143,7 +142,7 @@ export function hookRunEvent(event: HookEvent, run: HookRun, extra: Record<strin
     exitCode: run.exitCode,
     ms: run.ms,
     ...(run.problem ? { problem: run.problem } : {}),
-    ...(run.outcome === 'veto' ? { reason: run.stderr.slice(0, 500) } : {}),
+    ...(run.outcome === 'veto' ? { reason: clipHead(run.stderr, 500) } : {}),
     ...extra,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { mcpCallNeedsApproval, type WorkspaceContextData } from '../../core/extensions/workspace-context';
 import type { ToolCallPart } from '../../core/messages';
+import { clip } from '../../core/text';
 import type { ToolSpec } from '../providers/types';
 import type { ToolCallRouting } from '../tools/routing';
 
@@ -30,8 +31,7 @@ export function mcpRouting(
   const server = context?.mcp.servers.find((entry) => entry.name === tool.server);
   if (!server || !mcpCallNeedsApproval(server.approval, tool.readOnly)) return undefined;
   const args = JSON.stringify(call.input ?? {});
-  const shown =
-    args.length > APPROVAL_ARGS_MAX_CHARS ? `${args.slice(0, APPROVAL_ARGS_MAX_CHARS - 1)}…` : args;
+  const shown = clip(args, APPROVAL_ARGS_MAX_CHARS);
   return {
     escalation: {
       command: `${tool.server}: ${tool.tool} ${shown}`,

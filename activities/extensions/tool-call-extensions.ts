@@ -9,6 +9,7 @@ import { nestedInstructionsText } from '../../core/extensions/project-instructio
 import type { WorkspaceContextData } from '../../core/extensions/workspace-context';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
 import { storeKeys } from '../../core/store-keys';
+import { clipHead } from '../../core/text';
 import { TOOL } from '../../core/tool-names';
 import type { SandboxHost } from '../sandbox/host';
 import type { ToolContext, ToolOutcome } from '../tools/types';
@@ -147,7 +148,7 @@ export async function runWithExtensions(
         session_id: context.sessionId,
         workspace: context.workspace,
         tool: toolPayload,
-        result: { ok: outcome.ok, output: outcome.output.slice(0, HOOK_OUTPUT_MAX_CHARS) },
+        result: { ok: outcome.ok, output: clipHead(outcome.output, HOOK_OUTPUT_MAX_CHARS) },
       },
       hookContext,
     );

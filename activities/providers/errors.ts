@@ -3,6 +3,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError, FailureType, type FailureTypeName } from '../../core/errors';
 import { quotaOf } from '../../core/quota';
+import { clip } from '../../core/text';
 import { parseRetryAfter } from './retry-after';
 
 /** Who failed, for the failure message. `secrets` are scrubbed from any provider text we quote. */
@@ -251,5 +252,5 @@ function errorText(err: unknown): string {
 
 function quoteProviderText(text: string, secrets?: string[]): string {
   const oneLine = redactSecrets(text, secrets).replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_QUOTED_CHARS ? `${oneLine.slice(0, MAX_QUOTED_CHARS)}…` : oneLine;
+  return clip(oneLine, MAX_QUOTED_CHARS + 1);
 }

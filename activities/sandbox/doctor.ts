@@ -3,10 +3,11 @@
  * start a sandbox, the database must answer), one line per item, each missing item with its fix.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../core/sandbox-settings';
 import { Client } from '../../store/pg';
+import { isExecutableFile } from '../../system/executables';
 import { DEFAULT_COMPATIBLE_KEY_ENV, OPENAI_API_HOST } from '../providers/spec';
 import { findExecutable } from './host';
 import { probeSandbox } from './probe';
@@ -98,15 +99,6 @@ async function ripgrepCheck(input: DoctorInput): Promise<DoctorCheck> {
     };
   }
   return { name: 'ripgrep', ok: true, required: false, detail: `${(await versionOf(rg)) ?? 'rg'} at ${rg}` };
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function temporalCheck(input: DoctorInput): DoctorCheck {

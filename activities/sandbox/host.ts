@@ -3,9 +3,10 @@
  * directories to hide, where each goal's private /tmp lives. Read once per worker process from its
  * environment; tests build their own.
  */
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { findOnPath } from '../../system/executables';
 
 /** The machine-side facts of the sandbox. */
 export interface SandboxHost {
@@ -43,21 +44,9 @@ export const SENSITIVE_HOME_ENTRIES: readonly string[] = [
   '.config/temporalio',
 ];
 
-/** Finds an executable on PATH; null when there is none. */
+/** Finds an executable on PATH (never in the current directory); null when there is none. */
 export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    // An empty PATH entry means the current directory, which is not trusted.
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
+  return findOnPath(name, env);
 }
 
 /** goalrun's package directory: the nearest parent of this file with goalrun's package.json. */

@@ -16,6 +16,7 @@ import {
   JOB_OUTPUT_DEFAULT_LIMIT,
 } from '../../core/limits';
 import { DEFAULT_RESOURCE_LIMITS, DEFAULT_SANDBOX } from '../../core/sandbox-settings';
+import { clip } from '../../core/text';
 import { TOOL } from '../../core/tool-names';
 import { type LaunchSpec, prepareLaunch } from '../sandbox/launch';
 import { CPU_LIMIT_SIGNAL, type LimitHit, limitMessage } from '../sandbox/resource-limits';
@@ -119,8 +120,7 @@ function cancellationError(signal: AbortSignal): Error {
 export function summarizeBash(args: BashArgs): string {
   if (args.command === undefined) return `bash: read ${args.job_id ?? 'job'} output`;
   const firstLine = args.command.trimStart().split('\n', 1)[0].trimEnd();
-  const shown =
-    firstLine.length > SUMMARY_MAX_CHARS ? `${firstLine.slice(0, SUMMARY_MAX_CHARS - 1)}…` : firstLine;
+  const shown = clip(firstLine, SUMMARY_MAX_CHARS);
   return `bash${args.run_in_background ? ' &' : ''}: ${shown}`;
 }
 

@@ -9,6 +9,7 @@ import {
   FILE_READ_DEFAULT_LIMIT,
   FILE_READ_MAX_LINE_CHARS,
 } from '../../core/limits';
+import { clipHead } from '../../core/text';
 import { TOOL } from '../../core/tool-names';
 import { describeFsError } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
@@ -149,7 +150,7 @@ function decodeLine(bytes: Buffer, clippedBytes: boolean): string {
   let text = bytes.toString('utf8');
   if (!clippedBytes && text.endsWith('\r')) text = text.slice(0, -1);
   if (clippedBytes || text.length > FILE_READ_MAX_LINE_CHARS) {
-    return `${text.slice(0, FILE_READ_MAX_LINE_CHARS)}… [line clipped at ${FILE_READ_MAX_LINE_CHARS} characters]`;
+    return `${clipHead(text, FILE_READ_MAX_LINE_CHARS)}… [line clipped at ${FILE_READ_MAX_LINE_CHARS} characters]`;
   }
   return text;
 }

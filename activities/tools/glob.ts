@@ -1,15 +1,16 @@
 /**
  * The `glob` tool: lists files whose path matches a glob pattern, sorted, capped.
  */
+import fs, { type Dirent } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { GLOB_MAX_RESULTS } from '../../core/limits';
 import { TOOL } from '../../core/tool-names';
-import { globBaseDir, globToRegExp, normalizeGlob } from './glob-pattern';
+import { DEFAULT_SKIPPED_DIRS, normalizeGlob, skippedDirsFor, splitGlob } from './glob-pattern';
 import { displayPath, resolveToolPath } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
-import { skippedDirsFor, walkFiles } from './walk';
 import { resolveForRead } from './workspace-boundary';
 
 export const globArgs = z.object({
@@ -28,6 +29,35 @@ export const globArgs = z.object({
 /** Arguments of the glob tool. */
 export type GlobArgs = z.infer<typeof globArgs>;
 
+/** How often a long walk reports liveness. */
+const GLOB_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/** A symlink as the walk sees it: an entry to list, never a directory to enter. */
+function asPlainEntry(entry: Dirent): Dirent {
+  if (!entry.isSymbolicLink()) return entry;
+  return Object.assign(Object.create(entry) as Dirent, {
+    isFile: () => true,
+    isDirectory: () => false,
+    isSymbolicLink: () => false,
+  });
+}
+
+/**
+ * The file system tinyglobby reads through. tinyglobby either follows symlinks (they can leave the
+ * workspace or loop) or leaves them out; the model should see them listed, as `ls` shows them, and
+ * the walk never enter them. Reported as plain files, they are both.
+ */
+const SYMLINKS_AS_ENTRIES = {
+  ...fs,
+  readdir: (
+    dir: string,
+    options: { withFileTypes: true },
+    done: (error: Error | null, entries?: Dirent[]) => void,
+  ) => fs.readdir(dir, options, (error, entries) => done(error, entries?.map(asPlainEntry))),
+  readdirSync: (dir: string, options: { withFileTypes: true }) =>
+    fs.readdirSync(dir, options).map(asPlainEntry),
+};
+
 async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcome> {
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
   const pattern = normalizeGlob(args.pattern);
@@ -35,9 +65,9 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
   const absolute = path.isAbsolute(pattern);
   const relativePattern = absolute ? pattern.slice(1) : pattern;
 
-  let matcher: RegExp;
+  let split: { base: string; glob: string };
   try {
-    matcher = globToRegExp(relativePattern);
+    split = splitGlob(relativePattern);
   } catch (error) {
     return fail(`invalid glob pattern ${args.pattern}: ${(error as Error).message}`);
   }
@@ -51,25 +81,47 @@ async function runGlob(args: GlobArgs, context: ToolContext): Promise<ToolOutcom
   }
 
   // Walking only below the pattern's literal prefix keeps `src/**` from visiting the whole tree.
-  const base = globBaseDir(relativePattern);
+  const { base } = split;
   const walkRoot = path.join(root, base);
-  // The directory walked must itself be inside the workspace (a literal prefix can be a symlink).
+  // The directory walked must itself be inside the workspace (a literal prefix can be a symlink);
+  // the walk starts at its real path and never follows a symlink below it.
   const walkable = await resolveForRead(context, walkRoot);
   if (!walkable.ok) {
     if (walkable.error.startsWith('outside the workspace')) return fail(walkable.error);
     return { ok: true, output: `no files match ${args.pattern} in ${shownRoot}`, changedWorkspace: false };
   }
-  const matches: string[] = [];
-  const walk = walkFiles(walkable.real, {
-    skipDirs: skippedDirsFor(relativePattern),
-    signal: context.signal,
-    heartbeat: () => context.heartbeat({ matches: matches.length }),
-  });
-  for await (const file of walk) {
-    const relative = base === '' ? file.relative : `${base}/${file.relative}`;
-    if (matcher.test(relative))
-      matches.push(displayPath(context.workspace, path.join(walkRoot, file.relative)));
+  if (!(await stat(walkable.real)).isDirectory())
+    return { ok: true, output: `no files match ${args.pattern} in ${shownRoot}`, changedWorkspace: false };
+  const beat = setInterval(() => {
+    try {
+      context.heartbeat({ tool: TOOL.glob });
+    } catch {
+      // Temporal notices missing heartbeats by itself.
+    }
+  }, GLOB_HEARTBEAT_INTERVAL_MS);
+  let found: string[];
+  try {
+    found = await glob(
+      // A leading `!` would be a negation to tinyglobby; here it is a character of a name.
+      split.glob.startsWith('!') ? `\\${split.glob}` : split.glob,
+      {
+        cwd: walkable.real,
+        dot: true,
+        followSymbolicLinks: false,
+        onlyFiles: true,
+        expandDirectories: false,
+        extglob: false,
+        ignore: [...skippedDirsFor(relativePattern)].map((dir) => `**/${dir}/**`),
+        signal: context.signal,
+        fs: SYMLINKS_AS_ENTRIES as never,
+      },
+    );
+  } finally {
+    clearInterval(beat);
   }
+  context.signal.throwIfAborted();
+  const shownBase = displayPath(context.workspace, walkRoot);
+  const matches = shownBase === '.' ? found : found.map((relative) => `${shownBase}/${relative}`);
 
   if (matches.length === 0)
     return { ok: true, output: `no files match ${args.pattern} in ${shownRoot}`, changedWorkspace: false };
@@ -89,7 +141,8 @@ export const globTool: ToolDefinition<GlobArgs> = {
     'Lists files whose path (relative to path, default the workspace) matches a glob pattern, sorted by path.',
     'Syntax: `*` and `?` within one path segment, `**` for any number of directories, `{a,b}` alternatives,',
     '`[abc]` / `[!abc]` character classes. `*.ts` matches only at the top level; use `**/*.ts` to recurse.',
-    `.git and node_modules are skipped unless the pattern names them. At most ${GLOB_MAX_RESULTS} paths are listed.`,
+    `Generated and vendored folders (${DEFAULT_SKIPPED_DIRS.join(', ')}) are skipped unless the pattern names them;`,
+    `symlinks are listed, never followed. At most ${GLOB_MAX_RESULTS} paths are listed.`,
   ].join(' '),
   schema: globArgs,
   summarize: (args) => `glob: ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,

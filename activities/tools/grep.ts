@@ -12,13 +12,13 @@ import {
   GREP_MAX_RESULTS,
   GREP_TIMEOUT_MS,
 } from '../../core/limits';
+import { cutAfter, cutBefore } from '../../core/text';
 import { TOOL } from '../../core/tool-names';
 import { findExecutable } from '../sandbox/host';
-import { globToRegExp } from './glob-pattern';
+import { globMatcher, skippedDirsFor } from './glob-pattern';
 import { type GrepQuery, searchWithNode, searchWithRipgrep } from './grep-search';
 import { describeFsError, displayPath, resolveToolPath } from './paths';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
-import { skippedDirsFor } from './walk';
 import { resolveForRead } from './workspace-boundary';
 
 /** How much of a clipped line is shown before the match, so the match itself stays visible. */
@@ -62,8 +62,12 @@ export type GrepArgs = z.infer<typeof grepArgs>;
 export function clipLine(line: string, matchStart: number): string {
   if (line.length <= GREP_MAX_LINE_CHARS) return line;
   const matchAt = Math.max(matchStart, 0);
-  const start = Math.max(0, Math.min(matchAt - CLIP_CONTEXT_BEFORE, line.length - GREP_MAX_LINE_CHARS));
-  const end = start + GREP_MAX_LINE_CHARS;
+  // Both ends fall between graphemes, so an emoji or accented letter at a cut is never split.
+  const start = cutAfter(
+    line,
+    Math.max(0, Math.min(matchAt - CLIP_CONTEXT_BEFORE, line.length - GREP_MAX_LINE_CHARS)),
+  );
+  const end = cutBefore(line, start + GREP_MAX_LINE_CHARS);
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
 
@@ -89,10 +93,10 @@ export async function runGrep(
   options: GrepRunOptions = {},
 ): Promise<ToolOutcome> {
   const fail = (output: string): ToolOutcome => ({ ok: false, output, changedWorkspace: false });
-  let globMatcher: RegExp | undefined;
+  let globFilter: RegExp | undefined;
   if (args.glob !== undefined) {
     try {
-      globMatcher = globToRegExp(args.glob);
+      globFilter = globMatcher(args.glob);
     } catch (error) {
       return fail(`invalid glob ${args.glob}: ${(error as Error).message}`);
     }
@@ -123,7 +127,7 @@ export async function runGrep(
     heartbeat: () => context.heartbeat({ tool: TOOL.grep }),
   };
   const ripgrep = options.ripgrep === undefined ? defaultRipgrep() : options.ripgrep;
-  const result = ripgrep ? await searchWithRipgrep(ripgrep, query) : await searchWithNode(query, globMatcher);
+  const result = ripgrep ? await searchWithRipgrep(ripgrep, query) : await searchWithNode(query, globFilter);
   if (result.error !== undefined && result.total === 0) {
     const reason = result.error
       .replace(/^Invalid regular expression: /, '')
@@ -166,7 +170,7 @@ export const grepTool: ToolDefinition<GrepArgs> = {
     'Searches file contents for a regular expression (ripgrep syntax: like JavaScript, with lookaround and',
     'backreferences) and lists matching lines as `path:line: text`.',
     'path may be a file or a directory (default: the workspace); glob filters files (`*.ts` matches file names,',
-    'a pattern with `/` matches paths relative to path). Binary files, .git and node_modules are skipped,',
+    'a pattern with `/` matches paths relative to path). Binary files and generated or vendored folders (.git, node_modules, dist, target, .venv, …) are skipped unless the glob names them,',
     `as are files over ${GREP_MAX_FILE_BYTES / BYTES_PER_MIB} MiB; lines over ${GREP_MAX_LINE_CHARS} characters are clipped.`,
     `Lists at most max_results lines (default ${GREP_DEFAULT_MAX_RESULTS}) and says how many more matched.`,
   ].join(' '),

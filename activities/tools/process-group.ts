@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { processGroupExists } from '../../system/processes';
 
 /** How often a dying group is checked for survivors. */
 const GROUP_POLL_INTERVAL_MS = 25;
@@ -15,19 +16,9 @@ const SIGKILL_WAIT_MS = 5_000;
  */
 const ZOMBIE_REAP_WAIT_MS = 3_000;
 
-/** True while the kernel still knows any process of the group, zombies included. */
-function groupHasProcesses(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** True while any process of the group can still run (zombies do not count). */
 export function isGroupAlive(pgid: number): boolean {
-  if (!groupHasProcesses(pgid)) return false;
+  if (!processGroupExists(pgid)) return false;
   return process.platform === 'linux' ? hasRunnableMember(pgid) : true;
 }
 
@@ -80,7 +71,7 @@ export async function waitForGroupExit(pgid: number, timeoutMs: number): Promise
     await delay(GROUP_POLL_INTERVAL_MS);
   }
   const reapDeadline = Date.now() + ZOMBIE_REAP_WAIT_MS;
-  while (groupHasProcesses(pgid) && Date.now() < reapDeadline) await delay(GROUP_POLL_INTERVAL_MS);
+  while (processGroupExists(pgid) && Date.now() < reapDeadline) await delay(GROUP_POLL_INTERVAL_MS);
   return true;
 }
 
@@ -96,20 +87,4 @@ export async function killProcessGroup(pgid: number, graceMs: number): Promise<b
   if (await waitForGroupExit(pgid, graceMs)) return true;
   signalGroup(pgid, 'SIGKILL');
   return waitForGroupExit(pgid, SIGKILL_WAIT_MS);
-}
-
-/** True while the process exists and is not a zombie (a zombie has finished; only its entry is left). */
-export function isProcessRunnable(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }

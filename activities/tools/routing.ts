@@ -3,6 +3,8 @@
  * job, which job it reads or kills (jobs live on one tool host), and whether it asks to leave the
  * sandbox. The model step calls this on the parsed arguments and puts the answer on ToolCallRef.
  */
+
+import { clip } from '../../core/text';
 import { LEGACY_TOOL, TOOL } from '../../core/tool-names';
 
 /** Routing facts of one tool call (ToolCallRef.routing). */
@@ -27,10 +29,6 @@ const JOB_TOOL_NAMES: ReadonlySet<string> = new Set([TOOL.jobOutput, TOOL.jobKil
 const MAX_JUSTIFICATION_CHARS = 2_000;
 /** Longest command carried in workflow state for an approval prompt. */
 const MAX_COMMAND_CHARS = 4_000;
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /** The arguments as an object: parsed JSON for a string, undefined when they are neither. */
 function argsObject(rawArgs: unknown): Record<string, unknown> | undefined {

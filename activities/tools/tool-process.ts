@@ -7,9 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
+import { isProcessAlive, processGroupExists } from '../../system/processes';
 import type { LaunchSpec } from '../sandbox/launch';
 import { BWRAP_INFO_FD } from '../sandbox/launch';
-import { isGroupAlive, isProcessRunnable, killProcessGroup, signalGroup } from './process-group';
+import { isGroupAlive, killProcessGroup, signalGroup } from './process-group';
 
 /** How often a dying sandbox is checked. */
 const POLL_INTERVAL_MS = 25;
@@ -21,16 +22,6 @@ const INFO_WAIT_MS = 2_000;
 const BWRAP_ERROR_PREFIX = 'bwrap:';
 /** bwrap's own stderr is short; more than this is not bwrap talking. */
 const MAX_SANDBOX_STDERR_CHARS = 4_000;
-
-/** True when a process group of that id exists (zombies included). */
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** How a process ended. */
 export interface ProcessExit {
@@ -135,8 +126,8 @@ export class ToolProcess {
   /** True while anything the process started may still run. */
   isAlive(): boolean {
     if (!this.sandboxed) return isGroupAlive(this.pid);
-    if (this.exit === undefined && isProcessRunnable(this.pid)) return true;
-    return this.innerPid !== undefined && isProcessRunnable(this.innerPid);
+    if (this.exit === undefined && isProcessAlive(this.pid)) return true;
+    return this.innerPid !== undefined && isProcessAlive(this.innerPid);
   }
 
   /** Processes of the group left after the leader exited (unsandboxed only; a sandbox takes them along). */
@@ -154,7 +145,7 @@ export class ToolProcess {
     await Promise.race([this.innerPidKnown, delay(INFO_WAIT_MS, undefined, { ref: false })]);
     if (!this.isAlive()) return true;
     // Before the sandbox's session exists (still being set up) there is nobody to ask nicely.
-    if (this.innerPid !== undefined && groupExists(this.innerPid)) {
+    if (this.innerPid !== undefined && processGroupExists(this.innerPid)) {
       signalGroup(this.innerPid, 'SIGTERM');
       signalGroup(this.innerPid, 'SIGCONT');
       if (await this.waitGone(graceMs)) return true;

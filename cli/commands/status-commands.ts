@@ -8,6 +8,7 @@ import { FINAL_STATUSES } from '../../core/goal';
 import { STUCK_TEXT } from '../../core/liveness';
 import { shortIdOf } from '../../core/session-ids';
 import { usd } from '../../core/spend-cap';
+import { terminalSafe } from '../../core/text';
 import { workflowIdOf } from '../../core/workflow-names';
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
@@ -25,6 +26,8 @@ import {
   WAITING_FOR_WORKER,
 } from '../goal-status';
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
+import { LISTED_OBJECTIVE_COLUMNS } from '../session-summary';
+import { clipToWidth } from '../terminal-text';
 import { firstEvents, hasLiveWorker, noWorkerMessage, runningGoals } from '../worker-presence';
 
 /** `goalrun status <id>`. */
@@ -105,7 +108,7 @@ export async function listCommand(
     return 0;
   }
   for (const view of views) {
-    const clipped = view.objective.length > 60 ? `${view.objective.slice(0, 59)}…` : view.objective;
+    const clipped = clipToWidth(terminalSafe(view.objective), LISTED_OBJECTIVE_COLUMNS);
     // A goal with a money cap shows what it spent of it.
     const objective =
       view.budget?.capUsd != null

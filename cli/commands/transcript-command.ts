@@ -9,6 +9,7 @@ import { ConfigError } from '../../core/errors';
 import { userKindOf } from '../../core/ledger-entry';
 import type { StoredMessage, TranscriptEntry } from '../../core/messages';
 import { KEY_PREFIX } from '../../core/store-keys';
+import { terminalSafe } from '../../core/text';
 import type { SessionStore } from '../../store/types';
 import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
@@ -35,7 +36,10 @@ export async function transcriptCommand(
   if (!session) throw new ConfigError(`goal ${sessionId} has no transcript yet: no worker has run it`);
   const secrets = context.knownSecrets();
   const entries = await store.listMessages(sessionId);
-  const out = (line: string) => process.stdout.write(`${redactSecrets(line, secrets)}\n`);
+  // Markdown is for people: control characters in model and tool text are shown, never acted on.
+  // JSONL is data and keeps the raw text.
+  const shown = format === 'md' ? terminalSafe : (line: string) => line;
+  const out = (line: string) => process.stdout.write(`${shown(redactSecrets(line, secrets))}\n`);
   if (format === 'md') {
     out(`# ${session.name ?? session.objective.split('\n')[0]}`);
     out('');

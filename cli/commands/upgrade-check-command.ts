@@ -13,6 +13,7 @@ import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../../core/workflow-names';
 import { PATCHES, RELEASES } from '../../workflows/patches';
 import type { CliContext } from '../context';
 import { printJson, say } from '../output';
+import { terminalTable } from '../terminal-text';
 
 /** Events read from the start of each run: its first workflow task's markers are among them. */
 export const UPGRADE_CHECK_HISTORY_PAGE = 100;
@@ -112,14 +113,7 @@ function printTable(goals: UpgradeCheckGoal[]): void {
       goal.taskQueue,
     ]),
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  for (const row of rows)
-    say(
-      row
-        .map((cell, column) => cell.padEnd(widths[column]))
-        .join('  ')
-        .trimEnd(),
-    );
+  for (const line of terminalTable(rows)) say(line);
 }
 
 /** `goalrun upgrade-check`. Exit 0 whatever it finds: it reports, the operator decides. */

@@ -3,6 +3,8 @@
  * the run; each is noted, and after a few in a row auto-compact pauses instead of burning a failing call
  * every step. A successful compaction resets the counter. Kept in workflow state, so everything is pure.
  */
+
+import { clip } from '../text';
 import {
   AUTO_COMPACT_ENABLED_DEFAULT,
   AUTO_COMPACT_MAX_FAILURES_DEFAULT,
@@ -59,7 +61,7 @@ export function initialAutoCompactState(settings: AutoCompactSettings = {}): Aut
 /** The first line of a failure reason, clipped: provider errors can be long and multi-line. */
 function shortReason(reason: string): string {
   const line = reason.trim().split('\n')[0].trim() || 'unknown error';
-  return line.length > FAILURE_REASON_MAX_CHARS ? `${line.slice(0, FAILURE_REASON_MAX_CHARS - 1)}…` : line;
+  return clip(line, FAILURE_REASON_MAX_CHARS);
 }
 
 /** Counts a summarizer failure; returns the new state and the one-line note for the transcript. */

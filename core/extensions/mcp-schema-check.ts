@@ -3,6 +3,7 @@
  * request when one tool's schema is not what they take (an object schema at the top, a sane size),
  * so a bad tool is left out with a reason instead of failing every step of the goal.
  */
+import { clip } from '../text';
 
 /** A schema larger than this (as JSON) is left out: it would crowd the context of every request. */
 export const MCP_SCHEMA_MAX_BYTES = 16 * 1024;
@@ -49,8 +50,5 @@ export function checkToolSchema(schema: unknown): SchemaVerdict {
 
 /** A description clipped for a provider. */
 export function clipDescription(text: string | undefined): string {
-  const description = (text ?? '').trim();
-  return description.length <= MCP_DESCRIPTION_MAX_CHARS
-    ? description
-    : `${description.slice(0, MCP_DESCRIPTION_MAX_CHARS - 1)}…`;
+  return clip((text ?? '').trim(), MCP_DESCRIPTION_MAX_CHARS);
 }

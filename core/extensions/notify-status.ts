@@ -2,6 +2,7 @@
  * What a notify hook is told when a goal's status changes: which statuses call for someone, and the
  * command that moves the goal on from each. Pure, so the workflow builds it and tests check it.
  */
+import { clip } from '../text';
 
 /**
  * Statuses a notify hook hears about: the goal ended, or waits for a person. `budget_reached` and
@@ -65,10 +66,7 @@ export function notifyStatus(input: {
   iterations: number;
   approval?: { command: string; justification: string } | null;
 }): NotifyStatus {
-  const objective =
-    input.objective.length > OBJECTIVE_MAX_CHARS
-      ? `${input.objective.slice(0, OBJECTIVE_MAX_CHARS - 1)}…`
-      : input.objective;
+  const objective = clip(input.objective, OBJECTIVE_MAX_CHARS);
   return {
     session_id: input.sessionId,
     workflow_id: input.workflowId,

@@ -2,6 +2,7 @@
  * Project instructions (AGENTS.md, CLAUDE.md as the fallback): the cap on their size and how they
  * are shown to the model. Pure: the tool host finds and reads the files (activities/extensions).
  */
+import { clipHeadBytes } from '../text';
 
 /** The instructions of a goal, all files together, are capped at this many bytes (config `instructions_max_kib`). */
 export const DEFAULT_INSTRUCTIONS_MAX_BYTES = 32 * 1024;
@@ -39,11 +40,8 @@ function byteLength(text: string): number {
 
 /** The longest prefix of `text` within `maxBytes` bytes, ending at a line break when one is near. */
 function clipToBytes(text: string, maxBytes: number): string {
-  let end = Math.min(text.length, maxBytes);
-  while (end > 0 && byteLength(text.slice(0, end)) > maxBytes) end -= 1;
-  // Never split a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1] ?? '')) end -= 1;
-  const clipped = text.slice(0, end);
+  const clipped = clipHeadBytes(text, maxBytes);
+  const end = clipped.length;
   const lastBreak = clipped.lastIndexOf('\n');
   return lastBreak > end / 2 ? clipped.slice(0, lastBreak + 1) : clipped;
 }

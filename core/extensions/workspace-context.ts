@@ -4,6 +4,7 @@
  * effect, the MCP servers' tools and the hooks. Stored in the session store under (session,
  * execution); the workflow carries only the small summary, and the model step reads the rest.
  */
+import { clip } from '../text';
 
 /** When a server's calls wait for `goalrun approve`: never, for tools not marked read-only, or always. */
 export const MCP_APPROVAL_POLICIES = ['never', 'on-request', 'always'] as const;
@@ -142,7 +143,7 @@ export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {
     tools: data.mcp.tools.length,
     stopHooks: data.hooks.stop,
     notifyHooks: data.hooks.notify,
-    notices: data.notices.map((text) => (text.length > 300 ? `${text.slice(0, 299)}…` : text)),
+    notices: data.notices.map((text) => clip(text, 300)),
     gitRepository: data.environment.git !== NOT_A_GIT_REPOSITORY,
   };
 }

@@ -302,11 +302,13 @@ describe('embedded store server', () => {
   it(
     'names the missing binary package and the fix',
     async () => {
-      // A copy of the compiled store whose node_modules holds pg but no PostgreSQL binaries.
+      // A copy of the compiled store (and the system helpers it uses) whose node_modules holds pg
+      // but no PostgreSQL binaries.
       const home = newHome();
       const install = fs.mkdtempSync(path.join(os.tmpdir(), 'goalrun-nobinaries-'));
       removals.push(() => fs.rmSync(install, { recursive: true, force: true }));
       fs.cpSync(DIST_STORE, path.join(install, 'store'), { recursive: true });
+      fs.cpSync(path.resolve(DIST_STORE, '../system'), path.join(install, 'system'), { recursive: true });
       fs.mkdirSync(path.join(install, 'node_modules'));
       fs.symlinkSync(
         path.resolve(DIST_STORE, '../../node_modules/pg'),

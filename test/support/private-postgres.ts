@@ -5,9 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../system/ports';
 
 /** A private server: its URL, and stop/start around a test's outage. */
 export interface PrivatePostgres {
@@ -27,17 +27,6 @@ function binDir(): string {
     .sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error(`no PostgreSQL binaries under ${root}`);
   return path.join(root, versions[0], 'bin');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Initializes and starts a private server with trust auth and a database `test`. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { devServerArgs, isTemporalReachable } from '../../cli/dev-server';
 import { findTemporalBinary } from '../../cli/temporal-binary';
+import { freePort } from '../../system/ports';
 
 /** Options for {@link startTestTemporalServer}. */
 export interface TestTemporalServerOptions {
@@ -51,18 +51,7 @@ const flagSupport = new Map<string, boolean>();
 
 /** A TCP port that was free on the loopback interface a moment ago. */
 export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, LOOPBACK, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not determine a free port'));
-      });
-    });
-  });
+  return freePort(LOOPBACK);
 }
 
 /**

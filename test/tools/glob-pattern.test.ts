@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  expandBraces,
-  globBaseDir,
+  globMatcher,
   globNamesDir,
-  globToRegExp,
   normalizeGlob,
+  skippedDirsFor,
+  splitGlob,
 } from '../../activities/tools/glob-pattern';
 
 /** [pattern, path, matches] */
@@ -58,34 +58,59 @@ const CASES: Array<[string, string, boolean]> = [
   ['src/', 'src', true],
 ];
 
-describe('globToRegExp', () => {
-  it.each(CASES)('%s against %s → %s', (pattern, candidate, expected) => {
-    expect(globToRegExp(pattern).test(candidate)).toBe(expected);
+/** The cases picomatch reads differently from the matcher before it (issue 31), each on purpose. */
+const CHANGED: Array<[string, string, boolean]> = [
+  // Parentheses group alternatives (`(a|b)`) to picomatch; a name with them is matched by escaping: `\\(x\\)`.
+  ['(x)+$', '(x)+$', false],
+  ['\\(x\\)+$', '(x)+$', true],
+  // An unclosed brace is an error to picomatch and matches nothing; the old matcher read it literally.
+  ['{a,b', '{a,b', false],
+];
+
+describe('globMatcher (picomatch, as the glob and grep tools read patterns)', () => {
+  const changed = new Set(CHANGED.map(([pattern, candidate]) => `${pattern} ${candidate}`));
+  it.each(CASES.filter(([pattern, candidate]) => !changed.has(`${pattern} ${candidate}`)))(
+    '%s against %s → %s, as before',
+    (pattern, candidate, expected) => {
+      expect(globMatcher(pattern).test(candidate)).toBe(expected);
+    },
+  );
+
+  it.each(CHANGED)('%s against %s → %s (changed on purpose)', (pattern, candidate, expected) => {
+    expect(globMatcher(pattern).test(candidate)).toBe(expected);
   });
 
-  it('refuses patterns that expand to too many alternatives', () => {
-    expect(() => globToRegExp('{a,b}'.repeat(12))).toThrow(/too many/);
+  it('reads a leading ! and +(…) as characters', () => {
+    expect(globMatcher('!a.txt').test('!a.txt')).toBe(true);
+    expect(globMatcher('+(a|b).txt').test('a.txt')).toBe(false);
   });
 });
 
 describe('glob helpers', () => {
-  it('expands braces in written order', () => {
-    expect(expandBraces('x{a,b{c,d}}y')).toEqual(['xay', 'xbcy', 'xbdy']);
-    expect(expandBraces('{a,b}{1,2}')).toEqual(['a1', 'a2', 'b1', 'b2']);
-    expect(expandBraces('\\{a,b}')).toEqual(['\\{a,b}']);
-  });
-
   it('normalizes slashes', () => {
     expect(normalizeGlob('./a//b/')).toBe('a/b');
     expect(normalizeGlob('/')).toBe('/');
   });
 
-  it('finds the literal base directory', () => {
-    expect(globBaseDir('src/**/*.ts')).toBe('src');
-    expect(globBaseDir('src/lib/*.ts')).toBe('src/lib');
-    expect(globBaseDir('src/index.ts')).toBe('src');
-    expect(globBaseDir('*.ts')).toBe('');
-    expect(globBaseDir('{a,b}/x')).toBe('');
+  it('splits a pattern at its literal base directory', () => {
+    expect(splitGlob('src/**/*.ts')).toEqual({ base: 'src', glob: '**/*.ts' });
+    expect(splitGlob('src/lib/*.ts')).toEqual({ base: 'src/lib', glob: '*.ts' });
+    expect(splitGlob('src/index.ts')).toEqual({ base: 'src', glob: 'index.ts' });
+    expect(splitGlob('*.ts')).toEqual({ base: '', glob: '*.ts' });
+    expect(splitGlob('{a,b}/x')).toEqual({ base: '', glob: '{a,b}/x' });
+    expect(splitGlob('a\\*b/*.ts')).toEqual({ base: '', glob: 'a\\*b/*.ts' });
+  });
+
+  it('refuses `..` after the first wildcard (it could climb out of the walked directory)', () => {
+    expect(() => splitGlob('*/../../etc/*')).toThrow(/only before the first wildcard/);
+    expect(() => splitGlob('{..,a}/x*')).toThrow(/only before the first wildcard/);
+    expect(splitGlob('src/../lib/*.ts')).toEqual({ base: 'src/../lib', glob: '*.ts' });
+  });
+
+  it('skips heavy folders unless the pattern names them', () => {
+    expect(skippedDirsFor('**/*.ts')).toEqual(new Set(skippedDirsFor(undefined)));
+    expect(skippedDirsFor('dist/**/*.js').has('dist')).toBe(false);
+    expect(skippedDirsFor('dist/**/*.js').has('node_modules')).toBe(true);
   });
 
   it('knows when a pattern names a directory', () => {
