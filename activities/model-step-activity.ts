@@ -17,13 +17,14 @@ import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
 import { TOOL } from '../core/tool-names';
-import { buildContext } from './context-builder';
+import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
 import { modelClientCache } from './model-clients';
 import { modelStepResult, summaryOf } from './model-step-result';
 import { systemPrompt } from './prompt';
 import { isUnreachableError } from './providers/errors';
+import { parseModelSpec } from './providers/model-spec';
 import { idleTimeoutMsOf } from './providers/stream-idle';
 import {
   type ModelStepHeartbeat,
@@ -31,6 +32,7 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
+import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { toolSpecsFor } from './tool-catalog';
 import type { ModelStepInput, ModelStepResult } from './types';
 import { uniqueToolCalls } from './unique-tool-calls';
@@ -72,24 +74,35 @@ export function createModelStepActivity(deps: ActivityDeps) {
       }
       const client = clientFor(input.model, input.baseUrl);
       // Keyed: a retried attempt does not announce the step twice. Written before the model is called.
-      const [, messages] = await Promise.all([
+      // Only Anthropic's cache needs breakpoints, and their lifetime depends on the previous step's time.
+      const breakpoints = parseModelSpec(input.model).provider === 'anthropic';
+      const [, planned, previousAnswer] = await Promise.all([
         store.appendEvent(
           input.sessionId,
           EVENT_KINDS.stepStart,
           { step: input.stepNumber, model: input.model },
           storeKeys.stepStartEvent(execution, input.stepNumber),
         ),
-        buildContext(store, input.sessionId, input.upToSeq, input.plan),
+        buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
+        breakpoints && input.stepNumber > 1
+          ? store.getEventByKey(input.sessionId, storeKeys.usageEvent(execution, input.stepNumber - 1))
+          : null,
       ]);
-      // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
+      const { messages } = planned;
+      // The task list is rendered per request, so no compaction can drop it; it goes after the
+      // transcript, so a todo-write changes no byte of the prefix the provider has cached.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
       const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
+      const taskList = placeTaskList(
+        promptLayoutOf(),
+        tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+      );
       // The project instructions and MCP tools the tool host gathered for this execution: read from
       // one stored row, so the request's prefix is byte-identical from step to step (prompt caching).
       const system = systemPrompt({
         objective: session.objective,
         workspace: session.projectDir,
-        tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+        tasks: taskList.inSystem,
         instructions: workspaceContext?.instructions.text || null,
         appended: goal?.appendSystemPrompt ?? null,
       });
@@ -99,7 +112,8 @@ export function createModelStepActivity(deps: ActivityDeps) {
       );
       const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
-      const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
+      const fixedTokens =
+        estimateTokens(system) + estimateTokens(taskList.tail ?? '') + estimateTokens(JSON.stringify(tools));
       const context = Context.current();
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
@@ -129,6 +143,10 @@ export function createModelStepActivity(deps: ActivityDeps) {
         const response = await client.stream({
           system,
           messages,
+          tail: taskList.tail,
+          cache: breakpoints
+            ? { headCount: planned.headCount, ttl: cacheTtlFor(previousAnswer?.createdAt, Date.now()) }
+            : undefined,
           tools,
           stepNumber: input.stepNumber,
           abortSignal: context.cancellationSignal,
