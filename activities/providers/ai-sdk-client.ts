@@ -85,7 +85,9 @@ export function toRequestUsage(
 }
 
 function anthropicHourWrites(metadata: SharedV3ProviderMetadata | undefined): number {
-  const usage = metadata?.anthropic?.usage as { cache_creation?: { ephemeral_1h_input_tokens?: unknown } } | null;
+  const usage = metadata?.anthropic?.usage as {
+    cache_creation?: { ephemeral_1h_input_tokens?: unknown };
+  } | null;
   const count = usage?.cache_creation?.ephemeral_1h_input_tokens;
   return typeof count === 'number' && Number.isFinite(count) && count > 0 ? count : 0;
 }

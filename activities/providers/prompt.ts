@@ -5,8 +5,8 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3TextPart,
   LanguageModelV3ToolCallPart,
+  SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { StoredMessage } from '../../core/messages';
 import { toPromptToolInput } from './tool-input';
 import type { PromptCacheHints, ToolSpec } from './types';

@@ -16,7 +16,10 @@ type StubAnswer = { events: Array<[string, object]> } | { status: number; body: 
 let server: Server;
 let baseUrl: string;
 let answer: StubAnswer;
-let lastBody: { system?: Array<{ text: string; cache_control?: object }>; messages: Array<{ role: string; content: unknown }> };
+let lastBody: {
+  system?: Array<{ text: string; cache_control?: object }>;
+  messages: Array<{ role: string; content: unknown }>;
+};
 
 beforeAll(async () => {
   server = createServer((req, res) => {

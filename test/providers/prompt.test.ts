@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPrompt, MAX_CACHE_BREAKPOINTS, toFunctionTools } from '../../activities/providers/prompt';
-import { cacheTtlFor, LONG_STEP_GAP_MS, placeTaskList } from '../../activities/request-layout';
 import { parseToolCallInput, toPromptToolInput } from '../../activities/providers/tool-input';
+import { cacheTtlFor, LONG_STEP_GAP_MS, placeTaskList } from '../../activities/request-layout';
 import type { StoredMessage } from '../../core/messages';
 
 describe('parseToolCallInput', () => {
@@ -116,7 +116,9 @@ describe('buildPrompt with a tail and cache hints', () => {
   });
   const result = (id: string): StoredMessage => ({
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: 'ok' } }],
+    content: [
+      { type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: 'ok' } },
+    ],
   });
   const marked = (prompt: ReturnType<typeof buildPrompt>) =>
     prompt.flatMap((message, index) => (message.providerOptions ? [index] : []));
@@ -136,7 +138,9 @@ describe('buildPrompt with a tail and cache hints', () => {
     const prompt = buildPrompt('sys', messages, { tail: 'tasks', cache: { headCount: 2, ttl: '5m' } });
     // system 0, first 1, summary 2, c1 3, r1 4, c2 5, r2 6, tail 7.
     expect(marked(prompt)).toEqual([0, 2, 4, 6]);
-    expect(prompt[6].providerOptions).toEqual({ anthropic: { cacheControl: { type: 'ephemeral', ttl: '5m' } } });
+    expect(prompt[6].providerOptions).toEqual({
+      anthropic: { cacheControl: { type: 'ephemeral', ttl: '5m' } },
+    });
     expect(prompt[7].providerOptions).toBeUndefined();
   });
 
@@ -147,7 +151,9 @@ describe('buildPrompt with a tail and cache hints', () => {
     expect(marked(prompt)).toEqual([0, 1, 3, 5]);
     expect(marked(prompt).length).toBeLessThanOrEqual(MAX_CACHE_BREAKPOINTS);
     // The first step: one message is head, previous end and last at once.
-    expect(marked(buildPrompt('sys', [text('first')], { cache: { headCount: 1, ttl: '5m' } }))).toEqual([0, 1]);
+    expect(marked(buildPrompt('sys', [text('first')], { cache: { headCount: 1, ttl: '5m' } }))).toEqual([
+      0, 1,
+    ]);
   });
 });
 
