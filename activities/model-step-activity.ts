@@ -10,7 +10,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import type { MessageMeta, StoredMessage } from '../core/messages';
+import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
 import { storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { renderTaskList, taskView } from '../core/task-graph';
@@ -34,6 +34,7 @@ import {
 } from './providers/unreachable';
 import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { toolSpecsFor } from './tool-catalog';
+import { recordTraceContent } from './trace-content';
 import type { ModelStepInput, ModelStepResult } from './types';
 import { uniqueToolCalls } from './unique-tool-calls';
 import type { ActivityDeps } from './workflow-activities';
@@ -111,6 +112,13 @@ export function createModelStepActivity(deps: ActivityDeps) {
         outputSchema && spec.name === TOOL.finish ? finishSpecWithResult(spec, outputSchema) : spec,
       );
       const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
+      // On the step's `chat` span, with --trace-content only (worker/genai-spans.ts).
+      recordTraceContent(() => ({
+        'gen_ai.system_instructions': system,
+        'gen_ai.input.messages': JSON.stringify(
+          taskList.tail ? [...messages, userText(taskList.tail)] : messages,
+        ),
+      }));
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
       const fixedTokens =
         estimateTokens(system) + estimateTokens(taskList.tail ?? '') + estimateTokens(JSON.stringify(tools));
@@ -169,6 +177,11 @@ export function createModelStepActivity(deps: ActivityDeps) {
           },
         });
         answered = true;
+        recordTraceContent(() => ({
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', text: response.text, toolCalls: response.toolCalls },
+          ]),
+        }));
         const toolCalls = await uniqueToolCalls(store, input.sessionId, response.toolCalls);
         const message: StoredMessage = {
           role: 'assistant',
