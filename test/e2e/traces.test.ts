@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { expectJson, killAndWait, runCli, spawnCli, tempDir, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { goalArgs, TEST_MODEL } from '../support/goal-steps';
 import {
@@ -172,6 +172,30 @@ describe('traces over OTLP', () => {
       if (second) await killAndWait(second, 'SIGKILL');
     }
   }, 600_000);
+
+  it('loads no OpenTelemetry SDK and sends nothing without an endpoint', async () => {
+    const t = goalTestEnv('traces-off', { OPENAI_API_KEY: SECRET });
+    writeFiles(t.workspace);
+    const objective = `trace-off-${Date.now()}`;
+    server.setFallback((body) =>
+      promptText(body).includes(objective) ? turn(requestStep(body)) : { text: 'not mine' },
+    );
+    const before = receiver.spans.length;
+    const record = path.join(tempDir('trace-modules'), 'modules.txt');
+    const env = {
+      ...t.env,
+      NODE_OPTIONS: `--require ${path.resolve(__dirname, '../support/module-recorder.cjs')}`,
+      GOALRUN_MODULE_RECORD: record,
+    };
+    const result = await runCli(goalArgs('run', objective, t, server, ['--json']), env);
+    expect(result.code, result.stderr).toBe(0);
+    const modules = fs.readFileSync(record, 'utf8').split('\n');
+    // The workflow bundle carries its own copy of the interceptors; the process itself loads none of it.
+    for (const sdk of ['sdk-trace-base', 'exporter-trace-otlp-http', 'context-async-hooks']) {
+      expect(modules.filter((file) => file.includes(`@opentelemetry/${sdk}/`))).toEqual([]);
+    }
+    expect(receiver.spans.length).toBe(before);
+  }, 300_000);
 
   it('carries message text and tool output with --trace-content, and still no secret', async () => {
     const t = tracedEnv('traces-content');
