@@ -52,9 +52,19 @@ export function processTelemetry(options: { traceContent?: boolean } = {}): Tele
   return current;
 }
 
-/** Exports what the process's telemetry still holds; nothing when traces are off. */
+/** How long a process about to exit waits for its last spans to be taken (a collector may be down). */
+const FLUSH_TIMEOUT_MS = 5_000;
+
+/** Exports what the process's telemetry still holds, for at most FLUSH_TIMEOUT_MS; nothing when traces are off. */
 export async function flushTelemetry(): Promise<void> {
-  await current?.shutdown().catch(() => undefined);
+  if (!current) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
+    timer.unref();
+  });
+  await Promise.race([current.shutdown().catch(() => undefined), timeout]);
+  clearTimeout(timer);
 }
 
 /**
