@@ -101,14 +101,14 @@ function spansOf(body: {
 }
 
 function attributesOf(attributes: OtlpAttribute[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((attributes ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((attributes ?? []).map(({ key, value }) => [key, attributeValue(value)]));
 }
 
-function valueOf(value: OtlpValue): unknown {
+function attributeValue(value: OtlpValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(attributeValue);
   return undefined;
 }
