@@ -19,7 +19,31 @@ export async function buildContext(
   upToSeq: number,
   plan?: ContextPlan,
 ): Promise<StoredMessage[]> {
-  if (!plan) return (await store.listMessages(sessionId, { toSeq: upToSeq })).map((entry) => entry.message);
+  return (await buildPlannedContext(store, sessionId, upToSeq, plan)).messages;
+}
+
+/** The messages of a model request, and how many of them lead it unchanged until the next compaction. */
+export interface PlannedContext {
+  messages: StoredMessage[];
+  /**
+   * The head: the first message, the summary and the kept messages, which only a compaction changes
+   * (the tail behind it may be pruned to stubs). Its end is a prompt-cache breakpoint. Without a plan
+   * the whole transcript is verbatim and the head is the first message.
+   */
+  headCount: number;
+}
+
+/** Like buildContext, and says where the stable head ends. */
+export async function buildPlannedContext(
+  store: SessionStore,
+  sessionId: string,
+  upToSeq: number,
+  plan?: ContextPlan,
+): Promise<PlannedContext> {
+  if (!plan) {
+    const messages = (await store.listMessages(sessionId, { toSeq: upToSeq })).map((entry) => entry.message);
+    return { messages, headCount: Math.min(1, messages.length) };
+  }
   const headSeqs = [plan.firstSeq, plan.summarySeq, ...plan.keptSeqs].filter(
     (seq): seq is number => seq !== undefined,
   );
@@ -44,7 +68,7 @@ export async function buildContext(
     if (entry.message.role !== 'assistant') continue;
     for (const part of entry.message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
   }
-  return [...head, ...tail].map((entry): StoredMessage => {
+  const messages = [...head, ...tail].map((entry): StoredMessage => {
     const { message } = entry;
     if (message.role === 'tool' && stubbed.has(entry.seq)) {
       return {
@@ -79,4 +103,5 @@ export async function buildContext(
     }
     return message;
   });
+  return { messages, headCount: head.length };
 }

@@ -10,13 +10,14 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
+import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
 import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
 import { estimateTokens } from '../core/tokens';
 import { TOOL } from '../core/tool-names';
-import { buildContext } from './context-builder';
+import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
 import { KeptAnswers } from './kept-answers';
@@ -26,6 +27,7 @@ import { modelStepResult } from './model-step-result';
 import { AttemptMeter } from './paid-attempts';
 import { systemPrompt } from './prompt';
 import { isUnreachableError } from './providers/errors';
+import { parseModelSpec } from './providers/model-spec';
 import { idleTimeoutMsOf } from './providers/stream-idle';
 import type { ModelResponse } from './providers/types';
 import {
@@ -34,8 +36,10 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
+import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { type OutageContext, untilStored } from './store-outage';
 import { toolSpecsFor } from './tool-catalog';
+import { recordTraceContent } from './trace-content';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
 
@@ -91,24 +95,35 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       }
       const client = clientFor(input.model, input.baseUrl, input.apiKeyEnv);
       // Keyed: a retried attempt does not announce the step twice. Written before the model is called.
-      const [, messages] = await Promise.all([
+      // Only Anthropic's cache needs breakpoints, and their lifetime depends on the previous step's time.
+      const breakpoints = parseModelSpec(input.model).provider === 'anthropic';
+      const [, planned, previousAnswer] = await Promise.all([
         store.appendEvent(
           input.sessionId,
           EVENT_KINDS.stepStart,
           { step: input.stepNumber, model: input.model },
           storeKeys.stepStartEvent(execution, input.stepNumber),
         ),
-        buildContext(store, input.sessionId, input.upToSeq, input.plan),
+        buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
+        breakpoints && input.stepNumber > 1
+          ? store.getEventByKey(input.sessionId, storeKeys.usageEvent(execution, input.stepNumber - 1))
+          : null,
       ]);
-      // The plan lives in the system prompt, rebuilt per request, so no compaction can drop it.
+      const { messages } = planned;
+      // The task list is rendered per request, so no compaction can drop it; it goes after the
+      // transcript, so a todo-write changes no byte of the prefix the provider has cached.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
       const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
+      const taskList = placeTaskList(
+        promptLayoutOf(),
+        tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+      );
       // The project instructions and MCP tools the tool host gathered for this execution: read from
       // one stored row, so the request's prefix is byte-identical from step to step (prompt caching).
       const system = systemPrompt({
         objective: session.objective,
         workspace: session.projectDir,
-        tasks: tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
+        tasks: taskList.inSystem,
         instructions: workspaceContext?.instructions.text || null,
         appended: goal?.appendSystemPrompt ?? null,
       });
@@ -117,8 +132,16 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         outputSchema && spec.name === TOOL.finish ? finishSpecWithResult(spec, outputSchema) : spec,
       );
       const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
+      // On the step's `chat` span, with --trace-content only (worker/genai-spans.ts).
+      recordTraceContent(() => ({
+        'gen_ai.system_instructions': system,
+        'gen_ai.input.messages': JSON.stringify(
+          taskList.tail ? [...messages, userText(taskList.tail)] : messages,
+        ),
+      }));
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
-      const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
+      const fixedTokens =
+        estimateTokens(system) + estimateTokens(taskList.tail ?? '') + estimateTokens(JSON.stringify(tools));
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
@@ -165,6 +188,10 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           response = await client.stream({
             system,
             messages,
+            tail: taskList.tail,
+            cache: breakpoints
+              ? { headCount: planned.headCount, ttl: cacheTtlFor(previousAnswer?.createdAt, Date.now()) }
+              : undefined,
             tools,
             stepNumber: input.stepNumber,
             abortSignal: context.cancellationSignal,
@@ -194,6 +221,11 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         }
         answered = true;
         const answer = response;
+        recordTraceContent(() => ({
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', text: answer.text, toolCalls: answer.toolCalls },
+          ]),
+        }));
         // Paid for: a store outage now is waited out inside this attempt, as a tool's result is.
         const outage: OutageContext = {
           signal: context.cancellationSignal,

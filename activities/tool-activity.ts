@@ -29,6 +29,7 @@ import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
+import { recordTraceContent } from './trace-content';
 import type { RunToolInput, RunToolResult } from './types';
 import {
   type SnapshotInput,
@@ -212,6 +213,11 @@ export function createToolActivity(deps: ToolActivityDeps) {
       let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
       if (outcome.secrets?.length) output = createRedactor(outcome.secrets)(output);
       if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;
+      // On the call's `execute_tool` span, with --trace-content only; the output is the redacted one.
+      recordTraceContent(() => ({
+        'gen_ai.tool.call.arguments': JSON.stringify(call.input ?? null),
+        'gen_ai.tool.call.result': output,
+      }));
       const bytes = Buffer.byteLength(output, 'utf8');
       const spooled = estimateTokens(output) > SPOOL_MIN_TOKENS;
       const edges = edgeLines(output);

@@ -26,6 +26,7 @@ import { notice } from './output';
 import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
 import { HttpTemporalReader, httpAccessOf, isHttpApiReachable } from './temporal-http';
 import { readerOf, type TemporalReader } from './temporal-reader';
+import { telemetryModule } from './tracing';
 
 // The worker (activities, providers, the AI SDK, the SDK's native worker) loads only when this
 // process hosts one, and the gRPC client only when a command needs more than the HTTP API reads:
@@ -174,10 +175,13 @@ export class CliContext {
   private async connect(): Promise<Client> {
     const { Client } = clientModule();
     this.connection = await connectModule().connectClient(this.settings.temporal);
+    // With an OTLP endpoint, starts, signals and updates are spans the goal's trace begins with.
+    const telemetry = telemetryModule()?.processTelemetry();
     this.client = new Client({
       connection: this.connection,
       namespace: this.settings.namespace,
       dataConverter: goalrunDataConverter(this.payloadKeys()),
+      ...(telemetry ? { interceptors: telemetry.clientInterceptors() } : {}),
     });
     return this.client;
   }
@@ -310,6 +314,8 @@ export class CliContext {
     }
     await this.connection?.close().catch(() => undefined);
     if (this.store) await (await this.store.catch(() => null))?.close().catch(() => undefined);
+    // The spans still buffered (the worker's last steps, the client's) go out before the process does.
+    await telemetryModule()?.flushTelemetry();
   }
 
   /** Gives a hosted goal's steps back to the store's workers (a signal: nothing to wait for). */

@@ -3,6 +3,7 @@
  * from the store with a cursor, so a late `watch` can replay from the start or follow what is new.
  */
 import { type LoggedEvent, streamEventsOf } from '../core/event-log';
+import { roundedShare } from '../core/prompt-cache';
 import type { StreamEvent } from '../core/stream-events';
 import type { SessionStore } from '../store/types';
 import type { StatusView } from './goal-status';
@@ -133,6 +134,7 @@ export class EventStreamPrinter {
         output_tokens: view.usage.outputTokens,
         cache_read_tokens: view.usage.cacheReadTokens,
         cache_write_tokens: view.usage.cacheWriteTokens,
+        cache_read_share: roundedShare(view.usage),
         total_tokens: view.usage.totalTokens,
         requests: view.usage.requests,
       },

@@ -2,10 +2,12 @@
  * The commands of a goal's life: `run` and `start` begin one; `watch`, `cancel` and `resume` follow
  * it, stop it and continue it.
  */
+
 import type { Command } from 'commander';
 import { goalOptionList, headlessOptionList, limitOptionList, trustOptionList } from './goal-options';
 import { outputFormatOption } from './output-format';
 import { action, ID_HELP, LAST_OPTION, NAME_OPTION, TASK_QUEUE_OPTION } from './program-shared';
+import { addTraceContentOption } from './tracing';
 
 // Handlers load on use, so `goalrun --help` and `run --help` never load the worker (issue 10).
 const startCommands = (): typeof import('./commands/start-commands') => require('./commands/start-commands');
@@ -20,7 +22,7 @@ export function registerStartCommands(program: Command): void {
     .description('start a goal, run a worker in this process, and follow it until it ends')
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
   for (const option of [...goalOptionList(), ...headlessOptionList()]) run.addOption(option);
-  run
+  addTraceContentOption(run)
     .option('--output-last-message <file>', "write the goal's final summary to this file when it ends")
     .option(...NAME_OPTION)
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
@@ -87,7 +89,7 @@ export function registerLifecycleCommands(program: Command): void {
     .argument('[id]', `${ID_HELP}, or a session name of this project`)
     .option(...LAST_OPTION);
   for (const option of [...limitOptionList(), ...trustOptionList()]) resume.addOption(option);
-  resume
+  addTraceContentOption(resume)
     .option('--message <text>', 'a new instruction for the goal (needed to resume a completed goal)')
     .option('--force', 'resume a completed goal without a new instruction')
     .option('--no-worker', 'do not host a worker here')

@@ -2,11 +2,13 @@
  * The commands that run and look after goalrun itself rather than one goal: the worker and its
  * deployment, the codec server, doctor, the daily budget, the embedded store, the dev server, the demo.
  */
+
 import { type Command, Option } from 'commander';
 import { SANDBOX_MODES } from '../core/sandbox-settings';
 import { WORKER_LOG_LEVELS } from '../worker/logging';
 import { WORKER_ROLES } from '../worker/roles';
 import { action, TASK_QUEUE_OPTION } from './program-shared';
+import { addTraceContentOption } from './tracing';
 
 // Handlers load on use, so `goalrun --help` never loads the worker (issue 10).
 const serviceCommands = (): typeof import('./commands/service-commands') =>
@@ -22,8 +24,7 @@ const demoCommands = (): typeof import('./commands/demo-command') => require('./
 
 /** Adds `worker`, `deploy`, `codec-server` and `doctor`. */
 export function registerServiceCommands(program: Command): void {
-  program
-    .command('worker')
+  addTraceContentOption(program.command('worker'))
     .description('run goals and their tools (graceful shutdown on Ctrl-C / SIGTERM)')
     .addOption(
       new Option('--log-level <level>', 'info: one line per event; debug: every field')

@@ -22,10 +22,13 @@ export function costOf(usage: RequestUsage, card: Pick<ModelCard, 'prices'>): nu
   const { prices } = card;
   // Clamped: a provider that reports input without the cached part must not produce a negative charge.
   const plainInput = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+  // Entries written for an hour cost more than the 5-minute ones the write price is for.
+  const hourWrites = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens);
   return (
     (plainInput * prices.inputPerMTok +
       usage.cacheReadTokens * prices.cacheReadPerMTok +
-      usage.cacheWriteTokens * prices.cacheWritePerMTok +
+      (usage.cacheWriteTokens - hourWrites) * prices.cacheWritePerMTok +
+      hourWrites * (prices.cacheWrite1hPerMTok ?? prices.cacheWritePerMTok) +
       usage.outputTokens * prices.outputPerMTok) /
     TOKENS_PER_PRICE_UNIT
   );

@@ -4,6 +4,7 @@
  * can replay a goal from the start or follow it from a cursor after the fact.
  */
 import { EVENT_KINDS } from './event-kinds';
+import { roundedShare } from './prompt-cache';
 import type { BudgetView, CapKind } from './spend-cap';
 import { clipBytes, type StreamEvent } from './stream-events';
 import type { TaskView } from './task-graph-types';
@@ -225,11 +226,14 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
 }
 
 function usageFields(usage: Partial<RequestUsage>) {
+  const input = usage.inputTokens ?? 0;
+  const cacheRead = usage.cacheReadTokens ?? 0;
   return {
-    input_tokens: usage.inputTokens ?? 0,
+    input_tokens: input,
     output_tokens: usage.outputTokens ?? 0,
-    cache_read_tokens: usage.cacheReadTokens ?? 0,
+    cache_read_tokens: cacheRead,
     cache_write_tokens: usage.cacheWriteTokens ?? 0,
+    cache_read_share: roundedShare({ inputTokens: input, cacheReadTokens: cacheRead }),
   };
 }
 

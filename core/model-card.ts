@@ -11,6 +11,8 @@ export interface ModelPrices {
   cacheReadPerMTok: number;
   /** Input tokens written to the prompt cache (providers without a write surcharge: the input price). */
   cacheWritePerMTok: number;
+  /** Input tokens written to the prompt cache for an hour (Anthropic's 1-hour TTL); absent: the write price. */
+  cacheWrite1hPerMTok?: number;
 }
 
 /** One model's limits and prices. */
@@ -26,6 +28,11 @@ export interface ModelCard {
   /** The most output tokens one request may produce. */
   maxOutputTokens: number;
   prices: ModelPrices;
+  /**
+   * The shortest prompt prefix the provider caches (512 to 4,096 tokens, per model): a shorter one is
+   * silently not cached. Absent: the provider does not say, or does not cache.
+   */
+  minCacheTokens?: number;
   /** Where the figures come from, so a reader knows how far to trust them. */
   source?: string;
   /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */

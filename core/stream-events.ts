@@ -22,6 +22,8 @@ const usageShape = z.object({
   output_tokens: z.number().int(),
   cache_read_tokens: z.number().int(),
   cache_write_tokens: z.number().int(),
+  /** Cache reads as a share of input_tokens (0 to 1, 4 places); 0 without input. */
+  cache_read_share: z.number(),
 });
 
 /** Every event type, with what it carries. */

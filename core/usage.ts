@@ -4,6 +4,8 @@ export interface RequestUsage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of the cache writes, those written for an hour (Anthropic's 1-hour TTL, priced higher); absent: none. */
+  cacheWrite1hTokens?: number;
 }
 
 /** Usage counters of a goal. Occupancy and cumulative cost are kept apart on purpose (spec S-GAUGE). */

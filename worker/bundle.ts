@@ -10,6 +10,9 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { bundleHash, writeBuildInfo } from './build-info';
 import { encryptedFailureConverterPath } from './data-converter';
 
+/** The workflow interceptors every bundle carries (workflows/tracing-interceptors.ts). */
+export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflows/tracing-interceptors');
+
 /** Where the prebuilt bundle lives: beside the compiled folders in dist/. */
 export const BUNDLE_FILE = 'workflow-bundle.js';
 /** The bundle of workers that encrypt payloads (see encrypted-failure-converter.ts). */
@@ -34,6 +37,8 @@ export function findWorkflowBundle(encrypted = false): string | undefined {
 async function writeBundle(file: string, failureConverterPath?: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
+    // Always in: a worker with traces off makes their sink silent, so tracing changes no build id.
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });

@@ -17,12 +17,13 @@ import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
 import type { SessionStore } from '../store/types';
-import { findWorkflowBundle } from './bundle';
+import { findWorkflowBundle, WORKFLOW_INTERCEPTORS_PATH } from './bundle';
 import { goalrunDataConverter } from './data-converter';
 import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
 import type { PayloadKey } from './payload-keys';
 import type { WorkerRole } from './roles';
+import { processTelemetry, silentWorkflowSinks } from './telemetry';
 import { connectNative } from './temporal-connect';
 import type { TemporalConnectionSettings } from './temporal-connection';
 
@@ -77,6 +78,8 @@ export interface GoalWorkerOptions {
   hostQueue?: string;
   /** Payload keys (worker/payload-keys.ts): the first encrypts, all decrypt; none: payloads stay plain. */
   payloadKeys?: PayloadKey[];
+  /** GenAI spans may carry message text and tool arguments and output (`--trace-content`). */
+  traceContent?: boolean;
   /**
    * Register the workflow worker as a version of the `goalrun` Worker Deployment (worker/deployment.ts),
    * its build id made from the workflow bundle; off: an unversioned worker, as every release so far.
@@ -151,13 +154,17 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
   const payloadKeys = options.payloadKeys ?? [];
   // The GoalWorker exists only after its workers: the codec reaches it through this.
   let goalWorker: GoalWorker | undefined;
+  const telemetry = processTelemetry({ traceContent: options.traceContent });
   const common: Partial<WorkerOptions> = {
     connection: options.connection,
     namespace: options.namespace,
     dataConverter: goalrunDataConverter(payloadKeys, (error) => goalWorker?.stopOnDecryptError(error)),
     ...WORKER_TUNING,
-    // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts).
-    interceptors: { activity: [activityMetricsInterceptor] },
+    // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts),
+    // and with an OTLP endpoint, the activities' spans (worker/telemetry.ts).
+    interceptors: { activity: [activityMetricsInterceptor, ...(telemetry?.activityInterceptors ?? [])] },
+    // The workflow's spans leave through this sink; silent without an endpoint.
+    sinks: telemetry?.sinks ?? silentWorkflowSinks(),
   };
   const runsTools = role !== 'model';
   const processQueue = runsTools
@@ -196,7 +203,10 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
         taskQueue: options.taskQueue,
         ...(bundlePath
           ? { workflowBundle: { codePath: bundlePath } }
-          : { workflowsPath: require.resolve('../workflows') }),
+          : {
+              workflowsPath: require.resolve('../workflows'),
+              interceptors: { ...common.interceptors, workflowModules: [WORKFLOW_INTERCEPTORS_PATH] },
+            }),
         activities,
         ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),
         // A foreground process takes no other goal's calls from the shared queue (local ones still run).

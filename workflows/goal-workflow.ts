@@ -34,6 +34,7 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
+import { tracedStep } from './step-trace';
 import { TimeLimitReached } from './time-limit';
 import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
 
@@ -95,7 +96,8 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       if (daily?.kind === 'again') continue;
       if (budget) reserve(run, budget.reservation);
       try {
-        const ended = await run.timeLimit.runStep(() => runStep(run, control));
+        // Each step is a trace of its own (step-trace.ts); the span adds no command.
+        const ended = await run.timeLimit.runStep(() => tracedStep(run, () => runStep(run, control)));
         await snapshotAfterStep(run);
         run.publish();
         if (ended) {

@@ -17,6 +17,7 @@ const pricesSchema = z.strictObject({
   outputPerMTok: pricePerMTok,
   cacheReadPerMTok: pricePerMTok,
   cacheWritePerMTok: pricePerMTok,
+  cacheWrite1hPerMTok: pricePerMTok.optional(),
 });
 
 /** The JSON shape of a card file; strict, so a misspelt key is an error rather than an ignored default. */
@@ -28,6 +29,7 @@ export const modelCardSchema = z
     guaranteedContextTokens: tokenCount.optional(),
     maxOutputTokens: tokenCount,
     prices: pricesSchema,
+    minCacheTokens: tokenCount.optional(),
     source: z.string().min(1).optional(),
     /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */
     pricesChecked: z.iso.date().optional(),

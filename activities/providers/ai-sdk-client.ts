@@ -1,4 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+  SharedV3ProviderMetadata,
+} from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../core/errors';
 import type { ToolCallPart } from '../../core/messages';
@@ -39,7 +44,10 @@ export function createAiSdkClient(
           `${context.provider} model ${context.model}`,
           async (signal) => {
             const { stream } = await model.doStream({
-              prompt: buildPrompt(request.system, request.messages),
+              prompt: buildPrompt(request.system, request.messages, {
+                tail: request.tail,
+                cache: context.provider === 'anthropic' ? request.cache : undefined,
+              }),
               tools: toFunctionTools(request.tools),
               abortSignal: signal,
             });
@@ -56,14 +64,32 @@ export function createAiSdkClient(
   };
 }
 
-/** Maps the SDK's usage to goalrun's; a count the provider did not report is 0. */
-export function toRequestUsage(usage: LanguageModelV3Usage | undefined): RequestUsage {
+/**
+ * Maps the SDK's usage to goalrun's; a count the provider did not report is 0. The SDK reads the
+ * cache from OpenAI's `prompt_tokens_details.cached_tokens` and Anthropic's `cache_read_input_tokens`
+ * and `cache_creation_input_tokens`; Anthropic's split of the writes by lifetime
+ * (`cache_creation.ephemeral_1h_input_tokens`) is only in its raw usage, in the provider metadata.
+ */
+export function toRequestUsage(
+  usage: LanguageModelV3Usage | undefined,
+  providerMetadata?: SharedV3ProviderMetadata,
+): RequestUsage {
+  const hourWrites = anthropicHourWrites(providerMetadata);
   return {
     inputTokens: usage?.inputTokens.total ?? 0,
     outputTokens: usage?.outputTokens.total ?? 0,
     cacheReadTokens: usage?.inputTokens.cacheRead ?? 0,
     cacheWriteTokens: usage?.inputTokens.cacheWrite ?? 0,
+    ...(hourWrites > 0 ? { cacheWrite1hTokens: hourWrites } : {}),
   };
+}
+
+function anthropicHourWrites(metadata: SharedV3ProviderMetadata | undefined): number {
+  const usage = metadata?.anthropic?.usage as {
+    cache_creation?: { ephemeral_1h_input_tokens?: unknown };
+  } | null;
+  const count = usage?.cache_creation?.ephemeral_1h_input_tokens;
+  return typeof count === 'number' && Number.isFinite(count) && count > 0 ? count : 0;
 }
 
 async function consumeStream(
@@ -128,7 +154,7 @@ async function consumeStream(
   return {
     text,
     toolCalls,
-    usage: toRequestUsage(finish.usage),
+    usage: toRequestUsage(finish.usage, finish.providerMetadata),
     finishReason: finish.finishReason.unified,
   };
 }

@@ -5,10 +5,22 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3TextPart,
   LanguageModelV3ToolCallPart,
+  SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import type { StoredMessage } from '../../core/messages';
 import { toPromptToolInput } from './tool-input';
-import type { ToolSpec } from './types';
+import type { PromptCacheHints, ToolSpec } from './types';
+
+/** Anthropic takes at most this many `cache_control` breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** What buildPrompt adds besides the system prompt and the transcript. */
+export interface PromptOptions {
+  /** Per-step text, sent as a last user message after the transcript (see ModelRequest.tail). */
+  tail?: string;
+  /** Place Anthropic cache breakpoints: the AI SDK's other providers ignore `providerOptions.anthropic`. */
+  cache?: PromptCacheHints;
+}
 
 /**
  * Builds the provider prompt from the system prompt and the stored transcript. The stored shape is
@@ -18,14 +30,67 @@ import type { ToolSpec } from './types';
  * - empty text: Anthropic refuses text blocks without non-whitespace text and messages without
  *   content, so such text parts are dropped, and so is a user or assistant message left empty.
  */
-export function buildPrompt(system: string, messages: StoredMessage[]): LanguageModelV3Prompt {
+export function buildPrompt(
+  system: string,
+  messages: StoredMessage[],
+  options: PromptOptions = {},
+): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (system.trim() !== '') prompt.push({ role: 'system', content: system });
+  // Where each stored message landed in the prompt (empty ones are dropped), for the breakpoints.
+  const at: Array<number | undefined> = [];
   for (const message of messages) {
     const converted = convertMessage(message);
+    at.push(converted === undefined ? undefined : prompt.length);
     if (converted !== undefined) prompt.push(converted);
   }
+  if (options.cache) {
+    const control: SharedV3ProviderOptions = {
+      anthropic: { cacheControl: { type: 'ephemeral', ttl: options.cache.ttl } },
+    };
+    for (const index of cacheBreakpoints(prompt, at, messages, options.cache.headCount)) {
+      prompt[index] = { ...prompt[index], providerOptions: control } as (typeof prompt)[number];
+    }
+  }
+  if (options.tail && options.tail.trim() !== '') {
+    prompt.push({ role: 'user', content: [{ type: 'text', text: options.tail }] });
+  }
   return prompt;
+}
+
+/**
+ * The prompt indices that get a cache breakpoint, at most MAX_CACHE_BREAKPOINTS:
+ * - the system prompt (with the tool schemas before it, Anthropic caches both as one prefix);
+ * - the end of the head (first message, summary, kept messages), which survives pruning;
+ * - the end of the previous request's transcript (the message before the newest answer), where the
+ *   previous step wrote its entry: read back here however many blocks the step added;
+ * - the last message, written for the next step.
+ */
+export function cacheBreakpoints(
+  prompt: LanguageModelV3Prompt,
+  at: Array<number | undefined>,
+  messages: StoredMessage[],
+  headCount: number,
+): number[] {
+  const lastAt = (end: number): number | undefined => {
+    for (let i = Math.min(end, at.length) - 1; i >= 0; i--) if (at[i] !== undefined) return at[i];
+    return undefined;
+  };
+  let newestAnswer = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === 'assistant') {
+      newestAnswer = i;
+      break;
+    }
+  }
+  const chosen = [
+    prompt[0]?.role === 'system' ? 0 : undefined,
+    lastAt(headCount),
+    newestAnswer >= 0 ? lastAt(newestAnswer) : undefined,
+    lastAt(messages.length),
+  ];
+  const unique = [...new Set(chosen.filter((index): index is number => index !== undefined))];
+  return unique.sort((a, b) => a - b).slice(-MAX_CACHE_BREAKPOINTS);
 }
 
 /** The tools as function tools; undefined when there are none (OpenAI rejects an empty list). */

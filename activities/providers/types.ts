@@ -9,10 +9,27 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
+/** A prompt-cache entry's lifetime (Anthropic's `cache_control.ttl`). */
+export type PromptCacheTtl = '5m' | '1h';
+
+/** Where a request's stable parts end, for providers whose prompt cache needs breakpoints (Anthropic). */
+export interface PromptCacheHints {
+  /** How many of the request's messages form the head that only a compaction changes. */
+  headCount: number;
+  ttl: PromptCacheTtl;
+}
+
 /** One model request. */
 export interface ModelRequest {
   system: string;
   messages: StoredMessage[];
+  /**
+   * What changes from step to step (the task list): sent after the transcript as a last user message,
+   * behind every cache breakpoint, so that the prefix before it stays byte-identical between steps.
+   */
+  tail?: string;
+  /** Cache breakpoints to place; none when absent (the summarizer, scripted models). */
+  cache?: PromptCacheHints;
   tools: ToolSpec[];
   /** 1-based number of this step in the goal; the scripted provider replays turn N for step N. */
   stepNumber: number;

@@ -6,6 +6,7 @@ import { renderSummarizerShare, summarizerInputShare } from '../../core/compacti
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
 import type { GoalState } from '../../core/goal';
+import { cacheReport, renderCacheReport } from '../../core/prompt-cache';
 import { POLICY_QUERY, workflowIdOf } from '../../core/workflow-names';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
@@ -190,10 +191,12 @@ export async function statsCommand(
   // live total next to a checkpoint's rows counted a request twice over, issue 16).
   const usage = saved?.breakdown && saved.usage ? saved.usage : status.usage;
   const share = summarizerInputShare(breakdown, usage);
+  const cache = cacheReport(usage, compaction?.card, compaction?.fixedTokens);
   if (options.json) {
     printJson({
       sessionId: status.sessionId,
       usage,
+      cache,
       breakdown,
       compactions: compaction?.compactions ?? 0,
       summarizer: {
@@ -206,6 +209,7 @@ export async function statsCommand(
     return 0;
   }
   say(renderStats(breakdown, usage));
+  for (const line of renderCacheReport(cache)) say(line);
   say(
     `compactions: ${compaction?.compactions ?? 0} (summarizer requests: ${compaction?.summarizerRequests ?? 0})`,
   );

@@ -46,4 +46,4 @@ async function startModelServer({ steps, delayMs, tool }) {
   return server;
 }
 
-module.exports = { startModelServer };
+module.exports = { loadTestServer, startModelServer };

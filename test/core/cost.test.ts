@@ -48,6 +48,14 @@ describe('costOf', () => {
     expect(costOf(usage(100, 10, 1_000), SONNET)).toBeCloseTo((1_000 * 0.3 + 10 * 15) / 1_000_000, 10);
   });
 
+  it('prices cache entries written for an hour at the 1-hour write price, when the card has one', () => {
+    const hourCard = { ...SONNET, prices: { ...SONNET.prices, cacheWrite1hPerMTok: 6 } };
+    const written = { ...usage(50_000, 0, 0, 40_000), cacheWrite1hTokens: 30_000 };
+    expect(costOf(written, hourCard)).toBeCloseTo((10_000 * 3 + 10_000 * 3.75 + 30_000 * 6) / 1_000_000, 10);
+    // A card without the 1-hour price falls back to the write price.
+    expect(costOf(written, SONNET)).toBeCloseTo((10_000 * 3 + 40_000 * 3.75) / 1_000_000, 10);
+  });
+
   it('is 0 for the generic card, which has no prices', () => {
     expect(costOf(usage(50_000, 5_000), GENERIC_CARD)).toBe(0);
   });

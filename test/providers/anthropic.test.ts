@@ -16,7 +16,10 @@ type StubAnswer = { events: Array<[string, object]> } | { status: number; body: 
 let server: Server;
 let baseUrl: string;
 let answer: StubAnswer;
-let lastBody: { system?: Array<{ text: string }>; messages: Array<{ role: string; content: unknown }> };
+let lastBody: {
+  system?: Array<{ text: string; cache_control?: object }>;
+  messages: Array<{ role: string; content: unknown }>;
+};
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -140,6 +143,44 @@ describe('Anthropic over HTTP', () => {
       outputTokens: 15,
       cacheReadTokens: 100,
       cacheWriteTokens: 3,
+    });
+  });
+
+  it('sends cache breakpoints on the system prompt and the last message, and the tail after them', async () => {
+    const events = toolUseTurn(['{}']);
+    // Anthropic splits the writes by lifetime in its raw usage; the 1-hour ones are priced apart.
+    (events[0][1] as { message: { usage: object } }).message.usage = {
+      input_tokens: 20,
+      output_tokens: 1,
+      cache_creation_input_tokens: 300,
+      cache_read_input_tokens: 1000,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 },
+    };
+    answer = { events };
+    const response = await client().stream({
+      ...request([userText('the objective'), userText('go on')]),
+      tail: '[goalrun] Your current task list: [ ] a',
+      cache: { headCount: 1, ttl: '1h' },
+    });
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    expect(lastBody.system).toEqual([{ type: 'text', text: 'sys', cache_control: hour }]);
+    // Consecutive user messages are one user turn: the transcript's blocks, then the tail's, unmarked.
+    expect(lastBody.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'the objective', cache_control: hour },
+          { type: 'text', text: 'go on', cache_control: hour },
+          { type: 'text', text: '[goalrun] Your current task list: [ ] a' },
+        ],
+      },
+    ]);
+    expect(response.usage).toEqual({
+      inputTokens: 1320,
+      outputTokens: 15,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 300,
+      cacheWrite1hTokens: 300,
     });
   });
 

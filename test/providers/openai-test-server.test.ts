@@ -102,6 +102,34 @@ describe('openai test server', () => {
     expect(server.requests[0].body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it('simulates a prefix cache: leading blocks an earlier request had are reads, the rest writes', async () => {
+    server = await startOpenAITestServer({ promptCache: { minTokens: 10 } });
+    server.setFallback(() => ({ text: 'ok' }));
+    const system = { role: 'system', content: 'x'.repeat(200) };
+    const first = { role: 'user', content: 'y'.repeat(100) };
+    const usageOf = async (messages: object[]) => {
+      const response = await post(server!.url, { model: 'm', messages });
+      return ((await response.json()) as { usage: Record<string, unknown> }).usage;
+    };
+    const tokens = (block: object) => Math.ceil(JSON.stringify(block).length / 4);
+    const next = { role: 'user', content: 'next' };
+    const head = 1 + tokens(system) + tokens(first); // the tool schemas ("[]") are the first block
+    expect(await usageOf([system, first])).toMatchObject({
+      prompt_tokens: head,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: head },
+    });
+    expect(await usageOf([system, first, next])).toMatchObject({
+      prompt_tokens: head + tokens(next),
+      prompt_tokens_details: { cached_tokens: head, cache_write_tokens: tokens(next) },
+    });
+    // A changed system message: only the tool schemas match, under the minimum, so nothing is read.
+    expect(await usageOf([{ ...system, content: 'z' }, first])).toMatchObject({
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
+    expect(server.cacheUsage.map((usage) => usage.cachedTokens)).toEqual([0, head, 0]);
+    expect(server.requests[0].raw).toBe(JSON.stringify({ model: 'm', messages: [system, first] }));
+  });
+
   it('sends queued errors with their status, headers and body', async () => {
     server = await startOpenAITestServer();
     server.enqueue({ status: 429, headers: { 'Retry-After': '2' } }, { status: 503, body: 'down' });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildPrompt, toFunctionTools } from '../../activities/providers/prompt';
+import { buildPrompt, MAX_CACHE_BREAKPOINTS, toFunctionTools } from '../../activities/providers/prompt';
 import { parseToolCallInput, toPromptToolInput } from '../../activities/providers/tool-input';
+import { cacheTtlFor, LONG_STEP_GAP_MS, placeTaskList } from '../../activities/request-layout';
 import type { StoredMessage } from '../../core/messages';
 
 describe('parseToolCallInput', () => {
@@ -104,6 +105,73 @@ describe('buildPrompt', () => {
       key: 'k',
     } as unknown as StoredMessage;
     expect(buildPrompt('', [stored])).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+  });
+});
+
+describe('buildPrompt with a tail and cache hints', () => {
+  const text = (value: string): StoredMessage => ({ role: 'user', content: [{ type: 'text', text: value }] });
+  const call = (id: string): StoredMessage => ({
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: id, toolName: 'bash', input: {} }],
+  });
+  const result = (id: string): StoredMessage => ({
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: 'ok' } },
+    ],
+  });
+  const marked = (prompt: ReturnType<typeof buildPrompt>) =>
+    prompt.flatMap((message, index) => (message.providerOptions ? [index] : []));
+
+  it('sends the tail last, after the transcript, and leaves the rest as without it', () => {
+    const messages = [text('objective'), call('c1'), result('c1')];
+    const without = buildPrompt('sys', messages);
+    const withTail = buildPrompt('sys', messages, { tail: 'tasks: [ ] a' });
+    expect(withTail.slice(0, -1)).toEqual(without);
+    expect(withTail.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'tasks: [ ] a' }] });
+    expect(buildPrompt('sys', messages, { tail: '  ' })).toEqual(without);
+  });
+
+  it('marks the system prompt, the head, the previous request and the last message, never the tail', () => {
+    // first message, summary (the head), then two steps.
+    const messages = [text('first'), text('summary'), call('c1'), result('c1'), call('c2'), result('c2')];
+    const prompt = buildPrompt('sys', messages, { tail: 'tasks', cache: { headCount: 2, ttl: '5m' } });
+    // system 0, first 1, summary 2, c1 3, r1 4, c2 5, r2 6, tail 7.
+    expect(marked(prompt)).toEqual([0, 2, 4, 6]);
+    expect(prompt[6].providerOptions).toEqual({
+      anthropic: { cacheControl: { type: 'ephemeral', ttl: '5m' } },
+    });
+    expect(prompt[7].providerOptions).toBeUndefined();
+  });
+
+  it('never places more than the limit, and skips messages dropped as empty', () => {
+    const messages = [text('first'), call('c1'), result('c1'), text('   '), call('c2'), result('c2')];
+    const prompt = buildPrompt('sys', messages, { cache: { headCount: 1, ttl: '1h' } });
+    // system 0, first 1, c1 2, r1 3, (empty user dropped), c2 4, r2 5.
+    expect(marked(prompt)).toEqual([0, 1, 3, 5]);
+    expect(marked(prompt).length).toBeLessThanOrEqual(MAX_CACHE_BREAKPOINTS);
+    // The first step: one message is head, previous end and last at once.
+    expect(marked(buildPrompt('sys', [text('first')], { cache: { headCount: 1, ttl: '5m' } }))).toEqual([
+      0, 1,
+    ]);
+  });
+});
+
+describe('request layout', () => {
+  it('puts the task list after the transcript, or in the system prompt in the old layout', () => {
+    expect(placeTaskList('stable-prefix', '[ ] a')).toEqual({
+      inSystem: null,
+      tail: expect.stringContaining('[ ] a'),
+    });
+    expect(placeTaskList('tasks-in-system', '[ ] a')).toEqual({ inSystem: '[ ] a', tail: undefined });
+    expect(placeTaskList('stable-prefix', null)).toEqual({ inSystem: null, tail: undefined });
+  });
+
+  it('writes cache entries for an hour when the previous step was minutes ago', () => {
+    const now = 10_000_000;
+    expect(cacheTtlFor(undefined, now)).toBe('5m');
+    expect(cacheTtlFor(new Date(now - 30_000), now)).toBe('5m');
+    expect(cacheTtlFor(new Date(now - LONG_STEP_GAP_MS - 1), now)).toBe('1h');
   });
 });
 

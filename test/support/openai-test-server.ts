@@ -22,6 +22,12 @@
  * With `windowTokens`, a prompt over the window is answered as OpenAI does (HTTP 400, code
  * `context_length_exceeded`) and recorded in `overflows`; `overflow` forces that answer for chosen
  * requests, e.g. one in the middle of a long run.
+ *
+ * With `promptCache`, the server reports cache usage as a provider with a prefix cache does
+ * (Anthropic's way, in OpenAI's fields): the request is read as blocks (the tool schemas, then each
+ * message), and the tokens of the longest run of leading blocks that an earlier request also began
+ * with count as cache reads (`prompt_tokens_details.cached_tokens`), the rest as cache writes
+ * (`cache_write_tokens`). A prefix under `minTokens` is not cached, as a provider's minimum.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -97,6 +103,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (`{}` if there was none or it did not parse). */
   body: ChatRequestBody;
+  /** The body as sent, byte for byte (UTF-8). */
+  raw: string;
 }
 
 /** Makes a response for a request that found the queue empty. */
@@ -116,6 +124,15 @@ export interface OpenAITestServerOptions {
   windowTokens?: number;
   /** Answers this request with `context_length_exceeded` whatever its size (to force one overflow). */
   overflow?: (body: ChatRequestBody, requestNumber: number) => boolean;
+  /** Simulates a prefix cache and reports its reads and writes in every answer's usage. */
+  promptCache?: { minTokens?: number };
+}
+
+/** What the simulated prompt cache counted for one request. */
+export interface CacheUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  writtenTokens: number;
 }
 
 /** A running test server. */
@@ -126,6 +143,8 @@ export interface OpenAITestServer {
   readonly requests: RecordedRequest[];
   /** Requests answered with `context_length_exceeded`, with the prompt tokens counted (live array). */
   readonly overflows: Array<{ request: RecordedRequest; promptTokens: number; forced: boolean }>;
+  /** With `promptCache`: the cache usage of every answered request, in order (live array). */
+  readonly cacheUsage: CacheUsage[];
   /** Queues responses, answered in order. */
   enqueue(...responses: TestResponse[]): void;
   /** How many queued responses are still unused. */
@@ -153,6 +172,8 @@ export async function startOpenAITestServer(
   const queue: TestResponse[] = [];
   const requests: RecordedRequest[] = [];
   const overflows: OpenAITestServer['overflows'] = [];
+  const cache = options.promptCache ? new PrefixCache(options.promptCache.minTokens ?? 0) : undefined;
+  const cacheUsage: CacheUsage[] = [];
   let fallback = options.fallback;
 
   const server = createServer((req, res) => {
@@ -166,6 +187,7 @@ export async function startOpenAITestServer(
         path: (req.url ?? '/').split('?')[0],
         headers: req.headers,
         body: parseBody(raw),
+        raw,
       };
       requests.push(recorded);
       handle(recorded, res, requests.length).catch((err: unknown) => {
@@ -197,6 +219,17 @@ export async function startOpenAITestServer(
       return;
     }
     const answer = materialize(next, request.body, requestNumber);
+    if (cache && next.usage === undefined) {
+      const counted = cache.take(request.body);
+      cacheUsage.push(counted);
+      answer.usage = {
+        ...answer.usage,
+        prompt_tokens: counted.promptTokens,
+        total_tokens: counted.promptTokens + answer.usage.completion_tokens,
+      };
+      answer.cachedTokens = counted.cachedTokens;
+      answer.cacheWriteTokens = counted.writtenTokens;
+    }
     if (request.body.stream) await streamTurn(res, answer, next, request.body);
     else sendJson(res, 200, completion(answer));
   }
@@ -211,6 +244,7 @@ export async function startOpenAITestServer(
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     overflows,
+    cacheUsage,
     enqueue: (...responses) => {
       queue.push(...responses);
     },
@@ -278,6 +312,7 @@ interface Answer {
   finishReason: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   cachedTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 function materialize(turn: TestTurn, body: ChatRequestBody, requestNumber: number): Answer {
@@ -422,9 +457,50 @@ function completion(answer: Answer): object {
 }
 
 function usagePayload(answer: Answer): object {
-  return answer.cachedTokens === undefined
-    ? answer.usage
-    : { ...answer.usage, prompt_tokens_details: { cached_tokens: answer.cachedTokens } };
+  if (answer.cachedTokens === undefined) return answer.usage;
+  const details: Record<string, number> = { cached_tokens: answer.cachedTokens };
+  if (answer.cacheWriteTokens !== undefined) details.cache_write_tokens = answer.cacheWriteTokens;
+  return { ...answer.usage, prompt_tokens_details: details };
+}
+
+/**
+ * A provider's prefix cache, simulated: every request is a list of blocks (the tool schemas, then
+ * each message, JSON-encoded), remembered in a trie; a request's cache read is the longest run of
+ * leading blocks some earlier request had, at characters / 4 tokens a block.
+ */
+class PrefixCache {
+  private readonly root = new Map<string, PrefixNode>();
+
+  constructor(private readonly minTokens: number) {}
+
+  take(body: ChatRequestBody): CacheUsage {
+    const blocks = [JSON.stringify(body.tools ?? []), ...(body.messages ?? []).map((m) => JSON.stringify(m))];
+    const tokens = blocks.map((block) => estimateTokens(block.length));
+    const promptTokens = tokens.reduce((sum, n) => sum + n, 0);
+    let level = this.root;
+    let matched = 0;
+    let seen = true;
+    for (const [index, block] of blocks.entries()) {
+      let node = level.get(block);
+      if (node === undefined) {
+        seen = false;
+        node = { next: new Map() };
+        level.set(block, node);
+      }
+      if (seen) matched += tokens[index];
+      level = node.next;
+    }
+    const cachedTokens = matched >= this.minTokens ? matched : 0;
+    return {
+      promptTokens,
+      cachedTokens,
+      writtenTokens: promptTokens >= this.minTokens ? promptTokens - cachedTokens : 0,
+    };
+  }
+}
+
+interface PrefixNode {
+  next: Map<string, PrefixNode>;
 }
 
 /** Splits a string into at least MIN_PIECES pieces (when it is that long) of at most MAX_PIECE_CHARS. */

@@ -91,11 +91,13 @@ describe('compaction', () => {
     expect(last).toContain('DECISION-3: store widgets in SQLite');
     expect(last).toContain('ERROR E4711: widget exploded');
     expect(last).toContain('src/app.js');
-    // The task graph is in every request's system prompt after it was written, unchanged by compaction.
+    // The task graph is in every request after it was written, unchanged by compaction: its last
+    // message, after the transcript (the system prompt stays the same, for the prompt cache).
     for (const request of mains.slice(1)) {
-      const system = String(request.body.messages?.[0]?.content ?? '');
-      expect(system).toContain('task-1 Build the widget');
-      expect(system).toContain('task-2 Test it');
+      const tail = JSON.stringify(request.body.messages?.at(-1) ?? '');
+      expect(tail).toContain('task-1 Build the widget');
+      expect(tail).toContain('task-2 Test it');
+      expect(String(request.body.messages?.[0]?.content ?? '')).not.toContain('task-1');
     }
     // Occupancy is the largest request since the last compaction; the context stayed bounded.
     const largest = Math.max(...mains.map((request) => request.chars));
