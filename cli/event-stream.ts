@@ -67,6 +67,12 @@ export class EventStreamPrinter {
       return false;
     }
     this.opening = null;
+    // The run or resume that logged this init started the execution: it was running then, even when a
+    // fast goal has ended by the time this stream reads its first row.
+    if (nextIsInit && opening.awaitInit) {
+      this.statusForInit = 'running';
+      return true;
+    }
     const view = await opening.describe().catch(() => null);
     if (nextIsInit) {
       this.statusForInit = view?.status ?? 'running';

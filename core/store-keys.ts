@@ -102,3 +102,22 @@ export function executionOfKey(key: string): number {
 function positive(n: number): number {
   return Number.isInteger(n) && n > 0 ? n : 1;
 }
+
+/**
+ * The ledger keys of paid calls (store/paid-calls.ts), unique within a session. An activity's attempts
+ * are told apart by the activity's identity in its workflow run (`instance`: run id / activity id,
+ * what both the activity and the workflow that scheduled it know), so a step run again after a pause
+ * or an overflow never shares its keys with the earlier run of it.
+ */
+export const paidCallKeys = {
+  /** The answer of a model step, stored under `assistantKey`: one per step, however many attempts. */
+  answer: (assistantKey: string) => `answer:${assistantKey}`,
+  /** An attempt of a model step billed without an answer the goal used. */
+  attempt: (instance: string, attempt: number) => `retry:${instance}:${attempt}`,
+  /** The prefix of every billed attempt of one model-step activity. */
+  attempts: (instance: string) => `retry:${instance}:`,
+  /** The n-th request of one summarize activity. */
+  summary: (instance: string, request: number) => `summary:${instance}:${request}`,
+  /** The prefix of every request of one summarize activity. */
+  summaries: (instance: string) => `summary:${instance}:`,
+} as const;

@@ -39,13 +39,14 @@ export const STREAM_EVENT_SCHEMAS = {
       limits: z.object({ max_steps: z.number(), max_iterations: z.number(), max_minutes: z.number() }),
       /**
        * The session's status when the stream began. Every stream opens with an init that has it:
-       * the goal's own (a run, a resume) or one describing the session as it is now, whose cursor
-       * is the one the stream starts after. A later init (an execution that started) has none.
+       * the goal's own (a run, a resume: `running`, the execution having just started, however far it
+       * got before the stream caught up) or one describing the session as it is now, whose cursor is
+       * the one the stream starts after. A later init (an execution that started) has none.
        */
       status: z.string().optional(),
     })
     .describe(
-      'Every stream opens with one: the session as it is now (status included); later ones mark an execution that started (a resume).',
+      'Every stream opens with one: the session as it is now (status included; `running` for the `run` or `resume` that started it); later ones mark an execution that started (a resume).',
     ),
   step_start: z
     .object({ ...base, type: z.literal('step_start'), step: z.number().int(), model: z.string() })

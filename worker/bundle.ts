@@ -10,8 +10,13 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { bundleHash, writeBuildInfo } from './build-info';
 import { encryptedFailureConverterPath } from './data-converter';
 
-/** The workflow interceptors every bundle carries (workflows/tracing-interceptors.ts). */
-export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflows/tracing-interceptors');
+/**
+ * The workflow interceptors every bundle carries (workflows/tracing-interceptors.ts). Resolved when a
+ * bundle is made, not on import: a test that imports the worker from source has no compiled file to find.
+ */
+export function workflowInterceptorsPath(): string {
+  return require.resolve('../workflows/tracing-interceptors');
+}
 
 /** Where the prebuilt bundle lives: beside the compiled folders in dist/. */
 export const BUNDLE_FILE = 'workflow-bundle.js';
@@ -38,7 +43,7 @@ async function writeBundle(file: string, failureConverterPath?: string): Promise
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     // Always in: a worker with traces off makes their sink silent, so tracing changes no build id.
-    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
+    workflowInterceptorModules: [workflowInterceptorsPath()],
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });

@@ -17,7 +17,7 @@ import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
 import type { SessionStore } from '../store/types';
-import { findWorkflowBundle, WORKFLOW_INTERCEPTORS_PATH } from './bundle';
+import { findWorkflowBundle, workflowInterceptorsPath } from './bundle';
 import { goalrunDataConverter } from './data-converter';
 import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
@@ -205,7 +205,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
           ? { workflowBundle: { codePath: bundlePath } }
           : {
               workflowsPath: require.resolve('../workflows'),
-              interceptors: { ...common.interceptors, workflowModules: [WORKFLOW_INTERCEPTORS_PATH] },
+              interceptors: { ...common.interceptors, workflowModules: [workflowInterceptorsPath()] },
             }),
         activities,
         ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),
