@@ -8,7 +8,8 @@
  *
  * Starts its own headless Temporal dev server, a throwaway PostgreSQL database and a local
  * OpenAI-compatible model (the test suite's server) that answers every request after --delay-ms:
- * a cheap tool call (--tool: file-read of a small file, or `bash true`) for steps 1..N-1, then `finish`. Then, per round:
+ * a cheap tool call (--tool: file-read of a small file, or bash `echo <step>`; scripts/bench/cheap-calls.js)
+ * for steps 1..N-1, then `finish`. Then, per round:
  *
  *   goals: N goals started at once through the client API, run by --workers `goalrun worker`
  *          processes (the built CLI, on one task queue, each with --metrics-port);
@@ -29,6 +30,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
+const { CHEAP_TOOLS, cheapCall, writeNotes } = require('./bench/cheap-calls');
 const { startModelServer } = require('./bench/model-server');
 const { checkSplit, report } = require('./bench/concurrency-report');
 const { diagnose, scrape, startProcess, withCpu } = require('./bench/processes');
@@ -48,15 +50,6 @@ const NAMESPACE = 'default';
 const MODEL = 'openai-compatible:bench-model';
 const LIMITS = { maxIterations: 50, maxSteps: 1000, maxMinutes: 60, noProgressLimit: 1000 };
 const HISTORY_FETCH_CONCURRENCY = 20;
-/**
- * The cheap tool each step calls. file-read reads a small file in the activity itself; bash `true`
- * also forks a process from the worker, which on a busy 2-core machine costs tens of ms of the
- * worker's main thread per call (ChildProcess.spawn blocks until the child has exec'd).
- */
-const TOOLS = {
-  'file-read': { name: 'file-read', args: { path: 'note.txt' } },
-  bash: { name: 'bash', args: { command: 'true' } },
-};
 
 function options() {
   const { values } = parseArgs({
@@ -78,7 +71,7 @@ function options() {
   };
   if (values.server !== 'goalrun' && values.server !== 'default')
     throw new Error('--server must be goalrun or default');
-  if (!(values.tool in TOOLS)) throw new Error(`--tool must be one of ${Object.keys(TOOLS).join(', ')}`);
+  if (!CHEAP_TOOLS.includes(values.tool)) throw new Error(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
   return {
     tool: values.tool,
     concurrent: n('concurrent', 1),
@@ -211,11 +204,15 @@ async function main() {
   onCleanup('remove temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace);
-  fs.writeFileSync(path.join(workspace, 'note.txt'), 'a small file for file-read\n');
+  writeNotes(workspace, opts.steps);
 
   const server = await startTemporalServer({ tuned: opts.server === 'goalrun' });
   const db = await createDatabase();
-  const model = await startModelServer({ steps: opts.steps, delayMs: opts.delayMs, tool: TOOLS[opts.tool] });
+  const model = await startModelServer({
+    steps: opts.steps,
+    delayMs: opts.delayMs,
+    tool: (step) => cheapCall(opts.tool, step),
+  });
   onCleanup('stop model server', () => model.close());
   const connection = await Connection.connect({ address: server.address });
   onCleanup('close client connection', () => connection.close());

@@ -41,6 +41,7 @@ const {
   spread,
   startTemporalServer,
 } = require('./bench/support');
+const { CHEAP_TOOLS, cheapCall, writeNotes } = require('./bench/cheap-calls');
 const { measureHistory } = require('./bench/history');
 
 const NAMESPACE = 'default';
@@ -63,20 +64,18 @@ function options() {
   const repeat = Number(values.repeat);
   if (!Number.isInteger(steps) || steps < 2) throw new Error('--steps must be an integer >= 2');
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat must be an integer >= 1');
-  if (values.tool !== 'bash' && values.tool !== 'file-read')
-    throw new Error('--tool must be bash or file-read');
+  if (!CHEAP_TOOLS.includes(values.tool)) throw new Error(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
   if (values.server !== 'goalrun' && values.server !== 'default')
     throw new Error('--server must be goalrun or default');
   return { steps, repeat, tool: values.tool, server: values.server };
 }
 
-/** A scripted model file: steps-1 turns of one cheap tool call, then `finish`. */
+/** A scripted model file: steps-1 turns of one cheap tool call (a different one each step), then `finish`. */
 function writeScript(dir, steps, tool) {
-  const call =
-    tool === 'bash'
-      ? { name: 'bash', args: { command: 'true' } }
-      : { name: 'file-read', args: { path: 'note.txt' } };
-  const turns = Array.from({ length: steps - 1 }, () => ({ toolCalls: [call], usage: SCRIPTED_USAGE }));
+  const turns = Array.from({ length: steps - 1 }, (_, i) => ({
+    toolCalls: [cheapCall(tool, i + 1)],
+    usage: SCRIPTED_USAGE,
+  }));
   turns.push({
     toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'benchmark done' } }],
     usage: SCRIPTED_USAGE,
@@ -211,7 +210,7 @@ async function main() {
   onCleanup('remove temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace);
-  fs.writeFileSync(path.join(workspace, 'note.txt'), 'a small file for file-read\n');
+  writeNotes(workspace, Math.max(opts.steps, WARMUP_STEPS));
 
   const server = await startTemporalServer({ tuned: opts.server === 'goalrun' });
   const db = await createDatabase();

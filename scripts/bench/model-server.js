@@ -32,7 +32,7 @@ function loadTestServer() {
 
 /**
  * Starts the model: each goal takes `steps` model steps, each answered after `delayMs`; steps
- * 1..steps-1 make the tool call `tool` ({name, args}), the last one calls `finish`.
+ * 1..steps-1 make the tool call `tool(step)` ({name, args}), the last one calls `finish`.
  */
 async function startModelServer({ steps, delayMs, tool }) {
   const { requestStep, startOpenAITestServer } = loadTestServer();
@@ -40,7 +40,7 @@ async function startModelServer({ steps, delayMs, tool }) {
   const server = await startOpenAITestServer({
     fallback: (body) =>
       requestStep(body) < steps
-        ? { toolCalls: [tool], delayMs, usage }
+        ? { toolCalls: [tool(requestStep(body))], delayMs, usage }
         : { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }], delayMs, usage },
   });
   return server;
