@@ -6,7 +6,8 @@
  * repositories have (node_modules, target, .venv, dist). The two alternate, run after run, so that
  * the machine's load hits both alike. Prints the median of each and the ratio, and checks that both
  * found the same files outside the folders the new one skips. Run after `npm run build`:
- *   node scripts/bench-glob.js [runs=7]
+ *   node scripts/bench-glob.js [runs=7] [scale=1]
+ * scale < 1 shrinks every part of the tree alike (0.02: about 1,300 files, the CI smoke size).
  */
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -17,9 +18,17 @@ const { displayPath } = require('../dist/activities/tools/paths');
 const { legacyGlob } = require('./bench/legacy-glob');
 
 const RUNS = Number(process.argv[2] ?? 7);
+const SCALE = Number(process.argv[3] ?? 1);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('runs must be a positive integer');
+if (!(SCALE > 0 && SCALE <= 1)) throw new Error('scale must be a number in (0, 1]');
+
+/** `count` times the scale, at least one: every part of the tree stays. */
+function scaled(count) {
+  return Math.max(1, Math.round(count * SCALE));
+}
 const PATTERNS = ['*.md', '**/*.ts', 'src/*/mod1/*.ts', '**/*.md', 'docs/**/*.md', '**/package.json'];
 
-/** Writes the tree: 63,005 files in all, 47,000 of them in folders the new glob skips. */
+/** Writes the tree: at scale 1, 63,005 files in all, 47,000 of them in folders the new glob skips. */
 function makeTree(root) {
   let files = 0;
   const write = (relative) => {
@@ -30,19 +39,20 @@ function makeTree(root) {
   };
   for (const name of ['README.md', 'CHANGELOG.md', 'package.json', '.env.example', '.gitignore']) write(name);
   // Sources: 40 packages × 20 modules × 20 files.
-  for (let pkg = 0; pkg < 40; pkg += 1)
+  for (let pkg = 0; pkg < scaled(40); pkg += 1)
     for (let mod = 0; mod < 20; mod += 1)
       for (let file = 0; file < 20; file += 1) write(`src/pkg${pkg}/mod${mod}/file${file}.ts`);
-  for (let doc = 0; doc < 1_000; doc += 1) write(`docs/section${doc % 50}/page${doc}.md`);
-  for (let obj = 0; obj < 3_000; obj += 1) write(`.git/objects/${String(obj % 256).padStart(2, '0')}/${obj}`);
+  for (let doc = 0; doc < scaled(1_000); doc += 1) write(`docs/section${doc % 50}/page${doc}.md`);
+  for (let obj = 0; obj < scaled(3_000); obj += 1)
+    write(`.git/objects/${String(obj % 256).padStart(2, '0')}/${obj}`);
   // Dependencies and build output: what a walk of everything spends its time in.
-  for (let dep = 0; dep < 1_000; dep += 1)
+  for (let dep = 0; dep < scaled(1_000); dep += 1)
     for (let file = 0; file < 25; file += 1)
       write(`node_modules/dep${dep}/${file % 5 === 0 ? 'package.json' : `lib/file${file}.js`}`);
-  for (let unit = 0; unit < 8_000; unit += 1) write(`target/debug/deps/unit${unit}.d`);
-  for (let mod = 0; mod < 4_000; mod += 1)
+  for (let unit = 0; unit < scaled(8_000); unit += 1) write(`target/debug/deps/unit${unit}.d`);
+  for (let mod = 0; mod < scaled(4_000); mod += 1)
     write(`.venv/lib/python3.12/site-packages/m${mod % 300}/f${mod}.py`);
-  for (let chunk = 0; chunk < 6_000; chunk += 1) write(`dist/assets/chunk${chunk}.js`);
+  for (let chunk = 0; chunk < scaled(6_000); chunk += 1) write(`dist/assets/chunk${chunk}.js`);
   return files;
 }
 
