@@ -25,7 +25,9 @@ export async function followOptions(
   const fromCursor =
     after ??
     (from === 'start' || options.fromStart ? 0 : await (await context.sessionStore()).lastEventId(sessionId));
-  return { json: true, interrupted, stream: { fromCursor } };
+  // A run starts the execution, which logs its own init: the stream opens with it. A watch, even
+  // --from-start, opens with the session as it is now.
+  return { json: true, interrupted, stream: { fromCursor, awaitInit: from === 'start' } };
 }
 
 /** The cursor of `--after`, checked: a whole number, and not with --from-start. */

@@ -27,10 +27,22 @@ const POLL_INTERVAL_MS = 700;
 /** How often (in polls) a follower checks whether a worker serves the goal: a few Temporal calls. */
 const LIVENESS_EVERY_POLLS = 7;
 
+/**
+ * How long a follower that hosts the worker waits, after the goal's final status, for its execution
+ * to close (the last save and the close are workflow tasks of that worker). Beyond it, it leaves.
+ */
+const HOSTED_CLOSE_WAIT_MS = 60_000;
+
+/** Final statuses at which the execution stays open, waiting for /limits to raise the limit. */
+const OPEN_AT_STATUSES: readonly string[] = ['limit_reached', 'budget_reached'];
+
 /** Options of followGoal. */
 export interface FollowOptions {
   json?: boolean;
-  /** stream-json: print the event log from this cursor instead of live lines. */
+  /**
+   * stream-json: print the event log from this cursor instead of live lines. `awaitInit`: this
+   * command started the execution (a run, a resume), so the stream opens with the init it logs.
+   */
   stream?: { fromCursor: number; awaitInit?: boolean };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
@@ -57,10 +69,7 @@ export async function followGoal(
     ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
     : null;
   // A run from the start, or a resume, opens with the goal's own init; a late watch with one made now.
-  printer?.openWith(
-    () => loadStatus(context, sessionId),
-    options.stream?.awaitInit ?? options.stream?.fromCursor === 0,
-  );
+  printer?.openWith(() => loadStatus(context, sessionId), options.stream?.awaitInit === true);
   const progress = new ActivityProgressReader(client, workflowId);
   let printed = options.shownUpTo ?? 0;
   let temporalStatus = 'RUNNING';
@@ -71,6 +80,7 @@ export async function followGoal(
   let polls = 0;
   let livenessSaid = '';
   let liveness: Liveness | undefined;
+  let finalSince: number | null = null;
   while (!signal) {
     const description = await handle.describe();
     temporalStatus = description.status.name;
@@ -118,7 +128,17 @@ export async function followGoal(
         for (const action of state.recent) if (action.n > printed) live.print(`  ${action.text}`);
         printed = Math.max(printed, ...state.recent.map((action) => action.n));
       }
-      break;
+      // This process's worker has still to close the execution: leaving first would leave the goal
+      // open with no worker (shown as waiting for one), however fast it reached its end.
+      finalSince ??= Date.now();
+      const closing =
+        context.hostsWorker &&
+        !OPEN_AT_STATUSES.includes(state.status) &&
+        Date.now() - finalSince < HOSTED_CLOSE_WAIT_MS;
+      if (!closing) break;
+      await printer?.poll();
+      await Promise.race([sleep(POLL_INTERVAL_MS), options.interrupted ?? new Promise(() => undefined)]);
+      continue;
     }
     if (live && pickedUp) {
       for (const action of state?.recent ?? []) {
