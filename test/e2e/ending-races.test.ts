@@ -107,7 +107,7 @@ describe('races at the end of a step and of a goal', () => {
     const first = spawnCli(['worker'], t.env);
     let second: ReturnType<typeof spawnCli> | null = null;
     try {
-      const { sessionId } = await startGoal(t, server, objective);
+      const { sessionId, workflowId } = await startGoal(t, server, objective);
       await waitFor(
         'the background job',
         async () =>
@@ -119,7 +119,20 @@ describe('races at the end of a step and of a goal', () => {
       await killAndWait(first, 'SIGKILL');
       second = spawnCli(['worker'], t.env);
       await waitFor('the new worker’s step', () => held >= 2, 120_000, 200);
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // The goal has finished and now waits to kill the lost host's job: the goal is ending from the
+      // workflow task that scheduled the kill, however long the machine took to get there.
+      const handle = client.workflow.getHandle(workflowId);
+      await waitFor(
+        'the goal to try to kill the lost job',
+        async () =>
+          ((await handle.fetchHistory()).events ?? []).some(
+            (event) =>
+              event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+              event.activityTaskScheduledEventAttributes?.activityType?.name === 'killSessionJobs',
+          ),
+        120_000,
+        200,
+      );
 
       const steered = await runCli(['steer', sessionId, 'one more thing', '--json'], t.env, 120_000);
       expect(steered.code, steered.stdout).toBe(2);
