@@ -38,8 +38,9 @@ describe('a running goal read over the HTTP API', () => {
           },
         ],
       },
-      // Runs long enough for the test to look at it, and not forever if the test dies.
-      { toolCalls: [{ name: 'bash', args: { command: 'sleep 90' } }] },
+      // Holds the goal in step 2 through every test, however slow the machine (afterAll cancels it);
+      // not forever if the test dies.
+      { toolCalls: [{ name: 'bash', args: { command: 'sleep 900' } }] },
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'waited' } }] },
     ]);
     const polling = spawnCli(['worker'], t.env);
