@@ -8,8 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
+/** The command holds the goal in step 1 until the test writes this file (or 10 minutes pass). */
+const RELEASE = 'release';
+
 const slowGoal = [
-  { toolCalls: [{ name: 'bash', args: { command: 'echo started > started.txt; sleep 5' } }] },
+  {
+    toolCalls: [
+      {
+        name: 'bash',
+        args: {
+          command: `echo started > started.txt; for i in $(seq 1 3000); do [ -e ${RELEASE} ] && break; sleep 0.2; done`,
+        },
+      },
+    ],
+  },
   { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'slow but done' } }] },
 ];
 
@@ -36,6 +48,15 @@ async function interruptRun(name: string, signal: NodeJS.Signals, extra: string[
     100,
   );
   run.kill(signal);
+  // The goal stays in step 1 until the run has said where it stopped following, however slow the
+  // machine; then its command may end, so the run's worker shuts down without waiting out its grace.
+  await waitFor(
+    'the run to stop following',
+    () => `${stdout}${stderr}`.includes('Stopped following'),
+    60_000,
+    100,
+  );
+  fs.writeFileSync(path.join(t.workspace, RELEASE), '');
   const code = await exited;
   return { t, code, stdout, stderr };
 }
