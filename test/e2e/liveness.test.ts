@@ -17,7 +17,18 @@ describe('liveness', () => {
     const t = goalTestEnv('liveness-kill');
     const model = scriptedModel(t.home, [
       { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'one\n' } }] },
-      { toolCalls: [{ name: 'bash', args: { command: 'touch started; sleep 40; echo done' } }] },
+      // Holds the goal in step 2 until the test writes `release` (or 10 minutes pass).
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            args: {
+              command:
+                'touch started; for i in $(seq 1 3000); do [ -e release ] && break; sleep 0.2; done; echo done',
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'survived' } }] },
     ]);
     const worker = spawnCli(['worker'], t.env);
@@ -62,6 +73,8 @@ describe('liveness', () => {
     const list = await runCli(['list'], t.env);
     expect(list.stdout).toMatch(new RegExp(`${sessionId}\\s+waiting for a worker`));
 
+    // The next worker runs the command again: this time it ends.
+    fs.writeFileSync(path.join(t.workspace, 'release'), '');
     const second = spawnCli(['worker'], t.env);
     try {
       const watched = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
