@@ -137,7 +137,11 @@ describe('two stores', () => {
             toolCalls: [
               {
                 name: 'bash',
-                args: { command: 'echo started > started.txt; sleep 4; echo done > drained.txt' },
+                // Runs until the test releases it (or 10 minutes pass): still running when run stops.
+                args: {
+                  command:
+                    'echo started > started.txt; for i in $(seq 1 3000); do [ -e release ] && break; sleep 0.2; done; echo done > drained.txt',
+                },
               },
             ],
           },
@@ -153,6 +157,12 @@ describe('two stores', () => {
       60_000,
     );
     run.kill('SIGINT');
+    // run waits for its worker's running call, however long the machine took to get here; then the
+    // call may end.
+    await waitFor('run to wait for its running call', () =>
+      /stopping the in-process worker: waiting up to 30s for \d+ running calls?/.test(run.output()),
+    );
+    fs.writeFileSync(path.join(t.workspace, 'release'), '');
     expect(await exited).toBe(130);
     // The worker drained: the command ran to its end and its result is in the store before run exited.
     expect(fs.readFileSync(marker, 'utf8')).toBe('done\n');
