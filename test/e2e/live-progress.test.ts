@@ -4,7 +4,7 @@
  * its elapsed time, rewritten in place. A provider that cannot be reached for
  * `provider_unreachable_minutes` fails the goal with a clear reason.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,7 +68,17 @@ describe('live progress', () => {
     async () => {
       const t = goalTestEnv('liveline');
       const model = scriptedModel(t.home, [
-        { toolCalls: [{ name: 'bash', args: { command: 'sleep 3; echo slept' } }] },
+        // Runs until the test has seen the live line rewritten (or 10 minutes pass).
+        {
+          toolCalls: [
+            {
+              name: 'bash',
+              args: {
+                command: 'for i in $(seq 1 3000); do [ -e release ] && break; sleep 0.2; done; echo slept',
+              },
+            },
+          ],
+        },
         { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'slept' } }] },
       ]);
       const log = path.join(t.home, 'terminal.log');
@@ -85,19 +95,24 @@ describe('live progress', () => {
       ]
         .map((word) => `'${word.replace(/'/g, "'\\''")}'`)
         .join(' ');
-      const result = spawnSync('script', ['-qefc', command, log], {
-        env: t.env,
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(result.status, result.stderr).toBe(0);
-      const screen = fs.readFileSync(log, 'utf8');
+      const script = spawn('script', ['-qefc', command, log], { env: t.env, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => script.once('exit', (code) => resolve(code)));
       // Each update returns the cursor and clears the line before rewriting it.
       const rewrite = `\r${String.fromCharCode(27)}[2K`;
-      expect(screen).toContain(`${rewrite}  step 1 · bash: sleep 3; echo slept · `);
-      expect(
-        screen.split(rewrite).filter((part) => /^ {2}step 1 · bash: .* · \d+\.\d s/.test(part)).length,
-      ).toBeGreaterThan(1);
+      const liveLines = () =>
+        (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
+          .split(rewrite)
+          .filter((part) => /^ {2}step 1 · bash: .* · \d+\.\d s/.test(part));
+      try {
+        // The command runs until the line was rewritten at least twice, however slow the machine.
+        await waitFor('the live line to be rewritten', () => liveLines().length > 1, 120_000, 100);
+      } finally {
+        fs.writeFileSync(path.join(t.workspace, 'release'), '');
+      }
+      expect(await exited).toBe(0);
+      const screen = fs.readFileSync(log, 'utf8');
+      expect(screen).toContain(`${rewrite}  step 1 · bash: for i in`);
+      expect(liveLines().length).toBeGreaterThan(1);
       expect(screen).toMatch(/goal completed — 2 steps, 1 iteration/);
     },
   );
