@@ -1,8 +1,9 @@
 /**
  * Issue 16 §5: a worker keeps its word on shutdown. It prints that running tools get 30 s to finish;
  * before, SIGTERM killed a `sleep 3` 43 ms into it, and Temporal ran the command again elsewhere.
- * Here SIGTERM arrives during a 3-second command: the command finishes, its result is recorded, and
- * the next worker goes on from there without running it again.
+ * Here SIGTERM arrives during a command that runs until the test releases it: the worker waits for
+ * it, the command finishes, its result is recorded, and the next worker goes on from there without
+ * running it again.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -27,7 +28,7 @@ describe('worker shutdown', () => {
     await server?.close();
   });
 
-  it('lets a 3-second command finish on SIGTERM, records it, and never runs it again', async () => {
+  it('lets a running command finish on SIGTERM, records it, and never runs it again', async () => {
     const t = goalTestEnv('worker-shutdown');
     const objective = `worker-shutdown-${randomUUID().slice(0, 8)}`;
     const log = path.join(t.workspace, 'runs.log');
@@ -38,7 +39,11 @@ describe('worker shutdown', () => {
           toolCalls: [
             {
               name: 'bash',
-              args: { command: 'echo started >> runs.log; sleep 3; echo finished >> runs.log' },
+              // Runs until the test releases it (or 10 minutes pass).
+              args: {
+                command:
+                  'echo started >> runs.log; for i in $(seq 1 3000); do [ -e release ] && break; sleep 0.2; done; echo finished >> runs.log',
+              },
             },
           ],
         };
@@ -56,12 +61,15 @@ describe('worker shutdown', () => {
         180_000,
         50,
       );
-      const signalled = Date.now();
       const exited = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
       first.kill('SIGTERM');
+      // The worker is stopping, and waits for the command instead of killing it: it is still there
+      // while the command runs, however long the machine takes; the command ends when released.
+      await waitFor('the worker to stop polling', () => /STOPPING/.test(first.output()), 60_000, 100);
+      expect(first.exitCode).toBeNull();
+      expect(fs.readFileSync(log, 'utf8')).toBe('started\n');
+      fs.writeFileSync(path.join(t.workspace, 'release'), '');
       await exited;
-      // The worker waited for the command instead of killing it.
-      expect(Date.now() - signalled).toBeGreaterThan(1_500);
       expect(fs.readFileSync(log, 'utf8')).toBe('started\nfinished\n');
       expect(first.output()).not.toContain('command killed');
 
