@@ -71,5 +71,5 @@ vitest.on('exit', (code, signal) => {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const outcome = code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`;
   console.error(`test:stress: ${outcome} in ${seconds} s with ${count} busy process(es)`);
-  process.exit(code ?? 1);
+  process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0));
 });
