@@ -214,36 +214,51 @@ function describeResult(result: SteerResult): string {
 }
 
 /**
- * `/model` to a model without prices, on a goal with a money cap, is refused here with the reason
- * (the goal refuses it too, for a request that comes another way). The cap is the goal's as it says
- * it now, else as its store row saved it; a goal whose cap cannot be read is left to refuse it itself.
+ * A money cap counts every call at its card's prices, so a goal under one runs only priced models:
+ * `/model` to a model without prices, and `/limits max_cost_usd=…` on a goal whose model has none, are
+ * refused here with the reason (the goal refuses `/model` too, for a request that comes another way).
+ * The goal is read as it says it is now, else as its store row saved it; a goal that cannot be read is
+ * left to the goal.
  */
 async function checkModelUnderCap(context: CliContext, sessionId: string, text: string): Promise<void> {
   if (!isAppCommand(text)) return;
   const command = parseAppCommand(text);
-  if (command.name !== 'model') return;
-  const cap = await moneyCapOf(context, sessionId);
-  if (cap === undefined) return;
+  const newCap = command.name === 'limits' ? command.limits.maxCostUsd : undefined;
+  if (command.name !== 'model' && newCap === undefined) return;
+  const goal = await goalNow(context, sessionId);
+  if (!goal) return;
   const { unpricedReason } =
     require('../../activities/models/catalog') as typeof import('../../activities/models/catalog');
-  const unpriced = unpricedReason(command.model, context.settings.home);
-  if (unpriced) throw new ConfigError(`goal ${sessionId}: /model ${modelUnderCapRefusal(unpriced, cap)}`);
+  if (command.name === 'model') {
+    if (goal.maxCostUsd === undefined) return;
+    const unpriced = unpricedReason(command.model, context.settings.home);
+    if (unpriced)
+      throw new ConfigError(`goal ${sessionId}: /model ${modelUnderCapRefusal(unpriced, goal.maxCostUsd)}`);
+    return;
+  }
+  if (newCap === undefined || goal.model === undefined) return;
+  const unpriced = unpricedReason(goal.model, context.settings.home);
+  if (unpriced) throw new ConfigError(`goal ${sessionId}: /limits ${modelUnderCapRefusal(unpriced, newCap)}`);
 }
 
-/** The goal's money cap, from the running workflow or its saved state; undefined when it has none (or it cannot be read). */
-async function moneyCapOf(context: CliContext, sessionId: string): Promise<number | undefined> {
+/** The goal's model and money cap, from the running workflow or its saved state; null when neither can be read. */
+async function goalNow(
+  context: CliContext,
+  sessionId: string,
+): Promise<{ model?: string; maxCostUsd?: number } | null> {
   try {
     const client = await context.temporal();
     const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
-    if (live) return live.limits?.maxCostUsd;
+    if (live) return { model: live.model, maxCostUsd: live.limits?.maxCostUsd };
   } catch {
     // No worker to answer the query: the saved state says it.
   }
   try {
     const row = await (await context.sessionStore()).findSession(sessionId);
-    return row ? (snapshotFromRow(row)?.limits?.maxCostUsd ?? undefined) : undefined;
+    if (!row) return null;
+    return { model: row.model, maxCostUsd: snapshotFromRow(row)?.limits?.maxCostUsd ?? undefined };
   } catch {
-    return undefined;
+    return null;
   }
 }
 
