@@ -124,6 +124,8 @@ describe('goal limits', () => {
           },
         ],
       },
+      // After the resume below.
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'deployed with the new key' } }] },
     ]);
     const result = await runCli(
       ['run', 'deploy', '--workspace', t.workspace, '--model', model, '--json'],
@@ -141,11 +143,12 @@ describe('goal limits', () => {
     const connection = await Connection.connect({ address: t.temporalAddress });
     try {
       const handle = new Client({ connection }).workflow.getHandle(ended.workflowId);
-      expect((await handle.describe()).status.name).toBe('FAILED');
+      // `run` returns once the goal's status is final; the run closes after its last activities.
       const failure = await handle.result().then(
         () => null,
         (err: unknown) => err,
       );
+      expect((await handle.describe()).status.name).toBe('FAILED');
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       expect((failure as WorkflowFailedError).cause).toMatchObject({
         type: 'GoalBlocked',
@@ -169,5 +172,12 @@ describe('goal limits', () => {
     const watched = await runCli(['watch', ended.sessionId, '--json'], t.env);
     expect(watched.code, watched.stderr).toBe(1);
     expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'blocked' });
+    // A goal whose run failed resumes as one that completed did.
+    const resumed = await runCli(
+      ['resume', ended.sessionId, '--message', 'the key is in .env now', '--json'],
+      t.env,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
   });
 });
