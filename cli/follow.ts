@@ -4,6 +4,7 @@
  * goes on in Temporal.
  */
 
+import type { WorkflowHandle } from '@temporalio/client';
 import { FINAL_STATUSES } from '../core/goal';
 import type { Liveness } from '../core/liveness';
 import { plural } from '../core/text';
@@ -13,6 +14,7 @@ import type { CliContext } from './context';
 import { EventStreamPrinter } from './event-stream';
 import { exitCodeOf } from './exit-codes';
 import { goalLiveness } from './goal-liveness';
+import { goalResult } from './goal-result';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
 import { limitOfReason, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
@@ -150,7 +152,7 @@ export async function followGoal(
   }
   live?.clear();
   if (signal) return stopFollowing(context, sessionId, signal, json, printer);
-  const final = await finalStatus(context, sessionId, temporalStatus);
+  const final = await finalStatus(context, sessionId, temporalStatus, handle);
   if (printer) {
     await printer.poll(true);
     printer.finish(final);
@@ -202,9 +204,13 @@ async function finalStatus(
   context: CliContext,
   sessionId: string,
   temporalStatus: string,
+  handle: WorkflowHandle,
 ): Promise<StatusView> {
   const view = await loadStatus(context, sessionId);
   if (view.status === 'running') {
+    // The run's own result, or the snapshot its GoalBlocked / GoalFailed failure carries, says how it ended.
+    const result = await goalResult(handle).catch(() => null);
+    if (result && result.status !== 'running') return { ...view, ...result };
     const status = CLOSED_STATUS[temporalStatus] ?? 'failed';
     notice(`the workflow ended as ${temporalStatus} without a final checkpoint`);
     return { ...view, status, reason: view.reason ?? `workflow ${temporalStatus.toLowerCase()}` };

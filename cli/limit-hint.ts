@@ -49,14 +49,8 @@ export function raisedLimit(kind: LimitKind, counters: LimitCounters, limits: Go
   return Math.max(limits[LIMITS[kind].field] as number, used) * 2;
 }
 
-/** The limit a `limit_reached` reason names (`step limit reached (3 steps)`), or null. */
-export function limitOfReason(reason: string | null | undefined): LimitKind | null {
-  if (!reason) return null;
-  if (/^step limit/.test(reason)) return 'steps';
-  if (/^iteration limit/.test(reason)) return 'iterations';
-  if (/^time limit/.test(reason)) return 'minutes';
-  return null;
-}
+/** The limit a `limit_reached` reason names; one home with the Web UI's headline. */
+export { limitOfReason } from '../core/goal-headline';
 
 /** `the step limit (3 steps)`. */
 export function describeLimit(kind: LimitKind, value: number): string {

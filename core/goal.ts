@@ -19,9 +19,8 @@ import {
 } from './limits';
 import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
-import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
-import { renderTasksMarkdown } from './task-graph-render';
-import type { TaskGraph, TaskView } from './task-graph-types';
+import { type BudgetView, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
+import type { TaskGraph } from './task-graph-types';
 import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
@@ -376,36 +375,4 @@ export function snapshotOf(
       ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
       : {}),
   };
-}
-
-/**
- * The Markdown the Web UI shows as the workflow's current details: the facts as a list (the UI's
- * renderer joins plain lines into one paragraph), the most important first because the UI's panel
- * has a fixed height; then the task list and the recent actions.
- */
-export function detailsMarkdown(
-  snapshot: GoalSnapshot,
-  tasks: TaskView[] = [],
-  contextLine?: string,
-): string {
-  const facts = [
-    `**Status:** ${snapshot.status}${snapshot.reason ? ` — ${snapshot.reason}` : ''}`,
-    ...(snapshot.approval
-      ? [
-          `**Waiting for approval:** \`${snapshot.approval.command}\` — ${snapshot.approval.justification} (answer with \`goalrun approve ${snapshot.sessionId}\` or \`goalrun deny ${snapshot.sessionId}\`)`,
-        ]
-      : []),
-    `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
-    ...(contextLine ? [`**Context:** ${contextLine}`] : []),
-    ...(snapshot.budget ? [`**Budget:** ${budgetLine(snapshot.budget)}`] : []),
-    `**Last tool:** ${snapshot.lastTool ? `\`${snapshot.lastTool}\`` : '—'}`,
-    `**Usage:** total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests · largest request ${snapshot.usage.contextTokens} tokens`,
-    `**Session:** \`${snapshot.sessionId}\`${snapshot.name ? ` (${snapshot.name})` : ''} · **model:** \`${snapshot.model}\`${snapshot.sandbox === 'off' ? ' · **sandbox: off**' : ''}`,
-  ];
-  const lines = facts.map((fact) => `- ${fact}`);
-  if (tasks.length > 0) lines.push('', renderTasksMarkdown(tasks));
-  if (snapshot.recent.length > 0) {
-    lines.push('', '**Recent:**', '', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
-  }
-  return lines.join('\n');
 }

@@ -9,6 +9,7 @@ import { afterUnpause } from '../core/runaway-breaker';
 import { projectHashOf, sessionIdWith } from '../core/session-ids';
 import { storeKeys } from '../core/store-keys';
 import { clip, clipBytes, clipHead } from '../core/text';
+import { escapeUiMarkdown } from '../core/ui-markdown';
 import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
 import type { GoalRun } from './goal-run-port';
 
@@ -82,7 +83,7 @@ export async function startFreshSession(run: GoalRun): Promise<string> {
     args: [{ goal: fresh }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     staticSummary: clipBytes(
-      clip(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS),
+      escapeUiMarkdown(clip(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS)),
       STATIC_SUMMARY_MAX_BYTES,
     ),
     typedSearchAttributes: [

@@ -90,5 +90,4 @@ export const GoalSessionKey = defineSearchAttributeKey('GoalSession', SearchAttr
 export const GoalModelKey = defineSearchAttributeKey('GoalModel', SearchAttributeType.KEYWORD);
 export const GoalIterationKey = defineSearchAttributeKey('GoalIteration', SearchAttributeType.INT);
 
-/** Failure type of a goal that ended as failed (the workflow fails with it). */
-export const GOAL_FAILED_TYPE = 'GoalFailed';
+export { GOAL_BLOCKED_TYPE, GOAL_FAILED_TYPE } from '../core/workflow-names';

@@ -26,6 +26,7 @@ import { goalFailureReason } from './failures';
 import type { GoalControl } from './goal-control';
 import { endCancelledGoal, endGoal } from './goal-ending';
 import { afterCheckpoint } from './goal-hooks';
+import { endingFailure, goalFailure } from './goal-outcome';
 import { TemporalGoalRun } from './goal-run';
 import type { GoalRun } from './goal-run-port';
 import { startExecution } from './goal-start';
@@ -52,7 +53,11 @@ function continueAsNewAt(run: TemporalGoalRun): Promise<never> {
   );
 }
 
-/** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
+/**
+ * Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed and, from
+ * patch goal-end-failure on, with GoalBlocked or GoalFailed (the snapshot in the details) when it
+ * ended blocked or failed.
+ */
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const run = new TemporalGoalRun(input, { afterCheckpoint });
   const control = messagePath(run);
@@ -60,6 +65,8 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
 
+  // Set when the loop ends: the goal's final snapshot (a blocked or failed goal's fails the run, below).
+  let ended: GoalSnapshot;
   try {
     await startExecution(run, input);
     await recordSnapshotRepository(run);
@@ -115,7 +122,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       }
     }
     await control.beforeRunEnds();
-    return run.session.snapshot(run.workflowId);
+    ended = run.session.snapshot(run.workflowId);
   } catch (err) {
     // continueAsNew works by throwing; it is how this run ends, not a failure.
     if (err instanceof ContinueAsNew) throw err;
@@ -134,8 +141,12 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     await run.answerUnanswered('the goal failed');
     await endGoal(run, 'failed', reason);
     await control.beforeRunEnds();
-    throw ApplicationFailure.create({ message: reason, type: GOAL_FAILED_TYPE, nonRetryable: true });
+    throw goalFailure(GOAL_FAILED_TYPE, run.session.snapshot(run.workflowId));
   }
+  // Thrown outside the try: the catch above would take this failure for one that ends the goal.
+  const failure = run.features[PATCH.goalEndFailure] ? endingFailure(ended) : null;
+  if (failure) throw failure;
+  return ended;
 }
 
 /**

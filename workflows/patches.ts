@@ -56,6 +56,12 @@ export const PATCH = {
    * against the daily budget first.
    */
   paidCalls: 'paid-calls',
+  /**
+   * A goal that ends blocked or failed fails its workflow (issue 26 item 1), so the Web UI's header says
+   * Failed rather than a green Completed: a non-retryable GoalBlocked or GoalFailed with the final
+   * snapshot in its details and the reason as its message.
+   */
+  goalEndFailure: 'goal-end-failure',
 } as const;
 
 /** A patch id. */
@@ -147,6 +153,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a billedAttempts local activity after a model step or a summarizer call that failed or was stopped (what ' +
       'its attempts were billed), and a reserveDailyBudget / settleDailyBudget pair around each summarizer call',
+  },
+  {
+    id: PATCH.goalEndFailure,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal that ends blocked or failed fails its workflow with a non-retryable GoalBlocked or GoalFailed ' +
+      'ApplicationFailure (message: the reason; details: the final snapshot) instead of completing it',
   },
 ];
 
