@@ -81,9 +81,9 @@ export function takeBreakerWarning(run: GoalRun): string | null {
 /**
  * A steering message was delivered: a person is looking, so the counts start again, and a goal the
  * breaker paused goes on (the unpause tells the model why it was stopped). Returns whether it was
- * unpaused, and whether it stays paused (by a person, or while waiting for quota).
+ * unpaused, or why it stays paused (a person paused it, or it waits for quota).
  */
-export function breakerAfterSteering(run: GoalRun): { unpaused?: true; paused?: true } {
+export function breakerAfterSteering(run: GoalRun): { unpaused?: true; paused?: string } {
   if (!run.features[PATCH.breakerWarnsFirst]) return {};
   const breaker = run.state.breaker;
   if (breaker) run.state = { ...run.state, breaker: restartCounts(breaker) };
@@ -92,7 +92,7 @@ export function breakerAfterSteering(run: GoalRun): { unpaused?: true; paused?: 
     run.session.unpause();
     return { unpaused: true };
   }
-  return { paused: true };
+  return { paused: run.state.pauseReason ?? 'paused by request' };
 }
 
 /** The goal goes on after a pause: the note for the model when the breaker paused it, else null. */

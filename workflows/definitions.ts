@@ -37,8 +37,8 @@ export type SteerResult =
       undelivered?: string;
       /** The goal was paused by the runaway breaker, and this message let it go on. */
       unpaused?: true;
-      /** The goal is paused and stays so (a person paused it): `goalrun unpause` moves it on. */
-      paused?: true;
+      /** The goal is paused and stays so (a person paused it): why; `goalrun unpause` moves it on. */
+      paused?: string;
     }
   | {
       kind: 'command';

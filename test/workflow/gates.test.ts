@@ -258,7 +258,7 @@ describe('the runaway breaker gate', () => {
     const paused = new FakeRun();
     for (let i = 0; i < 4; i++) breakerAfterTool(paused, call, result as never);
     paused.session.pause();
-    expect(breakerAfterSteering(paused)).toEqual({ paused: true });
+    expect(breakerAfterSteering(paused)).toEqual({ paused: 'paused by request' });
     expect(paused.state.paused).toBe(true);
     // The steering restarted the count: four more are not five.
     paused.session.unpause();
