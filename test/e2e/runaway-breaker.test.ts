@@ -125,4 +125,49 @@ describe('the runaway breaker', () => {
       await killAndWait(worker, 'SIGTERM');
     }
   });
+  it('starts afresh on resume: the old count and trip reason do not carry over', async () => {
+    const t = goalTestEnv('breaker-resume', { OPENAI_API_KEY: 'sk-test' });
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'a\n');
+    server.setFallback(() => stuck);
+    const worker = spawnCli(['worker'], t.env);
+    let resumed: ReturnType<typeof spawnCli> | undefined;
+    try {
+      const { sessionId } = await startGoal(t, server, 'list the files');
+      await waitFor(
+        'the breaker to pause the goal',
+        async () => (await statusOf(t, sessionId)).status === 'paused',
+      );
+      expect((await runCli(['cancel', sessionId], t.env)).code).toBe(0);
+      await waitFor('cancelled', async () => (await statusOf(t, sessionId)).status === 'cancelled');
+
+      // After the resume: four more of the same call (a carried count would pause at once), then honest ticks.
+      const from = server.requests.length;
+      let tick = 0;
+      let release = false;
+      server.setFallback((body) => {
+        if (server.requests.length - from <= 4) return stuck;
+        if (release && (body.tools?.length ?? 0) > 0) return finish;
+        return { toolCalls: [{ name: 'bash', args: { command: `sleep 0.2; echo tick ${++tick}` } }] };
+      });
+      resumed = spawnCli(['resume', sessionId, '--no-worker'], t.env);
+      await waitForSteps(t, sessionId, 8 + 6);
+      expect((await statusOf(t, sessionId)).status).toBe('running');
+      expectJson(await runCli(['pause', sessionId, '--json'], t.env));
+      const paused = await waitFor('paused', async () => {
+        const view = await statusOf(t, sessionId);
+        return view.status === 'paused' ? view : undefined;
+      });
+      // A pause by a person is reported as one, not as the breaker's old trip.
+      expect(paused.reason).toBe('paused by request');
+
+      release = true;
+      expectJson(await runCli(['unpause', sessionId, '--json'], t.env));
+      const final = expectJson(await runCli(['watch', sessionId, '--json'], t.env, 120_000));
+      expect(final.status).toBe('completed');
+    } finally {
+      server.setFallback(undefined);
+      if (resumed) await killAndWait(resumed, 'SIGTERM');
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
 });
