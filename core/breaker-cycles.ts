@@ -97,8 +97,8 @@ function warningText(what: string, times: number, settings: BreakerSettings, wai
     `runaway breaker: ${what} returned the same result ${times} times in a row${waited ? ', even with waiting' : ''}.`,
     'Repeating it will not change the answer: change your approach, or call finish with status "blocked" and say what blocks you.',
     'To wait for something slow, do not poll it with the same call: start it as a background job (bash with run_in_background)',
-    `and read it with job-output when it has had time, or wait inside one call (bash \`sleep 30; <check>\`: a call that sleeps ${WAITING_CALL_MIN_SECONDS} s`,
-    `or more may repeat up to ${waitLimit} times).`,
+    'and read it with job-output and wait_seconds (e.g. 60: it answers as soon as there is new output or the job ends),',
+    `or wait inside one call (bash \`sleep 30; <check>\`); a call that waits ${WAITING_CALL_MIN_SECONDS} s or more may repeat up to ${waitLimit} times.`,
     `If the repetition goes on ${REPEATS_AFTER_WARNING} more times, the goal is paused until a person looks at it.`,
   ].join(' ');
 }

@@ -2,8 +2,9 @@
  * Which tool calls waited on purpose (issue 26.2): a model that polls something slow (a deploy, a CI
  * run) honestly gets the same answer many times, so the runaway breaker counts such repeats against
  * its higher `wait_limit`, not `repeat_limit`. The rule: a `bash` command whose `sleep`s add up to
- * WAITING_CALL_MIN_SECONDS or more (`sleep 30`, `sleep 1m`, `sleep 5; x; sleep 5`). Pure, read from
- * the call's arguments by the tool activity.
+ * WAITING_CALL_MIN_SECONDS or more (`sleep 30`, `sleep 1m`, `sleep 5; x; sleep 5`), or a `job-output`
+ * with `wait_seconds` of that many or more (what it asked, however soon the job answered). Pure, read
+ * from the call's arguments by the tool activity.
  */
 import { TOOL } from './tool-names';
 
@@ -25,7 +26,12 @@ export function sleepSecondsOf(command: string): number {
 
 /** Whether a workspace tool call (its name and raw arguments) waited on purpose. */
 export function isWaitingCall(toolName: string, input: unknown): boolean {
-  if (toolName !== TOOL.bash || typeof input !== 'object' || input === null) return false;
+  if (typeof input !== 'object' || input === null) return false;
+  if (toolName === TOOL.jobOutput) {
+    const wait = (input as { wait_seconds?: unknown }).wait_seconds;
+    return typeof wait === 'number' && wait >= WAITING_CALL_MIN_SECONDS;
+  }
+  if (toolName !== TOOL.bash) return false;
   const command = (input as { command?: unknown }).command;
   return typeof command === 'string' && sleepSecondsOf(command) >= WAITING_CALL_MIN_SECONDS;
 }

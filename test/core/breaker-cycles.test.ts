@@ -44,7 +44,7 @@ describe('the repeat rule: a warning, then a pause', () => {
     expect(warnings[0][1]).toContain('the same bash call `ls -1` returned the same result 5 times in a row');
     expect(warnings[0][1]).toContain('call finish with status "blocked"');
     expect(warnings[0][1]).toContain('run_in_background');
-    expect(warnings[0][1]).toContain('job-output');
+    expect(warnings[0][1]).toContain('job-output and wait_seconds');
     expect(trips).toEqual([
       [8, 'the same bash call `ls -1` returned the same output 8 times in a row, after a warning at 5'],
     ]);

@@ -13,6 +13,13 @@ describe('a call that waited on purpose', () => {
     expect(sleepSecondsOf('cat sleep30.txt; ./nosleep 40; grep sleep x')).toBe(0);
   });
 
+  it('is a job-output that asks to wait 10 s or more', () => {
+    expect(isWaitingCall('job-output', { job_id: 'job-1', wait_seconds: 10 })).toBe(true);
+    expect(isWaitingCall('job-output', { job_id: 'job-1', wait_seconds: 9 })).toBe(false);
+    expect(isWaitingCall('job-output', { job_id: 'job-1' })).toBe(false);
+    expect(isWaitingCall('job-output', { job_id: 'job-1', wait_seconds: '30' })).toBe(false);
+  });
+
   it('is a bash command that sleeps 10 s or more; nothing else waits', () => {
     expect(WAITING_CALL_MIN_SECONDS).toBe(10);
     expect(isWaitingCall('bash', { command: 'sleep 10; gh run view 1' })).toBe(true);
