@@ -63,7 +63,7 @@ export function breakerAfterWorkflowTool(
   args: WorkflowToolArgs,
   outcome: WorkflowToolOutcome,
 ): void {
-  if (!run.features[PATCH.breakerWarnsFirst] || outcome.finished) return;
+  if (!run.features[PATCH.commandQueue] || !run.features[PATCH.breakerWarnsFirst] || outcome.finished) return;
   const settings = breakerSettings(run.state.goal.breaker);
   applyCycle(
     run,
