@@ -134,6 +134,7 @@ function snapshotFields(config: Settings['config']): Pick<GoalDefinition, 'snaps
 function breakerFromConfig(config: NonNullable<Settings['config']['breaker']>): Partial<BreakerSettings> {
   return {
     ...(config.repeat_limit !== undefined ? { repeatLimit: config.repeat_limit } : {}),
+    ...(config.wait_limit !== undefined ? { waitLimit: config.wait_limit } : {}),
     ...(config.idle_turns !== undefined ? { idleTurns: config.idle_turns } : {}),
     ...(config.max_usd_per_minute !== undefined ? { maxUsdPerMinute: config.max_usd_per_minute } : {}),
     ...(config.max_tokens_per_minute !== undefined

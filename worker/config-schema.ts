@@ -49,6 +49,7 @@ function buildConfigSchema(z: typeof Zod) {
       breaker: z
         .object({
           repeat_limit: z.number().int().nonnegative().optional(),
+          wait_limit: z.number().int().nonnegative().optional(),
           idle_turns: z.number().int().nonnegative().optional(),
           max_usd_per_minute: z.number().positive().finite().optional(),
           max_tokens_per_minute: positiveInt.optional(),

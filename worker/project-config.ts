@@ -12,7 +12,7 @@ import path from 'node:path';
 import { readWorkspaceFileSync } from '../activities/workspace-files/read-workspace-file';
 import { DEFAULT_LIMITS } from '../core/goal';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, DEFAULT_STALLED_AFTER_MINUTES } from '../core/limits';
-import { DEFAULT_IDLE_TURNS, DEFAULT_REPEAT_LIMIT } from '../core/runaway-breaker';
+import { DEFAULT_IDLE_TURNS, DEFAULT_REPEAT_LIMIT, DEFAULT_WAIT_LIMIT } from '../core/runaway-breaker';
 import {
   DEFAULT_SNAPSHOT_MAX_FILE_BYTES,
   DEFAULT_SNAPSHOT_MAX_TOTAL_BYTES,
@@ -80,6 +80,7 @@ const PROJECT_FREE_KEYS: readonly string[] = [
 /** Breaker counts: lower is tighter, but 0 turns the rule off. */
 const BREAKER_COUNTS: Readonly<Record<string, number>> = {
   repeat_limit: DEFAULT_REPEAT_LIMIT,
+  wait_limit: DEFAULT_WAIT_LIMIT,
   idle_turns: DEFAULT_IDLE_TURNS,
 };
 /** Breaker rates: lower is tighter; none set means the rule is off, so any rate tightens. */

@@ -35,6 +35,10 @@ export type SteerResult =
       duplicate?: boolean;
       /** Set when the goal ended before the message could be delivered: why, and what to do. */
       undelivered?: string;
+      /** The goal was paused by the runaway breaker, and this message let it go on. */
+      unpaused?: true;
+      /** The goal is paused and stays so (a person paused it): why; `goalrun unpause` moves it on. */
+      paused?: string;
     }
   | {
       kind: 'command';

@@ -23,7 +23,8 @@ import {
   planOnlyNudge,
   unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
-import { breakerAfterTurn } from './breaker-gate';
+import { writeNotice } from './boundary';
+import { breakerAfterTurn, breakerAfterWorkflowTool, takeBreakerWarning } from './breaker-gate';
 import { failureType } from './failures';
 import type { StepControl } from './goal-control';
 import { withStopHooks } from './goal-hooks';
@@ -85,6 +86,7 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
       const outcome = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
       run.state = outcome.state;
+      breakerAfterWorkflowTool(run, call.toolName, args, outcome);
       handled.push({ toolName: call.toolName, ok: outcome.ok });
       let text = outcome.text;
       if (planOnly && index === step.toolCalls.length - 1) {
@@ -98,6 +100,8 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     }
     await runWorkspaceTool(run, call, stepNumber, control);
   }
+  const warning = takeBreakerWarning(run);
+  if (warning && !finished) await writeNotice(run, warning);
   return finished;
 }
 

@@ -62,6 +62,12 @@ export const PATCH = {
    * snapshot in its details and the reason as its message.
    */
   goalEndFailure: 'goal-end-failure',
+  /**
+   * The runaway breaker warns before it pauses (issue 26.2, 24.6): a notice at the repeat limit, a
+   * pause three repeats later; cycles, workflow tools and calls that waited count; an unpause, a
+   * steering message or a resume starts the counts afresh, and steering unpauses a breaker pause.
+   */
+  breakerWarnsFirst: 'breaker-warns-first',
 } as const;
 
 /** A patch id. */
@@ -161,6 +167,15 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a goal that ends blocked or failed fails its workflow with a non-retryable GoalBlocked or GoalFailed ' +
       'ApplicationFailure (message: the reason; details: the final snapshot) instead of completing it',
+  },
+  {
+    id: PATCH.breakerWarnsFirst,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'the runaway breaker writes a notice (appendMessage) at the repeat limit and pauses only 3 repeats later; ' +
+      'short cycles, workflow tools (a finish vetoed the same way) and calls that waited (a higher limit) count; ' +
+      'unpause, steering and resume start the counts afresh; steering unpauses a goal the breaker paused',
   },
 ];
 

@@ -61,6 +61,7 @@ export async function statusCommand(
       modelNote,
       extraLines: [
         ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(view.status === 'paused' ? [`go on      ${pausedNextCommand(sessionId, view.reason)}`] : []),
         ...(extensions ? extensionsLines(extensions) : []),
       ],
     }),
@@ -184,4 +185,12 @@ async function waitingGoals(
     views.push({ ...view, ...(liveness ? { liveness } : {}), createdAt: goal.startedAt.toISOString() });
   }
   return views;
+}
+
+/** The command that moves a paused goal on; a breaker pause also goes on at a steering message. */
+export function pausedNextCommand(sessionId: string, reason: string | null | undefined): string {
+  const unpause = `goalrun unpause ${sessionId}`;
+  return reason?.startsWith('runaway breaker:')
+    ? `${unpause} (or goalrun steer ${sessionId} "…": a message to a goal the breaker paused lets it go on)`
+    : unpause;
 }

@@ -198,15 +198,21 @@ export function describe(sessionId: string, outcome: SteerOutcome): string {
     case 'accepted':
       return `accepted; the current step is still running, and the message goes to the model before the next one`;
     case 'done':
-      return describeResult(outcome.result);
+      return describeResult(sessionId, outcome.result);
   }
 }
 
-function describeResult(result: SteerResult): string {
+function describeResult(sessionId: string, result: SteerResult): string {
   if (result.kind === 'message') {
     if (result.undelivered) return `not delivered: ${result.undelivered}`;
     if (result.duplicate) {
       return `this message was delivered already${result.seq > 0 ? ` (message #${result.seq})` : ''}`;
+    }
+    if (result.unpaused) {
+      return `delivered (message #${result.seq}); the goal was paused by the runaway breaker and goes on now`;
+    }
+    if (result.paused) {
+      return `delivered (message #${result.seq}), but the goal is paused (${result.paused}): the model reads it once the goal goes on. To let it go on: goalrun unpause ${sessionId}`;
     }
     return `delivered before the next step (message #${result.seq})`;
   }

@@ -8,7 +8,15 @@ import { addToBreakdown } from '../../core/cost';
 import { FailureType } from '../../core/errors';
 import { INITIAL_BREAKER } from '../../core/runaway-breaker';
 import { LIMIT_WAIT_MS } from '../../workflows/boundary';
-import { breakerAfterTool, breakerAfterTurn } from '../../workflows/breaker-gate';
+import {
+  breakerAfterSteering,
+  breakerAfterTool,
+  breakerAfterTurn,
+  breakerAfterWorkflowTool,
+  breakerOnResume,
+  breakerOnUnpause,
+  takeBreakerWarning,
+} from '../../workflows/breaker-gate';
 import { checkNextCall, waitAtBudget } from '../../workflows/budget-gate';
 import {
   DAILY_BUDGET_POLL_MS,
@@ -191,14 +199,89 @@ describe('the runaway breaker gate', () => {
   const call = { toolCallId: 't', toolName: 'bash', summary: 'bash: ls' };
   const result = { ok: true, firstLine: 'a', lastLine: 'a', callDigest: 'bash ls', outputDigest: 'same' };
 
-  it('pauses the goal when the same call answers the same five times', () => {
-    const run = new FakeRun();
+  it('pauses a goal of an older build when the same call answers the same five times', () => {
+    const run = new FakeRun({ features: { [PATCH.breakerWarnsFirst]: false } });
     for (let i = 0; i < 4; i++) breakerAfterTool(run, call, result as never);
     expect(run.state.paused).toBe(false);
     breakerAfterTool(run, call, result as never);
     expect(run.state.paused).toBe(true);
     expect(run.state.breaker?.tripped).toContain('5 times in a row');
     expect(run.state.recent.at(-1)?.text).toContain('paused by the runaway breaker');
+  });
+
+  it('warns a goal of this build at five, with a notice for the end of the step, and pauses at eight', () => {
+    const run = new FakeRun();
+    for (let i = 0; i < 4; i++) breakerAfterTool(run, call, result as never);
+    expect(takeBreakerWarning(run)).toBeNull();
+    breakerAfterTool(run, call, result as never);
+    expect(run.state.paused).toBe(false);
+    const warning = takeBreakerWarning(run);
+    expect(warning).toContain('the same bash call `ls` returned the same result 5 times in a row');
+    // Taken once: the step writes it once.
+    expect(takeBreakerWarning(run)).toBeNull();
+    breakerAfterTool(run, call, result as never);
+    breakerAfterTool(run, call, result as never);
+    expect(run.state.paused).toBe(false);
+    breakerAfterTool(run, call, result as never);
+    expect(run.state.paused).toBe(true);
+    expect(run.state.breaker?.tripped).toBe(
+      'the same bash call `ls` returned the same output 8 times in a row, after a warning at 5',
+    );
+  });
+
+  it('counts a finish a stop hook vetoes the same way, but not one that ends the goal', () => {
+    const run = new FakeRun();
+    const args = {
+      tool: 'finish',
+      parsed: { ok: true, args: { status: 'complete', summary: 'done' } },
+    } as const;
+    const vetoed = { state: run.state, ok: false, text: '[a stop hook kept the goal going] tests fail' };
+    for (let i = 0; i < 8; i++)
+      breakerAfterWorkflowTool(run, 'finish', args, { ...vetoed, state: run.state });
+    expect(run.state.paused).toBe(true);
+    expect(run.state.breaker?.tripped).toContain('the same finish call `complete`');
+    const ends = new FakeRun();
+    const ended = { ...vetoed, ok: true, finished: { status: 'completed' as const, reason: null } };
+    breakerAfterWorkflowTool(ends, 'finish', args, ended);
+    expect(ends.state.breaker).toBeUndefined();
+  });
+
+  it("lets a steering message unpause a breaker pause and restart the counts; a person's pause stays", () => {
+    const run = new FakeRun();
+    for (let i = 0; i < 8; i++) breakerAfterTool(run, call, result as never);
+    expect(run.state.paused).toBe(true);
+    expect(breakerAfterSteering(run)).toEqual({ unpaused: true });
+    expect(run.state.paused).toBe(false);
+    // The unpause at the boundary still tells the model why it was stopped, then all is fresh.
+    expect(breakerOnUnpause(run)).toContain('you were paused by the runaway breaker');
+    expect(run.state.breaker).toEqual(INITIAL_BREAKER);
+    const paused = new FakeRun();
+    for (let i = 0; i < 4; i++) breakerAfterTool(paused, call, result as never);
+    paused.session.pause();
+    expect(breakerAfterSteering(paused)).toEqual({ paused: 'paused by request' });
+    expect(paused.state.paused).toBe(true);
+    // The steering restarted the count: four more are not five.
+    paused.session.unpause();
+    for (let i = 0; i < 4; i++) breakerAfterTool(paused, call, result as never);
+    expect(takeBreakerWarning(paused)).toBeNull();
+  });
+
+  it("restarts the counts on an unpause after a person's pause, and forgets them on resume", () => {
+    const run = new FakeRun();
+    for (let i = 0; i < 4; i++) breakerAfterTool(run, call, result as never);
+    expect(breakerOnUnpause(run)).toBeNull();
+    for (let i = 0; i < 4; i++) breakerAfterTool(run, call, result as never);
+    expect(takeBreakerWarning(run)).toBeNull();
+    for (let i = 0; i < 8; i++) breakerAfterTool(run, call, result as never);
+    expect(run.state.breaker?.tripped).toBeTruthy();
+    run.state = { ...run.state, pauseReason: 'quota' };
+    breakerOnResume(run);
+    expect(run.state.breaker).toBeUndefined();
+    expect(run.state.pauseReason).toBeNull();
+    const old = new FakeRun({ features: { [PATCH.breakerWarnsFirst]: false } });
+    for (let i = 0; i < 5; i++) breakerAfterTool(old, call, result as never);
+    breakerOnResume(old);
+    expect(old.state.breaker?.tripped).toBeTruthy();
   });
 
   it('pauses after three model turns without a tool call', () => {
