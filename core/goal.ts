@@ -238,6 +238,11 @@ export interface GoalState {
    * stopped); absent until the execution that records it, and in goals started before 0.3.0.
    */
   snapshots?: SnapshotState;
+  /**
+   * Since when (workflow time, ms) the goal waits at the store-wide daily budget (PATCH.waitsEnd):
+   * carried over continue-as-new, so the wait's bound counts from its start; absent or null otherwise.
+   */
+  dailyWaitSinceMs?: number | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

@@ -94,6 +94,8 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       const daily =
         run.features[PATCH.dailyBudget] && control.reserveDaily ? await control.reserveDaily() : null;
       if (daily?.kind === 'again') continue;
+      // The wait at the daily cap ended the goal (PATCH.waitsEnd): a call that can never fit, or no raise came.
+      if (daily?.kind === 'ended') break;
       if (budget) reserve(run, budget.reservation);
       try {
         // Each step is a trace of its own (step-trace.ts); the span adds no command.

@@ -56,6 +56,12 @@ export const PATCH = {
    * against the daily budget first.
    */
   paidCalls: 'paid-calls',
+  /**
+   * Waits that end (issue 24 items 5 and 6): the daily-budget wait prices the call again at every
+   * poll, refuses at once a call that can never fit, ends after budget_wait_minutes and hands over at
+   * continue-as-new; a quota wait longer than quota_wait_minutes ends the goal as blocked.
+   */
+  waitsEnd: 'waits-that-end',
 } as const;
 
 /** A patch id. */
@@ -147,6 +153,16 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a billedAttempts local activity after a model step or a summarizer call that failed or was stopped (what ' +
       'its attempts were billed), and a reserveDailyBudget / settleDailyBudget pair around each summarizer call',
+  },
+  {
+    id: PATCH.waitsEnd,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'at the daily cap: a call whose worst case alone is over the cap ends the goal as blocked at once, each poll ' +
+      'reserves the call priced again, the wait ends the goal as budget_reached after budget_wait_minutes and ' +
+      'continues as new when Temporal suggests it (the wait goes on in the next run); a quota wait longer than ' +
+      'quota_wait_minutes ends the goal as blocked instead of starting its timer',
   },
 ];
 
