@@ -137,6 +137,11 @@ export interface GoalDefinition {
    * (config budget_wait_minutes); a day when absent.
    */
   budgetWaitMinutes?: number;
+  /**
+   * A provider quota that comes back later than this many minutes ends the goal as blocked instead
+   * of a wait (config quota_wait_minutes); DEFAULT_QUOTA_WAIT_MINUTES when absent.
+   */
+  quotaWaitMinutes?: number;
   /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */

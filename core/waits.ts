@@ -59,12 +59,17 @@ export function waitLeftMs(sinceMs: number, waitMs: number, nowMs: number): numb
 
 /**
  * Why a quota wait is refused (the provider's reset is further away than the goal may wait), or
- * null when the goal may wait for it.
+ * null when the goal may wait for it. `detail`: the provider's words.
  */
-export function quotaTooFar(resetAtMs: number, nowMs: number, maxWaitMs: number): string | null {
+export function quotaTooFar(
+  resetAtMs: number,
+  nowMs: number,
+  maxWaitMs: number,
+  detail: string,
+): string | null {
   if (resetAtMs - nowMs <= maxWaitMs) return null;
   return (
-    `provider quota exhausted until ${new Date(resetAtMs).toISOString()}, later than the longest quota wait ` +
+    `provider quota exhausted until ${new Date(resetAtMs).toISOString()} (${detail}), later than the longest quota wait ` +
     `(${minutesText(maxWaitMs)}, config quota_wait_minutes); resume with goalrun resume once the quota is back`
   );
 }

@@ -43,10 +43,10 @@ describe('waits that end', () => {
 
   it('refuses a quota wait longer than the longest one allowed', () => {
     const day = DEFAULT_QUOTA_WAIT_MINUTES * 60_000;
-    expect(quotaTooFar(NOW + day, NOW, day)).toBeNull();
-    expect(quotaTooFar(NOW + 60_000, NOW, day)).toBeNull();
-    expect(quotaTooFar(NOW + day + 1, NOW, day)).toBe(
-      'provider quota exhausted until 2026-12-03T06:00:00.001Z, later than the longest quota wait (1440 minutes, config quota_wait_minutes); resume with goalrun resume once the quota is back',
+    expect(quotaTooFar(NOW + day, NOW, day, 'insufficient_quota')).toBeNull();
+    expect(quotaTooFar(NOW + 60_000, NOW, day, 'insufficient_quota')).toBeNull();
+    expect(quotaTooFar(NOW + day + 1, NOW, day, 'insufficient_quota')).toBe(
+      'provider quota exhausted until 2026-12-03T06:00:00.001Z (insufficient_quota), later than the longest quota wait (1440 minutes, config quota_wait_minutes); resume with goalrun resume once the quota is back',
     );
   });
 });

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addToBreakdown } from '../../core/cost';
 import { FailureType } from '../../core/errors';
 import { INITIAL_BREAKER } from '../../core/runaway-breaker';
+import { DEFAULT_QUOTA_WAIT_MINUTES } from '../../core/waits';
 import { LIMIT_WAIT_MS } from '../../workflows/boundary';
 import { breakerAfterTool, breakerAfterTurn } from '../../workflows/breaker-gate';
 import { checkNextCall, waitAtBudget } from '../../workflows/budget-gate';
@@ -366,4 +367,29 @@ describe('the quota wait', () => {
     ]);
     expect(run.session.clockRunning).toBe(true);
   });
+
+  it('ends the goal as blocked at once when the quota comes back later than quota_wait_minutes', async () => {
+    const run = new FakeRun({ goal: { quotaWaitMinutes: 60 } });
+    const ended = await waitForQuota(run, run.stepControl(), quotaError(Date.now() + 61 * 60_000), 4);
+    expect(ended?.status).toBe('blocked');
+    expect(ended?.reason).toMatch(
+      /^provider quota exhausted until 2026-06-01T13:01:00\.000Z \(insufficient_quota\), later than the longest quota wait \(60 minutes, config quota_wait_minutes\)/,
+    );
+    expect(run.waits).toEqual([]);
+    expect(run.saves).toEqual([]);
+  });
+
+  it('waits up to a day by default, and without the patch waits however long the provider says', async () => {
+    const run = new FakeRun();
+    expect(await waitForQuota(run, run.stepControl(), quotaError(Date.now() + DAY_MS), 4)).toBeNull();
+    expect(run.waits).toEqual([DAY_MS]);
+    expect(await waitForQuota(run, run.stepControl(), quotaError(Date.now() + DAY_MS + 1), 4))?.toMatchObject(
+      { status: 'blocked' },
+    );
+    const old = new FakeRun({ features: { [PATCH.waitsEnd]: false } });
+    expect(await waitForQuota(old, old.stepControl(), quotaError(Date.now() + 3 * DAY_MS), 4)).toBeNull();
+    expect(old.waits).toEqual([3 * DAY_MS]);
+  });
 });
+
+const DAY_MS = DEFAULT_QUOTA_WAIT_MINUTES * 60_000;
