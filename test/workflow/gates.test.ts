@@ -93,7 +93,10 @@ describe('the money and token cap', () => {
     expect(await waitAtBudget(run, stop, run.hooks())).toBe(false);
     expect(run.waits).toEqual([5 * 60_000]);
     expect(run.state.status).toBe('budget_reached');
-    expect(run.state.reason).toContain('goalrun limits sess-fake --max-cost-usd N');
+    expect(run.saves[0].reason).toContain('raise it with: goalrun limits sess-fake --max-cost-usd N');
+    expect(run.state.reason).toContain(
+      'no raise came in 5 minutes (budget_wait_minutes): go on with goalrun resume sess-fake --max-cost-usd N',
+    );
     expect(run.eventKinds()).toEqual(['budget', 'goal-ended']);
   });
 
