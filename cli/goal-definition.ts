@@ -110,6 +110,9 @@ export function goalFromOptions(
       ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
       : {}),
     ...(settings.config.quota_wait_minutes ? { quotaWaitMinutes: settings.config.quota_wait_minutes } : {}),
+    ...(settings.config.stalled_after_minutes
+      ? { stalledAfterMinutes: settings.config.stalled_after_minutes }
+      : {}),
     ...snapshotFields(settings.config),
   };
 }

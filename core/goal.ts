@@ -42,7 +42,9 @@ export type GoalStatus =
   | 'limit_reached'
   | 'cleared'
   | 'budget_reached'
-  | 'waiting_quota';
+  | 'waiting_quota'
+  /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
+  | 'stalled';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -142,6 +144,11 @@ export interface GoalDefinition {
    * of a wait (config quota_wait_minutes); DEFAULT_QUOTA_WAIT_MINUTES when absent.
    */
   quotaWaitMinutes?: number;
+  /**
+   * A running goal with no step finished for this many minutes shows `stalled` and tells the notify
+   * hooks (config stalled_after_minutes); DEFAULT_STALLED_AFTER_MINUTES when absent.
+   */
+  stalledAfterMinutes?: number;
   /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */

@@ -34,6 +34,7 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
+import { StallWatch } from './stall-watch';
 import { tracedStep } from './step-trace';
 import { TimeLimitReached } from './time-limit';
 import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
@@ -56,6 +57,7 @@ function continueAsNewAt(run: TemporalGoalRun): Promise<never> {
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const run = new TemporalGoalRun(input, { afterCheckpoint });
   const control = messagePath(run);
+  let stall: StallWatch | null = null;
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
@@ -63,6 +65,9 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   try {
     await startExecution(run, input);
     await recordSnapshotRepository(run);
+    // The workflow marks a goal stalled itself (issue 24 item 6); goals of the command queue only.
+    if (run.features[PATCH.stallWatch] && run.features[PATCH.commandQueue]) stall = new StallWatch(run);
+    stall?.start();
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {
@@ -100,6 +105,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       try {
         // Each step is a trace of its own (step-trace.ts); the span adds no command.
         const ended = await run.timeLimit.runStep(() => tracedStep(run, () => runStep(run, control)));
+        if (!ended) await stall?.stepFinished();
         await snapshotAfterStep(run);
         run.publish();
         if (ended) {
@@ -116,6 +122,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         if (daily) await settleDailyStep(run, daily);
       }
     }
+    stall?.stop();
     await control.beforeRunEnds();
     return run.session.snapshot(run.workflowId);
   } catch (err) {

@@ -62,6 +62,12 @@ export const PATCH = {
    * continue-as-new; a quota wait longer than quota_wait_minutes ends the goal as blocked.
    */
   waitsEnd: 'waits-that-end',
+  /**
+   * The workflow's stall watch (issue 24 item 6): a timer marks a running goal `stalled` when no step
+   * finished for stalled_after_minutes, with a checkpoint (the notify hooks hear of it); the next
+   * finished step sets it running again.
+   */
+  stallWatch: 'stall-watch',
 } as const;
 
 /** A patch id. */
@@ -163,6 +169,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'reserves the call priced again, the wait ends the goal as budget_reached after budget_wait_minutes and ' +
       'continues as new when Temporal suggests it (the wait goes on in the next run); a quota wait longer than ' +
       'quota_wait_minutes ends the goal as blocked instead of starting its timer',
+  },
+  {
+    id: PATCH.stallWatch,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a timer beside the main loop (one per quiet period) that marks a running goal stalled, with a saveState ' +
+      'checkpoint, when no step finished for stalled_after_minutes; a checkpoint sets it running after the next step',
   },
 ];
 
