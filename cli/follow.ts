@@ -16,7 +16,7 @@ import { exitCodeOf } from './exit-codes';
 import { goalLiveness } from './goal-liveness';
 import { goalResult } from './goal-result';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
-import { limitOfReason, raiseLimitAdvice } from './limit-hint';
+import { limitOfReason, raiseBudgetAdvice, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
 import { approvalPrompt, formatDuration, livenessStatus, notice, printJson, say } from './output';
 import { signalExitCode } from './signals';
@@ -228,6 +228,8 @@ export function describeOutcome(view: StatusView): string {
     const kind = limitOfReason(view.reason);
     const value = Number(/\((\d+)/.exec(view.reason ?? '')?.[1] ?? 0);
     if (kind) lines.push(raiseLimitAdvice(view.sessionId, kind, Math.max(value, 1) * 2));
+  } else if (view.status === 'budget_reached') {
+    lines.push(raiseBudgetAdvice(view.sessionId, view.reason));
   } else if (view.status === 'cleared') {
     // The reason names the fresh session; say how to follow it.
     const next = /session (\S+)$/.exec(view.reason ?? '')?.[1];

@@ -109,6 +109,10 @@ export function goalFromOptions(
     ...(settings.config.budget_wait_minutes
       ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
       : {}),
+    ...(settings.config.quota_wait_minutes ? { quotaWaitMinutes: settings.config.quota_wait_minutes } : {}),
+    ...(settings.config.stalled_after_minutes
+      ? { stalledAfterMinutes: settings.config.stalled_after_minutes }
+      : {}),
     ...snapshotFields(settings.config),
   };
 }

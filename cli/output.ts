@@ -74,7 +74,8 @@ export function livenessStatus(status: string, liveness: Liveness | undefined): 
   if (liveness.stuck) return `${STUCK_TEXT}: ${liveness.stuck}`;
   if (liveness.waitingForWorkerSince)
     return `waiting for a worker ${sinceText(liveness.waitingForWorkerSince)}`;
-  if (liveness.stalled) return `stalled (${status})`;
+  // The workflow's own watch may have said so already (status stalled).
+  if (liveness.stalled) return status === 'stalled' ? status : `stalled (${status})`;
   return status;
 }
 

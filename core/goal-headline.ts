@@ -25,6 +25,7 @@ const STATUS_WORDS: Record<GoalStatus, string> = {
   cleared: 'cleared',
   budget_reached: 'waiting for budget',
   waiting_quota: 'waiting for quota',
+  stalled: 'stalled',
 };
 
 /** What the headline needs of a goal. */
@@ -58,6 +59,9 @@ export function nextCommand(goal: HeadlineFacts): string {
   switch (goal.status) {
     case 'running':
       return `goalrun watch ${id}`;
+    case 'stalled':
+      // No step has finished for a while: what the goal is stuck on is in its status.
+      return `goalrun status ${id}`;
     case 'waiting_approval':
       return `goalrun approve ${id} or goalrun deny ${id}`;
     case 'budget_reached':

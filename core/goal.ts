@@ -41,7 +41,9 @@ export type GoalStatus =
   | 'limit_reached'
   | 'cleared'
   | 'budget_reached'
-  | 'waiting_quota';
+  | 'waiting_quota'
+  /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
+  | 'stalled';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -136,6 +138,16 @@ export interface GoalDefinition {
    * (config budget_wait_minutes); a day when absent.
    */
   budgetWaitMinutes?: number;
+  /**
+   * A provider quota that comes back later than this many minutes ends the goal as blocked instead
+   * of a wait (config quota_wait_minutes); DEFAULT_QUOTA_WAIT_MINUTES when absent.
+   */
+  quotaWaitMinutes?: number;
+  /**
+   * A running goal with no step finished for this many minutes shows `stalled` and tells the notify
+   * hooks (config stalled_after_minutes); DEFAULT_STALLED_AFTER_MINUTES when absent.
+   */
+  stalledAfterMinutes?: number;
   /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */
@@ -237,6 +249,11 @@ export interface GoalState {
    * stopped); absent until the execution that records it, and in goals started before 0.3.0.
    */
   snapshots?: SnapshotState;
+  /**
+   * Since when (workflow time, ms) the goal waits at the store-wide daily budget (PATCH.waitsEnd):
+   * carried over continue-as-new, so the wait's bound counts from its start; absent or null otherwise.
+   */
+  dailyWaitSinceMs?: number | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

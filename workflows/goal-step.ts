@@ -53,9 +53,8 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     if (!(err instanceof ModelCallInterrupted) && !quota) throw err;
     // Nothing of the step is in the ledger yet: it simply has not happened.
     run.state = { ...run.state, steps: stepNumber - 1 };
-    if (quota) await waitForQuota(run, control, err, stepNumber);
-    else
-      run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
+    if (quota) return await waitForQuota(run, control, err, stepNumber);
+    run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
   const spentBefore = spentOf(run.state);

@@ -35,6 +35,7 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
+import { StallWatch } from './stall-watch';
 import { tracedStep } from './step-trace';
 import { TimeLimitReached } from './time-limit';
 import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
@@ -61,6 +62,7 @@ function continueAsNewAt(run: TemporalGoalRun): Promise<never> {
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const run = new TemporalGoalRun(input, { afterCheckpoint });
   const control = messagePath(run);
+  let stall: StallWatch | null = null;
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
@@ -70,6 +72,9 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   try {
     await startExecution(run, input);
     await recordSnapshotRepository(run);
+    // The workflow marks a goal stalled itself (issue 24 item 6); goals of the command queue only.
+    if (run.features[PATCH.stallWatch] && run.features[PATCH.commandQueue]) stall = new StallWatch(run);
+    stall?.start();
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {
@@ -101,10 +106,13 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       const daily =
         run.features[PATCH.dailyBudget] && control.reserveDaily ? await control.reserveDaily() : null;
       if (daily?.kind === 'again') continue;
+      // The wait at the daily cap ended the goal (PATCH.waitsEnd): a call that can never fit, or no raise came.
+      if (daily?.kind === 'ended') break;
       if (budget) reserve(run, budget.reservation);
       try {
         // Each step is a trace of its own (step-trace.ts); the span adds no command.
         const ended = await run.timeLimit.runStep(() => tracedStep(run, () => runStep(run, control)));
+        if (!ended) await stall?.stepFinished();
         await snapshotAfterStep(run);
         run.publish();
         if (ended) {
@@ -121,6 +129,7 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         if (daily) await settleDailyStep(run, daily);
       }
     }
+    stall?.stop();
     await control.beforeRunEnds();
     ended = run.session.snapshot(run.workflowId);
   } catch (err) {

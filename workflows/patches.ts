@@ -68,6 +68,18 @@ export const PATCH = {
    * steering message or a resume starts the counts afresh, and steering unpauses a breaker pause.
    */
   breakerWarnsFirst: 'breaker-warns-first',
+  /**
+   * Waits that end (issue 24 items 5 and 6): the daily-budget wait prices the call again at every
+   * poll, refuses at once a call that can never fit, ends after budget_wait_minutes and hands over at
+   * continue-as-new; a quota wait longer than quota_wait_minutes ends the goal as blocked.
+   */
+  waitsEnd: 'waits-that-end',
+  /**
+   * The workflow's stall watch (issue 24 item 6): a timer marks a running goal `stalled` when no step
+   * finished for stalled_after_minutes, with a checkpoint (the notify hooks hear of it); the next
+   * finished step sets it running again.
+   */
+  stallWatch: 'stall-watch',
 } as const;
 
 /** A patch id. */
@@ -176,6 +188,24 @@ export const PATCHES: readonly PatchRecord[] = [
       'the runaway breaker writes a notice (appendMessage) at the repeat limit and pauses only 3 repeats later; ' +
       'short cycles, workflow tools (a finish vetoed the same way) and calls that waited (a higher limit) count; ' +
       'unpause, steering and resume start the counts afresh; steering unpauses a goal the breaker paused',
+  },
+  {
+    id: PATCH.waitsEnd,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'at the daily cap: a call whose worst case alone is over the cap ends the goal as blocked at once, each poll ' +
+      'reserves the call priced again, the wait ends the goal as budget_reached after budget_wait_minutes and ' +
+      'continues as new when Temporal suggests it (the wait goes on in the next run); a quota wait longer than ' +
+      'quota_wait_minutes ends the goal as blocked instead of starting its timer',
+  },
+  {
+    id: PATCH.stallWatch,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a timer beside the main loop (one per quiet period) that marks a running goal stalled, with a saveState ' +
+      'checkpoint, when no step finished for stalled_after_minutes; a checkpoint sets it running after the next step',
   },
 ];
 
