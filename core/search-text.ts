@@ -86,7 +86,26 @@ export function markedOffsets(original: string, headline: string): TokenSpan[] {
     i += headlineWidth;
     at = Math.min(original.length, at + originalWidth);
   }
+  // A headline that is not the original character for character (never seen, but not promised by
+  // PostgreSQL): the marked words are found in the original by their text instead.
+  if (at !== original.length || i !== headline.length) return spansByText(original, headline);
   return spans;
+}
+
+/** Where the words marked in a headline occur in the original, found by their text (any case). */
+function spansByText(original: string, headline: string): TokenSpan[] {
+  const lower = original.toLowerCase();
+  const spans: TokenSpan[] = [];
+  const marked = new RegExp(`${escapeRegExp(HEADLINE_START)}(.*?)${escapeRegExp(HEADLINE_STOP)}`, 'gs');
+  for (const word of new Set(Array.from(headline.matchAll(marked), (m) => m[1].toLowerCase()))) {
+    for (let at = lower.indexOf(word); word && at >= 0; at = lower.indexOf(word, at + word.length))
+      spans.push({ start: at, end: at + word.length });
+  }
+  return spans.sort((a, b) => a.start - b.start);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The whole white-space-delimited token around a span, without the sentence's punctuation. */

@@ -74,6 +74,12 @@ describe('excerptOf', () => {
     expect(excerptOf(text, marked)).toBe('😀 emoji then **ZEBRA-4411** ✓');
   });
 
+  it('finds the marked words by their text when the headline is not the original character for character', () => {
+    const text = 'The release code word is ZEBRA-4411.';
+    const excerpt = excerptOf(text, `release code word is ${S}ZEBRA${E} ${S}4411${E}`);
+    expect(excerpt).toBe('The release code word is **ZEBRA-4411**.');
+  });
+
   it('gives the start of the text when nothing was marked', () => {
     expect(excerptOf('nothing to see', 'nothing to see')).toBe('nothing to see');
   });
