@@ -1,6 +1,7 @@
 /**
  * Full-text memory over past sessions (issue 17, F-MEMORY): a query against the GIN index of
- * migration 7 (made to split identifiers by migration 11) over the stored messages' generated search_tsv column. Ranked with ts_rank_cd; snippets (ts_headline) are made
+ * migration 7 (rebuilt by migration 11 to split identifiers into their words) over the stored
+ * messages' generated search_tsv column. Ranked with ts_rank_cd; snippets (ts_headline) are made
  * only for the rows returned, in an outer query, since they re-read each message's text.
  */
 import { excerptOf, HEADLINE_START, HEADLINE_STOP, searchQueryText } from '../core/search-text';
