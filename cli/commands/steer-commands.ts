@@ -8,9 +8,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { AppCommandError, isAppCommand, parseAppCommand } from '../../core/app-commands';
 import { ConfigError } from '../../core/errors';
-import type { GoalSnapshot } from '../../core/goal';
+import { FINAL_STATUSES, type GoalSnapshot } from '../../core/goal';
 import { parseModelSpec } from '../../core/model-spec';
 import { modelUnderCapRefusal } from '../../core/spend-cap';
+import { SessionNameTaken } from '../../store/session-names';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
@@ -84,10 +85,52 @@ export function argumentVerb(command: 'model' | 'rename' | 'compact') {
   return async (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) => {
     if (command === 'rename') {
       const sessionId = await resolveSessionId(context, { id, last: options.last });
-      await checkNameFree(context, sessionId, checkSessionName(words.join(' ')));
+      const name = checkSessionName(words.join(' '));
+      await checkNameFree(context, sessionId, name);
+      if (!(await takesCommands(context, sessionId))) return renameInStore(context, sessionId, name, options);
     }
     return send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
   };
+}
+
+/**
+ * Whether a goal's workflow runs and takes app commands: running, or waiting at a limit or its
+ * budget. Any other goal (finished, cancelled, never run) is renamed in the store.
+ */
+async function takesCommands(context: CliContext, sessionId: string): Promise<boolean> {
+  const client = await context.temporal();
+  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') return false;
+  const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
+  return !(live && FINAL_STATUSES.includes(live.status) && !RAISABLE_STATUSES.includes(live.status));
+}
+
+/** Final statuses a command still moves on (a raise of the limit or the budget). */
+const RAISABLE_STATUSES: readonly string[] = ['limit_reached', 'budget_reached'];
+
+/** `rename` of a goal that runs no more: its name is the store's, which every command reads. */
+async function renameInStore(
+  context: CliContext,
+  sessionId: string,
+  name: string,
+  options: SteerOptions,
+): Promise<number> {
+  const store = await context.sessionStore();
+  if (!(await store.getSession(sessionId))) {
+    throw new ConfigError(
+      `goal ${sessionId} has no session in the store yet; rename it once it has run a step`,
+    );
+  }
+  try {
+    await store.renameSession(sessionId, name);
+  } catch (err) {
+    if (err instanceof SessionNameTaken) throw new ConfigError(err.message);
+    throw err;
+  }
+  const text = `session renamed to "${name}"`;
+  if (options.json)
+    printJson({ sessionId, delivery: 'done', result: { kind: 'command', command: 'rename', text } });
+  else say(text);
+  return 0;
 }
 
 /** Names are unique per project: `rename` to a name another session of the project has is refused. */
