@@ -18,6 +18,7 @@ import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
 import { toolRuleRefusal } from '../core/tool-rules';
 import { edgeLines, truncateForModel } from '../core/truncate';
+import { isWaitingCall } from '../core/waiting-call';
 import type { SessionStore, ToolResultFacts } from '../store/types';
 import { createExtensionActivities, latestContext } from './extensions/extension-activities';
 import { type McpHub, processMcpHub } from './extensions/mcp-hub';
@@ -229,6 +230,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
       const digests = {
         callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
         outputDigest: shortHash(`${outcome.ok}\n${output}`),
+        ...(isWaitingCall(call.toolName, call.input) ? { waited: true as const } : {}),
       };
       // The command ran: its result must land in this attempt, or a retry would run it again.
       const outage: OutageContext = {
@@ -376,6 +378,7 @@ async function storedResult(
     killedJobs?: string[];
     callDigest?: string;
     outputDigest?: string;
+    waited?: true;
   };
   const part = message.role === 'tool' ? message.content[0] : undefined;
   const facts: ToolResultFacts = {
@@ -398,6 +401,7 @@ async function storedResult(
     facts,
     ...(data.callDigest ? { callDigest: data.callDigest } : {}),
     ...(data.outputDigest ? { outputDigest: data.outputDigest } : {}),
+    ...(data.waited ? { waited: true as const } : {}),
     ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
     ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
   };

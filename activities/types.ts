@@ -135,6 +135,8 @@ export interface RunToolResult {
   /** A short hash of the tool name and arguments, and one of the output (the runaway breaker compares them). */
   callDigest?: string;
   outputDigest?: string;
+  /** The call waited on purpose (core/waiting-call.ts): the breaker allows it more repeats. */
+  waited?: true;
   /** A background job this call started. */
   job?: { jobId: string; command: string; processQueue: string; pid?: number };
   /** Jobs a job-kill call killed. */

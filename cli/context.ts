@@ -22,7 +22,7 @@ import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } f
 import { isSecured } from '../worker/temporal-connection';
 import type { GoalWorker } from '../worker/worker';
 import { recordedHttpPort } from './dev-server-record';
-import { notice } from './output';
+import { markHostingWorker, notice } from './output';
 import { isTemporalReachable, parseTemporalAddress } from './temporal-address';
 import { HttpTemporalReader, httpAccessOf, isHttpApiReachable } from './temporal-http';
 import { readerOf, type TemporalReader } from './temporal-reader';
@@ -276,6 +276,7 @@ export class CliContext {
       hostQueue,
       payloadKeys: this.payloadKeys(),
     });
+    markHostingWorker();
     const running = worker.run();
     running.catch((err) => notice(`the in-process worker stopped: ${(err as Error).message}`));
     this.worker = { worker, running, hostQueue };

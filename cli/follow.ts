@@ -4,6 +4,7 @@
  * goes on in Temporal.
  */
 
+import type { WorkflowHandle } from '@temporalio/client';
 import { FINAL_STATUSES } from '../core/goal';
 import type { Liveness } from '../core/liveness';
 import { plural } from '../core/text';
@@ -13,8 +14,9 @@ import type { CliContext } from './context';
 import { EventStreamPrinter } from './event-stream';
 import { exitCodeOf } from './exit-codes';
 import { goalLiveness } from './goal-liveness';
+import { goalResult } from './goal-result';
 import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } from './goal-status';
-import { limitOfReason, raiseLimitAdvice } from './limit-hint';
+import { limitOfReason, raiseBudgetAdvice, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
 import { approvalPrompt, formatDuration, livenessStatus, notice, printJson, say } from './output';
 import { signalExitCode } from './signals';
@@ -170,7 +172,7 @@ export async function followGoal(
   }
   live?.clear();
   if (signal) return stopFollowing(context, sessionId, signal, json, printer);
-  const final = await finalStatus(context, sessionId, temporalStatus);
+  const final = await finalStatus(context, sessionId, temporalStatus, handle);
   if (printer) {
     await printer.poll(true);
     printer.finish(final);
@@ -222,9 +224,13 @@ async function finalStatus(
   context: CliContext,
   sessionId: string,
   temporalStatus: string,
+  handle: WorkflowHandle,
 ): Promise<StatusView> {
   const view = await loadStatus(context, sessionId);
   if (view.status === 'running') {
+    // The run's own result, or the snapshot its GoalBlocked / GoalFailed failure carries, says how it ended.
+    const result = await goalResult(handle).catch(() => null);
+    if (result && result.status !== 'running') return { ...view, ...result };
     const status = CLOSED_STATUS[temporalStatus] ?? 'failed';
     notice(`the workflow ended as ${temporalStatus} without a final checkpoint`);
     return { ...view, status, reason: view.reason ?? `workflow ${temporalStatus.toLowerCase()}` };
@@ -242,6 +248,8 @@ export function describeOutcome(view: StatusView): string {
     const kind = limitOfReason(view.reason);
     const value = Number(/\((\d+)/.exec(view.reason ?? '')?.[1] ?? 0);
     if (kind) lines.push(raiseLimitAdvice(view.sessionId, kind, Math.max(value, 1) * 2));
+  } else if (view.status === 'budget_reached') {
+    lines.push(raiseBudgetAdvice(view.sessionId, view.reason));
   } else if (view.status === 'cleared') {
     // The reason names the fresh session; say how to follow it.
     const next = /session (\S+)$/.exec(view.reason ?? '')?.[1];

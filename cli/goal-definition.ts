@@ -109,6 +109,10 @@ export function goalFromOptions(
     ...(settings.config.budget_wait_minutes
       ? { budgetWaitMinutes: settings.config.budget_wait_minutes }
       : {}),
+    ...(settings.config.quota_wait_minutes ? { quotaWaitMinutes: settings.config.quota_wait_minutes } : {}),
+    ...(settings.config.stalled_after_minutes
+      ? { stalledAfterMinutes: settings.config.stalled_after_minutes }
+      : {}),
     ...snapshotFields(settings.config),
   };
 }
@@ -134,6 +138,7 @@ function snapshotFields(config: Settings['config']): Pick<GoalDefinition, 'snaps
 function breakerFromConfig(config: NonNullable<Settings['config']['breaker']>): Partial<BreakerSettings> {
   return {
     ...(config.repeat_limit !== undefined ? { repeatLimit: config.repeat_limit } : {}),
+    ...(config.wait_limit !== undefined ? { waitLimit: config.wait_limit } : {}),
     ...(config.idle_turns !== undefined ? { idleTurns: config.idle_turns } : {}),
     ...(config.max_usd_per_minute !== undefined ? { maxUsdPerMinute: config.max_usd_per_minute } : {}),
     ...(config.max_tokens_per_minute !== undefined

@@ -55,7 +55,7 @@ export function headlessOptionList(): Option[] {
     new Option('--append-system-prompt <text>', 'text added at the end of the system prompt'),
     new Option(
       '--allowed-tools <rules>',
-      'only these tool calls run: comma-separated tool names or patterns over the main argument, e.g. "bash(git *),file-read"',
+      'only these tool calls run: tool names or patterns over the main argument, e.g. "bash(git *),file-read"; Claude Code\'s names work too ("Write,Read,Bash(git:*)")',
     ),
     new Option(
       '--output-schema <file>',

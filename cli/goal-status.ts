@@ -67,8 +67,10 @@ export function statusText(status: DisplayStatus): string {
 export function snapshotFromRow(row: SessionRow): StatusView | null {
   const saved = row.goalState as (Omit<GoalState, 'ledger'> & { keptProgress?: string | null }) | null;
   if (!saved?.goal) return null;
+  // The name is the store's: `rename` of a goal that runs no more changes only the row.
   return {
     ...snapshotOf(saved, row.workflowId, saved.elapsedMsBefore),
+    ...(row.name ? { name: row.name } : {}),
     keptProgress: saved.keptProgress ?? null,
   };
 }
@@ -203,6 +205,17 @@ export async function waitingForWorker(
   return first && !first.pickedUp ? first : null;
 }
 
+/**
+ * The view of a running goal no worker has picked up (`status` and `list` agree on it). A resumed
+ * goal has a row from its earlier execution; its new one is what is waiting.
+ */
+export function waitingView(sessionId: string, first: FirstEvents, row: SessionRow | null): StatusView {
+  const waiting = viewOfStart(sessionId, first, WAITING_FOR_WORKER);
+  return row
+    ? { ...viewOfRow(row), status: WAITING_FOR_WORKER, reason: waiting.reason, taskQueue: waiting.taskQueue }
+    : waiting;
+}
+
 /** Loads the snapshot of a goal by its (resolved) session id. Throws ConfigError when unknown. */
 export async function loadStatus(context: CliContext, sessionId: string): Promise<StatusView> {
   const reader = await context.temporalReader();
@@ -213,18 +226,7 @@ export async function loadStatus(context: CliContext, sessionId: string): Promis
   const workflowId = workflowIdOf(sessionId);
   if (reader && summary && status === 'RUNNING') {
     const first = await firstEvents(reader, workflowId).catch(() => null);
-    if (first && !first.pickedUp) {
-      // A resumed goal has a row from its earlier execution; its new one is what is waiting.
-      const waiting = viewOfStart(sessionId, first, WAITING_FOR_WORKER);
-      return row
-        ? {
-            ...viewOfRow(row),
-            status: WAITING_FOR_WORKER,
-            reason: waiting.reason,
-            taskQueue: waiting.taskQueue,
-          }
-        : waiting;
-    }
+    if (first && !first.pickedUp) return waitingView(sessionId, first, row);
     const live = await queryWithTimeout(() => reader.query(workflowId, STATE_QUERY));
     // The description read just before says which activity, if any, is failing and retried.
     const view: StatusView | null = live

@@ -49,14 +49,8 @@ export function raisedLimit(kind: LimitKind, counters: LimitCounters, limits: Go
   return Math.max(limits[LIMITS[kind].field] as number, used) * 2;
 }
 
-/** The limit a `limit_reached` reason names (`step limit reached (3 steps)`), or null. */
-export function limitOfReason(reason: string | null | undefined): LimitKind | null {
-  if (!reason) return null;
-  if (/^step limit/.test(reason)) return 'steps';
-  if (/^iteration limit/.test(reason)) return 'iterations';
-  if (/^time limit/.test(reason)) return 'minutes';
-  return null;
-}
+/** The limit a `limit_reached` reason names; one home with the Web UI's headline. */
+export { limitOfReason } from '../core/goal-headline';
 
 /** `the step limit (3 steps)`. */
 export function describeLimit(kind: LimitKind, value: number): string {
@@ -66,4 +60,30 @@ export function describeLimit(kind: LimitKind, value: number): string {
 /** The advice for a goal stopped at a limit: the command that raises it. */
 export function raiseLimitAdvice(sessionId: string, kind: LimitKind, suggested: number): string {
   return `to go on, raise the ${LIMITS[kind].name}: goalrun resume ${sessionId} ${LIMITS[kind].flag} ${suggested}`;
+}
+
+/**
+ * The advice for a goal in budget_reached, from its reason: the command that raises the cap that
+ * stopped it (the daily budget, the money cap or the token cap) with a value twice the cap when the
+ * reason names it. `goalrun limits` reaches a goal still waiting at its cap; once the wait has ended
+ * the goal goes on with `goalrun resume` and the same flag.
+ */
+export function raiseBudgetAdvice(sessionId: string, reason: string | null | undefined): string {
+  const text = reason ?? '';
+  if (/daily budget/.test(text)) {
+    const cap = /of \$([\d.]+) used today/.exec(text)?.[1];
+    const value = cap ? doubled(Number(cap)) : 'N';
+    return `to go on, raise the daily budget of every goal: goalrun budget set --daily-usd ${value} (a goal whose wait has ended: then goalrun resume ${sessionId})`;
+  }
+  const tokens = /^token budget reached/.test(text);
+  const cap = (tokens ? /spent of (\d+)/ : /spent of \$([\d.]+)/).exec(text)?.[1];
+  const flag = tokens ? '--max-tokens' : '--max-cost-usd';
+  const value = cap ? (tokens ? String(Number(cap) * 2) : doubled(Number(cap))) : 'N';
+  const name = tokens ? 'token cap' : 'money cap';
+  return `to go on, raise the ${name}: goalrun limits ${sessionId} ${flag} ${value} while it waits, or goalrun resume ${sessionId} ${flag} ${value} once its wait has ended`;
+}
+
+/** Twice a dollar amount, without float noise (`0.06`, not `0.060000000000000005`). */
+function doubled(usd: number): string {
+  return String(Number((usd * 2).toFixed(4)));
 }

@@ -11,7 +11,7 @@ import { ExitCode } from './exit-codes';
 import { registerLifecycleCommands, registerStartCommands } from './goal-program';
 import { registerInspectionCommands } from './inspection-program';
 import { registerLocalCommands, registerServiceCommands, registerStoreCommands } from './operations-program';
-import { notice } from './output';
+import { isHostingWorker, notice } from './output';
 import { reportError } from './program-shared';
 import { registerSessionCommands } from './session-program';
 import { registerSteeringCommands } from './steering-program';
@@ -70,14 +70,20 @@ function buildProgram(): Command {
   return program;
 }
 
+/** The exit code of a command whose reader went away (`goalrun list | head -3`): nothing went wrong. */
+const READER_GONE_EXIT = 0;
+
 /**
- * A reader that goes away (`goalrun watch | head -1`) or a full disk behind a redirect fails the
- * writes to stdout: said once on stderr, and the command (with a worker this process hosts) goes on
- * instead of crashing. A failing stderr has nowhere to be reported.
+ * A reader that goes away (`goalrun store status | head -3`) ends the command quietly, as `git log |
+ * head` does: one place for every command, so none crashes on EPIPE or prints a stack. A process that
+ * hosts a worker (`run`) goes on without its output instead, and says so once, since exiting would
+ * stop the goal it runs; so does any command on another write error (a full disk behind a redirect).
+ * A failing stderr has nowhere to be reported.
  */
-function keepGoingWhenOutputFails(): void {
+function handleFailingOutput(): void {
   let said = false;
-  process.stdout.on('error', (err) => {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' && !isHostingWorker()) process.exit(READER_GONE_EXIT);
     if (said) return;
     said = true;
     notice(`the output cannot be written (${err.message}); what follows is not printed`);
@@ -86,7 +92,7 @@ function keepGoingWhenOutputFails(): void {
 }
 
 async function main(): Promise<void> {
-  keepGoingWhenOutputFails();
+  handleFailingOutput();
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);

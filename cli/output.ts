@@ -18,6 +18,19 @@ export function notice(line: string): void {
   process.stderr.write(`goalrun: ${terminalSafe(line)}\n`);
 }
 
+/** Set once this process hosts a worker: a reader that goes away must not take its goal down too. */
+let hostingWorker = false;
+
+/** Marks this process as hosting a worker (cli/context.ts), for main.ts's handling of a closed stdout. */
+export function markHostingWorker(): void {
+  hostingWorker = true;
+}
+
+/** Whether this process hosts a worker. */
+export function isHostingWorker(): boolean {
+  return hostingWorker;
+}
+
 /** Prints a value as JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -74,7 +87,8 @@ export function livenessStatus(status: string, liveness: Liveness | undefined): 
   if (liveness.stuck) return `${STUCK_TEXT}: ${liveness.stuck}`;
   if (liveness.waitingForWorkerSince)
     return `waiting for a worker ${sinceText(liveness.waitingForWorkerSince)}`;
-  if (liveness.stalled) return `stalled (${status})`;
+  // The workflow's own watch may have said so already (status stalled).
+  if (liveness.stalled) return status === 'stalled' ? status : `stalled (${status})`;
   return status;
 }
 

@@ -1,6 +1,7 @@
 /** Starts a goal workflow with its Web UI metadata and search attributes, and says so as `start` does. */
 import type { GoalDefinition, GoalLimits } from '../core/goal';
 import { clipBytes, clipHead } from '../core/text';
+import { escapeUiMarkdown } from '../core/ui-markdown';
 import {
   GoalIterationKey,
   GoalModelKey,
@@ -53,8 +54,11 @@ export async function startGoal(
     workflowId,
     taskQueue,
     args: [input],
-    staticSummary: clipBytes(goal.objective.replace(/\s+/g, ' '), STATIC_SUMMARY_MAX_BYTES),
-    staticDetails: `**Workspace:** \`${goal.workspace}\`\n\n**Model:** \`${goal.model}\`\n\n**Objective:**\n\n${goal.objective}`,
+    // The Web UI renders both as Markdown, where `$…$` is math: dollars are escaped.
+    staticSummary: clipBytes(escapeUiMarkdown(goal.objective.replace(/\s+/g, ' ')), STATIC_SUMMARY_MAX_BYTES),
+    staticDetails: escapeUiMarkdown(
+      `**Workspace:** \`${goal.workspace}\`\n\n**Model:** \`${goal.model}\`\n\n**Objective:**\n\n${goal.objective}`,
+    ),
     typedSearchAttributes: [
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: goal.sessionId },

@@ -19,9 +19,8 @@ import {
 } from './limits';
 import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
-import { type BudgetView, budgetLine, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
-import { renderTasksMarkdown } from './task-graph-render';
-import type { TaskGraph, TaskView } from './task-graph-types';
+import { type BudgetView, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
+import type { TaskGraph } from './task-graph-types';
 import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
@@ -42,7 +41,9 @@ export type GoalStatus =
   | 'limit_reached'
   | 'cleared'
   | 'budget_reached'
-  | 'waiting_quota';
+  | 'waiting_quota'
+  /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
+  | 'stalled';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -137,6 +138,16 @@ export interface GoalDefinition {
    * (config budget_wait_minutes); a day when absent.
    */
   budgetWaitMinutes?: number;
+  /**
+   * A provider quota that comes back later than this many minutes ends the goal as blocked instead
+   * of a wait (config quota_wait_minutes); DEFAULT_QUOTA_WAIT_MINUTES when absent.
+   */
+  quotaWaitMinutes?: number;
+  /**
+   * A running goal with no step finished for this many minutes shows `stalled` and tells the notify
+   * hooks (config stalled_after_minutes); DEFAULT_STALLED_AFTER_MINUTES when absent.
+   */
+  stalledAfterMinutes?: number;
   /** The runaway breaker's rules (config breaker.*); DEFAULT_BREAKER where absent. */
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */
@@ -238,6 +249,11 @@ export interface GoalState {
    * stopped); absent until the execution that records it, and in goals started before 0.3.0.
    */
   snapshots?: SnapshotState;
+  /**
+   * Since when (workflow time, ms) the goal waits at the store-wide daily budget (PATCH.waitsEnd):
+   * carried over continue-as-new, so the wait's bound counts from its start; absent or null otherwise.
+   */
+  dailyWaitSinceMs?: number | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -376,36 +392,4 @@ export function snapshotOf(
       ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
       : {}),
   };
-}
-
-/**
- * The Markdown the Web UI shows as the workflow's current details: the facts as a list (the UI's
- * renderer joins plain lines into one paragraph), the most important first because the UI's panel
- * has a fixed height; then the task list and the recent actions.
- */
-export function detailsMarkdown(
-  snapshot: GoalSnapshot,
-  tasks: TaskView[] = [],
-  contextLine?: string,
-): string {
-  const facts = [
-    `**Status:** ${snapshot.status}${snapshot.reason ? ` — ${snapshot.reason}` : ''}`,
-    ...(snapshot.approval
-      ? [
-          `**Waiting for approval:** \`${snapshot.approval.command}\` — ${snapshot.approval.justification} (answer with \`goalrun approve ${snapshot.sessionId}\` or \`goalrun deny ${snapshot.sessionId}\`)`,
-        ]
-      : []),
-    `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
-    ...(contextLine ? [`**Context:** ${contextLine}`] : []),
-    ...(snapshot.budget ? [`**Budget:** ${budgetLine(snapshot.budget)}`] : []),
-    `**Last tool:** ${snapshot.lastTool ? `\`${snapshot.lastTool}\`` : '—'}`,
-    `**Usage:** total ${snapshot.usage.totalTokens} tokens over ${snapshot.usage.requests} requests · largest request ${snapshot.usage.contextTokens} tokens`,
-    `**Session:** \`${snapshot.sessionId}\`${snapshot.name ? ` (${snapshot.name})` : ''} · **model:** \`${snapshot.model}\`${snapshot.sandbox === 'off' ? ' · **sandbox: off**' : ''}`,
-  ];
-  const lines = facts.map((fact) => `- ${fact}`);
-  if (tasks.length > 0) lines.push('', renderTasksMarkdown(tasks));
-  if (snapshot.recent.length > 0) {
-    lines.push('', '**Recent:**', '', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
-  }
-  return lines.join('\n');
 }

@@ -113,6 +113,11 @@ export const JOB_OUTPUT_BUFFER_BYTES = 1024 * 1024;
 /** Default and maximum bytes one read of a job's output returns. */
 export const JOB_OUTPUT_DEFAULT_LIMIT = 16_000;
 export const JOB_OUTPUT_MAX_LIMIT = 64_000;
+/**
+ * Longest `job-output` wait_seconds: the model waits for a slow job in one call instead of asking
+ * again and again (which the runaway breaker counts as a loop); well within TOOL_STEP_TIMEOUT_MS.
+ */
+export const JOB_OUTPUT_MAX_WAIT_SECONDS = 600;
 /** Background jobs one goal may have running at once. */
 export const MAX_RUNNING_JOBS_PER_SESSION = 16;
 /** Finished jobs remembered per goal, for listing and reading their last output. */

@@ -114,3 +114,16 @@ function waitingOn(facts: LivenessFacts, noWorker: boolean, stuck: string | null
   if (other) return `${other.activityType} to finish`;
   return 'the workflow to run its next step';
 }
+
+/** The status reason of a goal the workflow marks stalled: no step finished since `sinceMs`. */
+export function stalledReason(sinceMs: number, afterMinutes: number): string {
+  return `no step finished since ${new Date(sinceMs).toISOString()} (stalled_after_minutes ${afterMinutes}); goalrun status shows what it waits on`;
+}
+
+/**
+ * How long (ms) the stall watch sleeps before it looks again: until `stallAfterMs` after the last
+ * finished step; 0 when that time has come.
+ */
+export function stallDueInMs(lastStepMs: number, stallAfterMs: number, nowMs: number): number {
+  return Math.max(0, lastStepMs + stallAfterMs - nowMs);
+}

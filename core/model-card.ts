@@ -15,6 +15,22 @@ export interface ModelPrices {
   cacheWrite1hPerMTok?: number;
 }
 
+/** A card file's prices: the cache prices may be left out (an endpoint without a prompt cache). */
+export type CardFilePrices = Omit<ModelPrices, 'cacheReadPerMTok' | 'cacheWritePerMTok'> &
+  Partial<Pick<ModelPrices, 'cacheReadPerMTok' | 'cacheWritePerMTok'>>;
+
+/**
+ * A card's prices with the cache prices it left out: a cache read and a cache write each cost the
+ * input price, what an endpoint without a cache (or without a cache discount) bills for them.
+ */
+export function withCachePriceDefaults(prices: CardFilePrices): ModelPrices {
+  return {
+    ...prices,
+    cacheReadPerMTok: prices.cacheReadPerMTok ?? prices.inputPerMTok,
+    cacheWritePerMTok: prices.cacheWritePerMTok ?? prices.inputPerMTok,
+  };
+}
+
 /** One model's limits and prices. */
 export interface ModelCard {
   /** Provider name, the part of a model specifier before the first colon (e.g. `openai`). */

@@ -5,11 +5,18 @@
  * - `idle_turns` model turns in a row with no tool call and no finish;
  * - spend or tokens per minute over a rate, over a sliding window (off unless a rate is set).
  * A command run again with a changing output (a test run while fixing code) is honest work: only an
- * identical result counts. Pure, so the workflow and the unit tests share it.
+ * identical result counts. Goals of this build warn before they pause, count cycles and workflow
+ * tools, and give calls that waited a higher limit (core/breaker-cycles.ts). Pure, so the workflow
+ * and the unit tests share it.
  */
 
 /** Default `breaker.repeat_limit`: an agent retrying a flaky call twice or three times is normal; five identical answers are not. */
 export const DEFAULT_REPEAT_LIMIT = 5;
+/**
+ * Default `breaker.wait_limit`: a call that waited on purpose (core/waiting-call.ts) is polling
+ * something slow, so its identical answers are allowed many more repeats than a loop's.
+ */
+export const DEFAULT_WAIT_LIMIT = 20;
 /** Default `breaker.idle_turns`: a model that answers in prose three turns running is talking, not working. */
 export const DEFAULT_IDLE_TURNS = 3;
 /** The sliding window of the rate rule. */
@@ -20,6 +27,8 @@ const RATE_ENTRIES_KEPT = 200;
 /** The breaker's rules; 0 turns a count rule off, an absent rate leaves the rate rule off. */
 export interface BreakerSettings {
   repeatLimit: number;
+  /** The repeat limit of calls that waited (0: off); absent in goals started before it existed. */
+  waitLimit?: number;
   idleTurns: number;
   maxUsdPerMinute?: number;
   maxTokensPerMinute?: number;
@@ -28,6 +37,7 @@ export interface BreakerSettings {
 
 export const DEFAULT_BREAKER: BreakerSettings = {
   repeatLimit: DEFAULT_REPEAT_LIMIT,
+  waitLimit: DEFAULT_WAIT_LIMIT,
   idleTurns: DEFAULT_IDLE_TURNS,
   windowMs: DEFAULT_RATE_WINDOW_MS,
 };
@@ -42,6 +52,19 @@ export interface BreakerState {
   recent: Array<{ atMs: number; costUsd: number; tokens: number }>;
   /** Why the breaker paused the goal, until the unpause tells the model. */
   tripped: string | null;
+  /** The latest calls, newest last (core/breaker-cycles.ts): how cycles are found. */
+  calls?: BreakerCall[];
+  /** Per cycle length (1, 2, 3): how many calls in a row matched the call that many before. */
+  runs?: number[];
+  /** The model was warned about the repetition going on now. */
+  warned?: boolean;
+}
+
+/** One call as the cycle rule remembers it: its call and result digests, and whether it waited. */
+export interface BreakerCall {
+  key: string;
+  summary: string;
+  waited: boolean;
 }
 
 export const INITIAL_BREAKER: BreakerState = { repeat: null, idleTurns: 0, recent: [], tripped: null };
@@ -115,6 +138,14 @@ export function afterUnpause(state: BreakerState): { state: BreakerState; note: 
   };
 }
 
+/**
+ * A person looked (an unpause, a steering message): every count starts again. The trip reason stays
+ * until the unpause that tells the model about it.
+ */
+export function restartCounts(state: BreakerState): BreakerState {
+  return { ...INITIAL_BREAKER, recent: state.recent, tripped: state.tripped };
+}
+
 /** The settings of a goal: its own over the defaults. */
 export function breakerSettings(custom: Partial<BreakerSettings> | undefined): BreakerSettings {
   return { ...DEFAULT_BREAKER, ...custom };
@@ -125,7 +156,7 @@ function trip(state: BreakerState, evidence: string): BreakerOutcome {
 }
 
 /** `bash: ls -1` → ``bash call `ls -1` ``. */
-function callText(summary: string): string {
+export function callText(summary: string): string {
   const at = summary.indexOf(': ');
   return at < 0 ? `${summary} call` : `${summary.slice(0, at)} call \`${summary.slice(at + 2)}\``;
 }

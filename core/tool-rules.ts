@@ -5,6 +5,7 @@
  * the tool host before a call runs; a refused call becomes an error result the model reads.
  */
 import { ConfigError } from './errors';
+import { canonicalToolRule } from './tool-rule-names';
 
 /** The rules a goal carries (small: a few patterns). */
 export interface ToolRules {
@@ -30,10 +31,14 @@ const MAIN_ARGUMENT: Record<string, string> = {
 
 const RULE = /^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$/s;
 
-/** Parses the comma-separated rules of a flag, checking each; throws ConfigError naming a bad one. */
+/**
+ * Parses the rules of a flag, separated by commas or spaces (as `claude -p` takes them), checking
+ * each and reading Claude Code's tool names as goalrun's (tool-rule-names.ts); throws ConfigError
+ * naming a bad one.
+ */
 export function parseToolRules(flag: string, text: string): string[] {
   const rules = text
-    .split(/,(?![^(]*\))/)
+    .split(/[,\s](?![^(]*\))/)
     .map((rule) => rule.trim())
     .filter((rule) => rule !== '');
   if (rules.length === 0) throw new ConfigError(`${flag} needs at least one tool name or pattern`);
@@ -43,7 +48,7 @@ export function parseToolRules(flag: string, text: string): string[] {
       throw new ConfigError(`${flag}: "${rule}" is not a tool name or a pattern like bash(git *)`);
     }
   }
-  return rules;
+  return [...new Set(rules.flatMap((rule) => canonicalToolRule(flag, rule)))];
 }
 
 /** Whether one rule matches a call. */

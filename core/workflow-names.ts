@@ -43,3 +43,10 @@ export function workflowIdOf(sessionId: string): string {
 export function sessionIdOf(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id.slice(WORKFLOW_ID_PREFIX.length) : id;
 }
+
+/** Failure type of a goal that ended as failed: its workflow fails with it (the final snapshot in its details). */
+export const GOAL_FAILED_TYPE = 'GoalFailed';
+/** Failure type of a goal that ended as blocked (patch `goal-end-failure`): its workflow fails with it. */
+export const GOAL_BLOCKED_TYPE = 'GoalBlocked';
+/** The failure types a goal's own ending gives its workflow; the final snapshot is their first detail. */
+export const GOAL_END_FAILURE_TYPES: readonly string[] = [GOAL_FAILED_TYPE, GOAL_BLOCKED_TYPE];

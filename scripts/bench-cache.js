@@ -106,7 +106,7 @@ async function runGoal(ctx, layout) {
         { key: GoalModelKey, value: MODEL },
       ],
     });
-    const snapshot = await handle.result();
+    const snapshot = await fromDist('cli/goal-result.js').goalResult(handle);
     if (snapshot.status !== 'completed' || snapshot.steps !== ctx.steps) {
       throw new Error(
         `goal ${sessionId} ended ${snapshot.status} after ${snapshot.steps} steps (expected completed after ${ctx.steps}): ${snapshot.reason}`,

@@ -146,7 +146,9 @@ async function runGoals(ctx, round) {
       }),
     ),
   );
-  const results = await Promise.all(handles.map((handle) => handle.result()));
+  const { goalResult } = fromDist('cli/goal-result.js');
+  // A blocked or failed goal fails its workflow; goalResult reads its snapshot from the failure.
+  const results = await Promise.all(handles.map((handle) => goalResult(handle)));
   const wallMs = performance.now() - started;
   for (const [i, snapshot] of results.entries()) {
     if (snapshot.status !== 'completed' || snapshot.steps !== ctx.opts.steps) {

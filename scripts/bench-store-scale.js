@@ -127,7 +127,7 @@ async function runGoal(ctx, side, steps) {
       { key: GoalIterationKey, value: 0 },
     ],
   });
-  const snapshot = await handle.result();
+  const snapshot = await fromDist('cli/goal-result.js').goalResult(handle);
   const ms = performance.now() - started;
   if (snapshot.status !== 'completed' || snapshot.steps !== steps) {
     throw new Error(

@@ -1,13 +1,17 @@
 /**
  * Full-text memory over past sessions (issue 17, F-MEMORY): a query against the GIN index of
- * migration 7 over the stored messages' generated search_tsv column. Ranked with ts_rank_cd; snippets (ts_headline) are made
+ * migration 7 (rebuilt by migration 11 to split identifiers into their words) over the stored
+ * messages' generated search_tsv column. Ranked with ts_rank_cd; snippets (ts_headline) are made
  * only for the rows returned, in an outer query, since they re-read each message's text.
  */
+import { excerptOf, HEADLINE_START, HEADLINE_STOP, searchQueryText } from '../core/search-text';
 import type { SqlExecutor } from './sql';
 
-/** Words around a match in a snippet. */
-const SNIPPET_OPTIONS =
-  'MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … ", StartSel=**, StopSel=**';
+/**
+ * ts_headline marks every matched word of the split text; the excerpt is then cut from the original
+ * text in core/search-text.ts, so a highlight covers a whole token and no token is cut.
+ */
+const HEADLINE_OPTIONS = `HighlightAll=true, StartSel=${HEADLINE_START}, StopSel=${HEADLINE_STOP}`;
 
 /** One message that matched a memory search. */
 export interface MemoryMatch {
@@ -39,7 +43,8 @@ interface MatchRecord {
   role: string;
   created_at: Date;
   rank: number;
-  snippet: string;
+  text: string;
+  headline: string;
   step: number | null;
 }
 
@@ -58,13 +63,20 @@ export async function searchMemory(db: SqlExecutor, query: MemoryQuery): Promise
        LIMIT $4
      )
      SELECT h.session_id, h.name, h.seq, h.role, h.created_at, h.rank,
-            ts_headline('english', goalrun_message_text(h.content), q.query, $5) AS snippet,
+            goalrun_message_text(h.content) AS text,
+            ts_headline('english', goalrun_search_text(h.content), q.query, $5) AS headline,
             (SELECT substring(p.key from '^step:(\\d+)')::int FROM messages p
               WHERE p.session_id = h.session_id AND p.seq <= h.seq AND p.key LIKE 'step:%'
               ORDER BY p.seq DESC LIMIT 1) AS step
      FROM hits h, q
      ORDER BY h.rank DESC, h.seq DESC`,
-    [query.text, query.projectHashes, query.excludeSessionId ?? null, query.limit, SNIPPET_OPTIONS],
+    [
+      searchQueryText(query.text),
+      query.projectHashes,
+      query.excludeSessionId ?? null,
+      query.limit,
+      HEADLINE_OPTIONS,
+    ],
   );
   return rows.map((row) => ({
     sessionId: row.session_id,
@@ -74,7 +86,7 @@ export async function searchMemory(db: SqlExecutor, query: MemoryQuery): Promise
     role: row.role,
     createdAt: row.created_at,
     rank: Number(row.rank),
-    snippet: row.snippet.replace(/\s+/g, ' ').trim(),
+    snippet: excerptOf(row.text, row.headline),
   }));
 }
 

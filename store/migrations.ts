@@ -243,6 +243,29 @@ ALTER TABLE daily_spend ADD COLUMN at_reservation boolean NOT NULL DEFAULT false
 CREATE UNIQUE INDEX daily_spend_key_idx ON daily_spend (session_id, key) WHERE key IS NOT NULL;
 `,
   },
+  {
+    id: 11,
+    name: 'memory search over identifiers',
+    // Issue 26 item 3: the English parser reads `notes.txt` as one host name and `ZEBRA-4411` as a
+    // word and a negative number, so `search notes` missed a file name and highlights cut an
+    // identifier in two. The index now holds the text with every character that is neither a letter,
+    // a digit nor white space turned into a space (one character for one, so offsets still line up
+    // with the original for excerpts); a query is rewritten the same way (core/search-text.ts).
+    sql: `
+DROP INDEX messages_memory_idx;
+ALTER TABLE messages DROP COLUMN search_tsv;
+CREATE FUNCTION goalrun_search_text(content jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT regexp_replace(goalrun_message_text(content), '[^[:alnum:][:space:]]', ' ', 'g')
+$fn$;
+CREATE OR REPLACE FUNCTION goalrun_message_tsv(content jsonb) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT to_tsvector('english'::regconfig, goalrun_search_text(content))
+$fn$;
+ALTER TABLE messages ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (goalrun_message_tsv(content)) STORED;
+CREATE INDEX messages_memory_idx ON messages USING gin (search_tsv);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

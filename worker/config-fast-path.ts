@@ -25,6 +25,7 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   max_cost_usd: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
   max_tokens: positiveInt,
   budget_wait_minutes: positiveInt,
+  quota_wait_minutes: positiveInt,
   temporal_address: nonEmptyString,
   temporal_http_address: (value) => typeof value === 'string' && isTemporalHttpAddress(value),
   temporal_namespace: nonEmptyString,

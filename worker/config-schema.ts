@@ -49,6 +49,7 @@ function buildConfigSchema(z: typeof Zod) {
       breaker: z
         .object({
           repeat_limit: z.number().int().nonnegative().optional(),
+          wait_limit: z.number().int().nonnegative().optional(),
           idle_turns: z.number().int().nonnegative().optional(),
           max_usd_per_minute: z.number().positive().finite().optional(),
           max_tokens_per_minute: positiveInt.optional(),
@@ -58,6 +59,8 @@ function buildConfigSchema(z: typeof Zod) {
         .optional(),
       /** How long a goal at its cap waits for a raise before it ends as budget_reached. */
       budget_wait_minutes: positiveInt.optional(),
+      /** A provider quota that comes back later than this many minutes ends the goal as blocked. */
+      quota_wait_minutes: positiveInt.optional(),
       temporal_address: z.string().min(1).optional(),
       /** Temporal's HTTP API, `host:port` or an http(s) URL: the read-only commands use it instead of gRPC. */
       temporal_http_address: z

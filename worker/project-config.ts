@@ -12,7 +12,8 @@ import path from 'node:path';
 import { readWorkspaceFileSync } from '../activities/workspace-files/read-workspace-file';
 import { DEFAULT_LIMITS } from '../core/goal';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, DEFAULT_STALLED_AFTER_MINUTES } from '../core/limits';
-import { DEFAULT_IDLE_TURNS, DEFAULT_REPEAT_LIMIT } from '../core/runaway-breaker';
+import { DEFAULT_IDLE_TURNS, DEFAULT_REPEAT_LIMIT, DEFAULT_WAIT_LIMIT } from '../core/runaway-breaker';
+import { DEFAULT_QUOTA_WAIT_MINUTES } from '../core/waits';
 import {
   DEFAULT_SNAPSHOT_MAX_FILE_BYTES,
   DEFAULT_SNAPSHOT_MAX_TOTAL_BYTES,
@@ -53,6 +54,7 @@ const LOWER_ONLY_LIMITS: Readonly<Record<string, number | undefined>> = {
   max_cost_usd: undefined,
   max_tokens: undefined,
   budget_wait_minutes: 24 * 60,
+  quota_wait_minutes: DEFAULT_QUOTA_WAIT_MINUTES,
   provider_unreachable_minutes: DEFAULT_PROVIDER_UNREACHABLE_MINUTES,
   // A later stall notice, a bigger snapshot: limits too.
   stalled_after_minutes: DEFAULT_STALLED_AFTER_MINUTES,
@@ -80,6 +82,7 @@ const PROJECT_FREE_KEYS: readonly string[] = [
 /** Breaker counts: lower is tighter, but 0 turns the rule off. */
 const BREAKER_COUNTS: Readonly<Record<string, number>> = {
   repeat_limit: DEFAULT_REPEAT_LIMIT,
+  wait_limit: DEFAULT_WAIT_LIMIT,
   idle_turns: DEFAULT_IDLE_TURNS,
 };
 /** Breaker rates: lower is tighter; none set means the rule is off, so any rate tightens. */

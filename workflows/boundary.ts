@@ -5,10 +5,11 @@
  */
 import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { userText } from '../core/messages';
-import { afterUnpause } from '../core/runaway-breaker';
 import { projectHashOf, sessionIdWith } from '../core/session-ids';
 import { storeKeys } from '../core/store-keys';
 import { clip, clipBytes, clipHead } from '../core/text';
+import { escapeUiMarkdown } from '../core/ui-markdown';
+import { breakerOnUnpause } from './breaker-gate';
 import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
 import type { GoalRun } from './goal-run-port';
 
@@ -43,11 +44,8 @@ export async function resumeFromPause(run: GoalRun): Promise<void> {
   if (run.state.pauseReason) run.state = { ...run.state, pauseReason: null };
   await run.saveState(true, { kind: 'unpaused', data: { steps: run.state.steps } });
   // A pause of the runaway breaker: the model hears once why it was stopped.
-  if (run.state.breaker?.tripped) {
-    const { state, note } = afterUnpause(run.state.breaker);
-    run.state = { ...run.state, breaker: state };
-    if (note) await writeNotice(run, note);
-  }
+  const note = breakerOnUnpause(run);
+  if (note) await writeNotice(run, note);
 }
 
 /** Writes one notice into the transcript (and the event stream), numbered per session. */
@@ -82,7 +80,7 @@ export async function startFreshSession(run: GoalRun): Promise<string> {
     args: [{ goal: fresh }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     staticSummary: clipBytes(
-      clip(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS),
+      escapeUiMarkdown(clip(goal.objective.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS)),
       STATIC_SUMMARY_MAX_BYTES,
     ),
     typedSearchAttributes: [

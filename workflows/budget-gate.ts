@@ -19,6 +19,7 @@ import {
   type SpendAmount,
   spentOf,
 } from '../core/spend-cap';
+import { plural } from '../core/text';
 import { LIMIT_WAIT_MS } from './boundary';
 import { currentPressure } from './compaction-host';
 import { endGoal } from './goal-ending';
@@ -94,7 +95,9 @@ export async function waitAtBudget(run: GoalRun, stop: CapStop, hooks: BudgetWai
     waitMs,
   );
   if (!raised) {
-    await endGoal(run, 'budget_reached', reason);
+    // The workflow ends here, so `goalrun limits` no longer reaches it: a resume with the flag does.
+    const ended = `${stop.reason}; no raise came in ${plural(Math.round(waitMs / 60_000), 'minute')} (budget_wait_minutes): go on with goalrun resume ${id} ${flag} N`;
+    await endGoal(run, 'budget_reached', ended);
     return false;
   }
   if (hooks.clearRequested()) return true;

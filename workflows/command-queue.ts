@@ -6,7 +6,13 @@
  * activity, a failed command becomes a notice, and every waiting handler is answered before the run
  * ends.
  */
-import { allHandlersFinished, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { GoalStatus } from '../core/goal';
 import { describeRequest, GoalInbox, type InboxPhase, type InboxRequest } from '../core/goal-inbox';
 import { undeliveredSteeringText } from '../core/goal-messages';
@@ -153,7 +159,10 @@ export class CommandQueue implements GoalControl {
   }
 
   async reserveDaily(): Promise<DailyGate> {
-    return reserveDaily(this.run, this.boundaryWait);
+    return reserveDaily(this.run, {
+      ...this.boundaryWait,
+      continueAsNewSuggested: () => workflowInfo().continueAsNewSuggested,
+    });
   }
 
   async beforeContinueAsNew(): Promise<boolean> {

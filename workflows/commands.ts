@@ -11,6 +11,7 @@ import { renderJobs } from '../core/jobs-registry';
 import { storeKeys } from '../core/store-keys';
 import { clipHead } from '../core/text';
 import { storeActivities } from './activities-proxy';
+import { breakerAfterSteering } from './breaker-gate';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
 import { compactionHostOf } from './goal-compaction-host';
@@ -46,7 +47,8 @@ export async function carryOut(
   switch (request.kind) {
     case 'steer': {
       const seq = await run.deliverSteering({ id: request.id, text: request.text, from: clip(request.from) });
-      return { kind: 'answer', value: { kind: 'message', seq } satisfies SteerResult };
+      const breaker = breakerAfterSteering(run);
+      return { kind: 'answer', value: { kind: 'message', seq, ...breaker } satisfies SteerResult };
     }
     case 'command':
       return runAppCommand(run, request);

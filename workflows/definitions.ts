@@ -35,6 +35,10 @@ export type SteerResult =
       duplicate?: boolean;
       /** Set when the goal ended before the message could be delivered: why, and what to do. */
       undelivered?: string;
+      /** The goal was paused by the runaway breaker, and this message let it go on. */
+      unpaused?: true;
+      /** The goal is paused and stays so (a person paused it): why; `goalrun unpause` moves it on. */
+      paused?: string;
     }
   | {
       kind: 'command';
@@ -90,5 +94,4 @@ export const GoalSessionKey = defineSearchAttributeKey('GoalSession', SearchAttr
 export const GoalModelKey = defineSearchAttributeKey('GoalModel', SearchAttributeType.KEYWORD);
 export const GoalIterationKey = defineSearchAttributeKey('GoalIteration', SearchAttributeType.INT);
 
-/** Failure type of a goal that ended as failed (the workflow fails with it). */
-export const GOAL_FAILED_TYPE = 'GoalFailed';
+export { GOAL_BLOCKED_TYPE, GOAL_FAILED_TYPE } from '../core/workflow-names';

@@ -9,6 +9,7 @@ import { userText } from '../core/messages';
 import { resumedState } from '../core/resumed-state';
 import { storeKeys } from '../core/store-keys';
 import { storeActivities } from './activities-proxy';
+import { breakerOnResume } from './breaker-gate';
 import type { GoalRun } from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
 
@@ -24,6 +25,7 @@ export async function resumeSession(run: GoalRun, input: GoalWorkflowInput): Pro
     hostQueue: input.goal.hostQueue,
     trustProject: input.trustProject,
   });
+  breakerOnResume(run);
   if (prepared.stepsRecovered > 0) {
     run.session.note(`recovered ${prepared.stepsRecovered} step(s) the stopped execution did not save`);
   }

@@ -23,7 +23,8 @@ import {
   planOnlyNudge,
   unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
-import { breakerAfterTurn } from './breaker-gate';
+import { writeNotice } from './boundary';
+import { breakerAfterTurn, breakerAfterWorkflowTool, takeBreakerWarning } from './breaker-gate';
 import { failureType } from './failures';
 import type { StepControl } from './goal-control';
 import { withStopHooks } from './goal-hooks';
@@ -52,9 +53,8 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     if (!(err instanceof ModelCallInterrupted) && !quota) throw err;
     // Nothing of the step is in the ledger yet: it simply has not happened.
     run.state = { ...run.state, steps: stepNumber - 1 };
-    if (quota) await waitForQuota(run, control, err, stepNumber);
-    else
-      run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
+    if (quota) return await waitForQuota(run, control, err, stepNumber);
+    run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
   const spentBefore = spentOf(run.state);
@@ -85,6 +85,7 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
       const outcome = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
       run.state = outcome.state;
+      breakerAfterWorkflowTool(run, call.toolName, args, outcome);
       handled.push({ toolName: call.toolName, ok: outcome.ok });
       let text = outcome.text;
       if (planOnly && index === step.toolCalls.length - 1) {
@@ -98,6 +99,8 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     }
     await runWorkspaceTool(run, call, stepNumber, control);
   }
+  const warning = takeBreakerWarning(run);
+  if (warning && !finished) await writeNotice(run, warning);
   return finished;
 }
 

@@ -26,6 +26,7 @@ import { goalFailureReason } from './failures';
 import type { GoalControl } from './goal-control';
 import { endCancelledGoal, endGoal } from './goal-ending';
 import { afterCheckpoint } from './goal-hooks';
+import { endingFailure, goalFailure } from './goal-outcome';
 import { TemporalGoalRun } from './goal-run';
 import type { GoalRun } from './goal-run-port';
 import { startExecution } from './goal-start';
@@ -34,6 +35,7 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 import { setupHandlers } from './handlers';
 import { legacyControl } from './legacy/legacy-control';
 import { PATCH } from './patches';
+import { StallWatch } from './stall-watch';
 import { tracedStep } from './step-trace';
 import { TimeLimitReached } from './time-limit';
 import { recordSnapshotRepository, snapshotAfterStep } from './workspace-snapshots';
@@ -52,17 +54,27 @@ function continueAsNewAt(run: TemporalGoalRun): Promise<never> {
   );
 }
 
-/** Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed. */
+/**
+ * Runs one goal. Returns the final snapshot; fails with GoalFailed when the goal failed and, from
+ * patch goal-end-failure on, with GoalBlocked or GoalFailed (the snapshot in the details) when it
+ * ended blocked or failed.
+ */
 export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapshot> {
   const run = new TemporalGoalRun(input, { afterCheckpoint });
   const control = messagePath(run);
+  let stall: StallWatch | null = null;
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
   setHandler(tasksQuery, () => taskView(run.state.tasks));
   setHandler(jobsQuery, () => run.state.jobs);
 
+  // Set when the loop ends: the goal's final snapshot (a blocked or failed goal's fails the run, below).
+  let ended: GoalSnapshot;
   try {
     await startExecution(run, input);
     await recordSnapshotRepository(run);
+    // The workflow marks a goal stalled itself (issue 24 item 6); goals of the command queue only.
+    if (run.features[PATCH.stallWatch] && run.features[PATCH.commandQueue]) stall = new StallWatch(run);
+    stall?.start();
     for (;;) {
       await control.atStepBoundary();
       if (control.clearRequested) {
@@ -94,10 +106,13 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       const daily =
         run.features[PATCH.dailyBudget] && control.reserveDaily ? await control.reserveDaily() : null;
       if (daily?.kind === 'again') continue;
+      // The wait at the daily cap ended the goal (PATCH.waitsEnd): a call that can never fit, or no raise came.
+      if (daily?.kind === 'ended') break;
       if (budget) reserve(run, budget.reservation);
       try {
         // Each step is a trace of its own (step-trace.ts); the span adds no command.
         const ended = await run.timeLimit.runStep(() => tracedStep(run, () => runStep(run, control)));
+        if (!ended) await stall?.stepFinished();
         await snapshotAfterStep(run);
         run.publish();
         if (ended) {
@@ -114,8 +129,9 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         if (daily) await settleDailyStep(run, daily);
       }
     }
+    stall?.stop();
     await control.beforeRunEnds();
-    return run.session.snapshot(run.workflowId);
+    ended = run.session.snapshot(run.workflowId);
   } catch (err) {
     // continueAsNew works by throwing; it is how this run ends, not a failure.
     if (err instanceof ContinueAsNew) throw err;
@@ -134,8 +150,12 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
     await run.answerUnanswered('the goal failed');
     await endGoal(run, 'failed', reason);
     await control.beforeRunEnds();
-    throw ApplicationFailure.create({ message: reason, type: GOAL_FAILED_TYPE, nonRetryable: true });
+    throw goalFailure(GOAL_FAILED_TYPE, run.session.snapshot(run.workflowId));
   }
+  // Thrown outside the try: the catch above would take this failure for one that ends the goal.
+  const failure = run.features[PATCH.goalEndFailure] ? endingFailure(ended) : null;
+  if (failure) throw failure;
+  return ended;
 }
 
 /**

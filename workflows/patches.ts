@@ -56,6 +56,30 @@ export const PATCH = {
    * against the daily budget first.
    */
   paidCalls: 'paid-calls',
+  /**
+   * A goal that ends blocked or failed fails its workflow (issue 26 item 1), so the Web UI's header says
+   * Failed rather than a green Completed: a non-retryable GoalBlocked or GoalFailed with the final
+   * snapshot in its details and the reason as its message.
+   */
+  goalEndFailure: 'goal-end-failure',
+  /**
+   * The runaway breaker warns before it pauses (issue 26.2, 24.6): a notice at the repeat limit, a
+   * pause three repeats later; cycles, workflow tools and calls that waited count; an unpause, a
+   * steering message or a resume starts the counts afresh, and steering unpauses a breaker pause.
+   */
+  breakerWarnsFirst: 'breaker-warns-first',
+  /**
+   * Waits that end (issue 24 items 5 and 6): the daily-budget wait prices the call again at every
+   * poll, refuses at once a call that can never fit, ends after budget_wait_minutes and hands over at
+   * continue-as-new; a quota wait longer than quota_wait_minutes ends the goal as blocked.
+   */
+  waitsEnd: 'waits-that-end',
+  /**
+   * The workflow's stall watch (issue 24 item 6): a timer marks a running goal `stalled` when no step
+   * finished for stalled_after_minutes, with a checkpoint (the notify hooks hear of it); the next
+   * finished step sets it running again.
+   */
+  stallWatch: 'stall-watch',
 } as const;
 
 /** A patch id. */
@@ -147,6 +171,41 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a billedAttempts local activity after a model step or a summarizer call that failed or was stopped (what ' +
       'its attempts were billed), and a reserveDailyBudget / settleDailyBudget pair around each summarizer call',
+  },
+  {
+    id: PATCH.goalEndFailure,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal that ends blocked or failed fails its workflow with a non-retryable GoalBlocked or GoalFailed ' +
+      'ApplicationFailure (message: the reason; details: the final snapshot) instead of completing it',
+  },
+  {
+    id: PATCH.breakerWarnsFirst,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'the runaway breaker writes a notice (appendMessage) at the repeat limit and pauses only 3 repeats later; ' +
+      'short cycles, workflow tools (a finish vetoed the same way) and calls that waited (a higher limit) count; ' +
+      'unpause, steering and resume start the counts afresh; steering unpauses a goal the breaker paused',
+  },
+  {
+    id: PATCH.waitsEnd,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'at the daily cap: a call whose worst case alone is over the cap ends the goal as blocked at once, each poll ' +
+      'reserves the call priced again, the wait ends the goal as budget_reached after budget_wait_minutes and ' +
+      'continues as new when Temporal suggests it (the wait goes on in the next run); a quota wait longer than ' +
+      'quota_wait_minutes ends the goal as blocked instead of starting its timer',
+  },
+  {
+    id: PATCH.stallWatch,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a timer beside the main loop (one per quiet period) that marks a running goal stalled, with a saveState ' +
+      'checkpoint, when no step finished for stalled_after_minutes; a checkpoint sets it running after the next step',
   },
 ];
 

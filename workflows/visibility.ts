@@ -1,6 +1,7 @@
 /** What the Temporal Web UI shows of a goal: search attributes and the current-details Markdown. */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { detailsMarkdown, type GoalSnapshot, type GoalState } from '../core/goal';
+import type { GoalSnapshot, GoalState } from '../core/goal';
+import { detailsMarkdown } from '../core/goal-details';
 import { taskView } from '../core/task-graph';
 import { GoalIterationKey, GoalStatusKey } from './definitions';
 import { policyOf } from './policy';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors';
-import type { ModelCard } from '../../core/model-card';
+import { type ModelCard, withCachePriceDefaults } from '../../core/model-card';
 
 /** How many schema problems one error message lists before it says "and N more". */
 const MAX_LISTED_ISSUES = 3;
@@ -12,13 +12,16 @@ const MAX_LISTED_ISSUES = 3;
 const tokenCount = z.int().positive();
 const pricePerMTok = z.number().nonnegative();
 
-const pricesSchema = z.strictObject({
-  inputPerMTok: pricePerMTok,
-  outputPerMTok: pricePerMTok,
-  cacheReadPerMTok: pricePerMTok,
-  cacheWritePerMTok: pricePerMTok,
-  cacheWrite1hPerMTok: pricePerMTok.optional(),
-});
+/** Cache prices are optional: each defaults to the input price (core/model-card.ts). */
+const pricesSchema = z
+  .strictObject({
+    inputPerMTok: pricePerMTok,
+    outputPerMTok: pricePerMTok,
+    cacheReadPerMTok: pricePerMTok.optional(),
+    cacheWritePerMTok: pricePerMTok.optional(),
+    cacheWrite1hPerMTok: pricePerMTok.optional(),
+  })
+  .transform(withCachePriceDefaults);
 
 /** The JSON shape of a card file; strict, so a misspelt key is an error rather than an ignored default. */
 export const modelCardSchema = z

@@ -2,14 +2,22 @@
  * Background jobs as the model sees them: starting one (bash run_in_background), reading its output
  * by absolute byte offset (bash job_id, `job-output`) and killing it (`job-kill`).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import { JOB_OUTPUT_BUFFER_BYTES, JOB_OUTPUT_DEFAULT_LIMIT, JOB_OUTPUT_MAX_LIMIT } from '../../core/limits';
+import {
+  JOB_OUTPUT_BUFFER_BYTES,
+  JOB_OUTPUT_DEFAULT_LIMIT,
+  JOB_OUTPUT_MAX_LIMIT,
+  JOB_OUTPUT_MAX_WAIT_SECONDS,
+} from '../../core/limits';
 import { DEFAULT_SANDBOX } from '../../core/sandbox-settings';
 import { TOOL } from '../../core/tool-names';
 import { type JobInfo, type JobOutputPage, processJobManager } from './jobs';
 import type { ToolContext, ToolDefinition, ToolOutcome } from './types';
 
 const BYTES_PER_KIB = 1024;
+/** How often a job-output wait looks for new output (and heartbeats). */
+const WAIT_POLL_MS = 250;
 
 function managerOf(context: ToolContext) {
   return context.jobs ?? processJobManager();
@@ -106,6 +114,15 @@ const jobOutputArgs = z.object({
     .max(JOB_OUTPUT_MAX_LIMIT)
     .optional()
     .describe(`Bytes to read (default ${JOB_OUTPUT_DEFAULT_LIMIT}, at most ${JOB_OUTPUT_MAX_LIMIT}).`),
+  wait_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(JOB_OUTPUT_MAX_WAIT_SECONDS)
+    .optional()
+    .describe(
+      `Wait up to this many seconds (at most ${JOB_OUTPUT_MAX_WAIT_SECONDS}) for output past offset or for the job to end, then read (default 0: read at once). Wait this way for a slow job instead of calling again and again.`,
+    ),
 });
 
 type JobOutputArgs = z.infer<typeof jobOutputArgs>;
@@ -120,9 +137,35 @@ export const jobOutputTool: ToolDefinition<JobOutputArgs> = {
   ].join(' '),
   schema: jobOutputArgs,
   summarize: (args) => `job-output: ${args.job_id}${args.offset ? ` from ${args.offset}` : ''}`,
-  run: async (args, context) =>
-    readJobOutput(context, args.job_id, args.offset ?? 0, args.limit ?? JOB_OUTPUT_DEFAULT_LIMIT),
+  run: async (args, context) => {
+    const offset = args.offset ?? 0;
+    if (args.wait_seconds) await waitForJob(context, args.job_id, offset, args.wait_seconds * 1000);
+    return readJobOutput(context, args.job_id, offset, args.limit ?? JOB_OUTPUT_DEFAULT_LIMIT);
+  },
 };
+
+/** Waits until a job has output past `offset`, has ended (or is unknown), or `waitMs` is up. */
+async function waitForJob(
+  context: ToolContext,
+  jobId: string,
+  offset: number,
+  waitMs: number,
+): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const job = managerOf(context)
+      .list(context.sessionId)
+      .find((known) => known.jobId === jobId);
+    if (job?.status !== 'running' || job.outputBytes > offset || Date.now() >= deadline) return;
+    context.heartbeat({ waitingForJob: jobId });
+    try {
+      await delay(Math.min(WAIT_POLL_MS, deadline - Date.now()), undefined, { signal: context.signal });
+    } catch {
+      // Cancelled: the read below answers, and the tool call ends as cancelled.
+      return;
+    }
+  }
+}
 
 const jobKillArgs = z.object({
   job_id: z.string().min(1).describe('The job to kill, or "all" for every running job of this goal.'),

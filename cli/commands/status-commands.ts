@@ -24,6 +24,7 @@ import {
   viewOfRow,
   viewOfStart,
   WAITING_FOR_WORKER,
+  waitingView,
 } from '../goal-status';
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
 import { LISTED_OBJECTIVE_COLUMNS } from '../session-summary';
@@ -61,6 +62,7 @@ export async function statusCommand(
       modelNote,
       extraLines: [
         ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(view.status === 'paused' ? [`go on      ${pausedNextCommand(sessionId, view.reason)}`] : []),
         ...(extensions ? extensionsLines(extensions) : []),
       ],
     }),
@@ -90,7 +92,7 @@ export async function listCommand(
     ...(await Promise.all(
       rows.map(async (row) => {
         const view = await listedView(context, row);
-        const name = view.name ?? row.name ?? undefined;
+        const name = row.name ?? view.name ?? undefined;
         return { ...view, ...(name ? { name } : {}), createdAt: row.createdAt.toISOString() };
       }),
     )),
@@ -138,15 +140,21 @@ function listStatus(view: StatusView): string {
  */
 async function listedView(context: CliContext, row: SessionRow): Promise<StatusView> {
   const view = viewOfRow(row);
-  if (FINAL_STATUSES.includes(row.status)) return view;
   const reader = await context.temporalReader();
+  // A goal whose row says it ended may have been resumed since: Temporal says whether it runs.
   const summary = reader ? await reader.describe(workflowIdOf(row.id)).catch(() => null) : null;
   if (!reader || summary?.status !== 'RUNNING') return view;
+  // As `status` says it: an execution no worker has picked up waits for a worker, whatever the
+  // queue's pollers (a foreground process that is gone stays listed as a poller for a while).
+  const first = await firstEvents(reader, workflowIdOf(row.id)).catch(() => null);
+  if (first && !first.pickedUp) return waitingView(row.id, first, row);
+  if (FINAL_STATUSES.includes(row.status)) return view;
   const liveness = await goalLiveness(reader, {
     sessionId: row.id,
     status: view.status,
     summary,
     store: await context.sessionStore(),
+    runStartedMs: first?.startedAt?.getTime() ?? null,
     stalledAfterMinutes: context.settings.config.stalled_after_minutes,
   }).catch(() => undefined);
   return { ...recordedView(row), ...(liveness ? { liveness } : {}) };
@@ -184,4 +192,12 @@ async function waitingGoals(
     views.push({ ...view, ...(liveness ? { liveness } : {}), createdAt: goal.startedAt.toISOString() });
   }
   return views;
+}
+
+/** The command that moves a paused goal on; a breaker pause also goes on at a steering message. */
+export function pausedNextCommand(sessionId: string, reason: string | null | undefined): string {
+  const unpause = `goalrun unpause ${sessionId}`;
+  return reason?.startsWith('runaway breaker:')
+    ? `${unpause} (or goalrun steer ${sessionId} "…": a message to a goal the breaker paused lets it go on)`
+    : unpause;
 }

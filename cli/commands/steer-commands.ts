@@ -8,9 +8,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { AppCommandError, isAppCommand, parseAppCommand } from '../../core/app-commands';
 import { ConfigError } from '../../core/errors';
-import type { GoalSnapshot } from '../../core/goal';
+import { FINAL_STATUSES, type GoalSnapshot } from '../../core/goal';
 import { parseModelSpec } from '../../core/model-spec';
 import { modelUnderCapRefusal } from '../../core/spend-cap';
+import { SessionNameTaken } from '../../store/session-names';
 import { approvalUpdate, type SteerResult, workflowIdOf } from '../../workflows/definitions';
 import type { CliContext } from '../context';
 import { type GoalRef, resolveSessionId } from '../goal-id';
@@ -84,10 +85,52 @@ export function argumentVerb(command: 'model' | 'rename' | 'compact') {
   return async (context: CliContext, id: string | undefined, words: string[], options: SteerOptions) => {
     if (command === 'rename') {
       const sessionId = await resolveSessionId(context, { id, last: options.last });
-      await checkNameFree(context, sessionId, checkSessionName(words.join(' ')));
+      const name = checkSessionName(words.join(' '));
+      await checkNameFree(context, sessionId, name);
+      if (!(await takesCommands(context, sessionId))) return renameInStore(context, sessionId, name, options);
     }
     return send(context, { id, last: options.last }, `/${command} ${words.join(' ')}`.trim(), options);
   };
+}
+
+/**
+ * Whether a goal's workflow runs and takes app commands: running, or waiting at a limit or its
+ * budget. Any other goal (finished, cancelled, never run) is renamed in the store.
+ */
+async function takesCommands(context: CliContext, sessionId: string): Promise<boolean> {
+  const client = await context.temporal();
+  if ((await workflowStatus(client, sessionId)) !== 'RUNNING') return false;
+  const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
+  return !(live && FINAL_STATUSES.includes(live.status) && !RAISABLE_STATUSES.includes(live.status));
+}
+
+/** Final statuses a command still moves on (a raise of the limit or the budget). */
+const RAISABLE_STATUSES: readonly string[] = ['limit_reached', 'budget_reached'];
+
+/** `rename` of a goal that runs no more: its name is the store's, which every command reads. */
+async function renameInStore(
+  context: CliContext,
+  sessionId: string,
+  name: string,
+  options: SteerOptions,
+): Promise<number> {
+  const store = await context.sessionStore();
+  if (!(await store.getSession(sessionId))) {
+    throw new ConfigError(
+      `goal ${sessionId} has no session in the store yet; rename it once it has run a step`,
+    );
+  }
+  try {
+    await store.renameSession(sessionId, name);
+  } catch (err) {
+    if (err instanceof SessionNameTaken) throw new ConfigError(err.message);
+    throw err;
+  }
+  const text = `session renamed to "${name}"`;
+  if (options.json)
+    printJson({ sessionId, delivery: 'done', result: { kind: 'command', command: 'rename', text } });
+  else say(text);
+  return 0;
 }
 
 /** Names are unique per project: `rename` to a name another session of the project has is refused. */
@@ -198,15 +241,21 @@ export function describe(sessionId: string, outcome: SteerOutcome): string {
     case 'accepted':
       return `accepted; the current step is still running, and the message goes to the model before the next one`;
     case 'done':
-      return describeResult(outcome.result);
+      return describeResult(sessionId, outcome.result);
   }
 }
 
-function describeResult(result: SteerResult): string {
+function describeResult(sessionId: string, result: SteerResult): string {
   if (result.kind === 'message') {
     if (result.undelivered) return `not delivered: ${result.undelivered}`;
     if (result.duplicate) {
       return `this message was delivered already${result.seq > 0 ? ` (message #${result.seq})` : ''}`;
+    }
+    if (result.unpaused) {
+      return `delivered (message #${result.seq}); the goal was paused by the runaway breaker and goes on now`;
+    }
+    if (result.paused) {
+      return `delivered (message #${result.seq}), but the goal is paused (${result.paused}): the model reads it once the goal goes on. To let it go on: goalrun unpause ${sessionId}`;
     }
     return `delivered before the next step (message #${result.seq})`;
   }
@@ -214,36 +263,51 @@ function describeResult(result: SteerResult): string {
 }
 
 /**
- * `/model` to a model without prices, on a goal with a money cap, is refused here with the reason
- * (the goal refuses it too, for a request that comes another way). The cap is the goal's as it says
- * it now, else as its store row saved it; a goal whose cap cannot be read is left to refuse it itself.
+ * A money cap counts every call at its card's prices, so a goal under one runs only priced models:
+ * `/model` to a model without prices, and `/limits max_cost_usd=…` on a goal whose model has none, are
+ * refused here with the reason (the goal refuses `/model` too, for a request that comes another way).
+ * The goal is read as it says it is now, else as its store row saved it; a goal that cannot be read is
+ * left to the goal.
  */
 async function checkModelUnderCap(context: CliContext, sessionId: string, text: string): Promise<void> {
   if (!isAppCommand(text)) return;
   const command = parseAppCommand(text);
-  if (command.name !== 'model') return;
-  const cap = await moneyCapOf(context, sessionId);
-  if (cap === undefined) return;
+  const newCap = command.name === 'limits' ? command.limits.maxCostUsd : undefined;
+  if (command.name !== 'model' && newCap === undefined) return;
+  const goal = await goalNow(context, sessionId);
+  if (!goal) return;
   const { unpricedReason } =
     require('../../activities/models/catalog') as typeof import('../../activities/models/catalog');
-  const unpriced = unpricedReason(command.model, context.settings.home);
-  if (unpriced) throw new ConfigError(`goal ${sessionId}: /model ${modelUnderCapRefusal(unpriced, cap)}`);
+  if (command.name === 'model') {
+    if (goal.maxCostUsd === undefined) return;
+    const unpriced = unpricedReason(command.model, context.settings.home);
+    if (unpriced)
+      throw new ConfigError(`goal ${sessionId}: /model ${modelUnderCapRefusal(unpriced, goal.maxCostUsd)}`);
+    return;
+  }
+  if (newCap === undefined || goal.model === undefined) return;
+  const unpriced = unpricedReason(goal.model, context.settings.home);
+  if (unpriced) throw new ConfigError(`goal ${sessionId}: /limits ${modelUnderCapRefusal(unpriced, newCap)}`);
 }
 
-/** The goal's money cap, from the running workflow or its saved state; undefined when it has none (or it cannot be read). */
-async function moneyCapOf(context: CliContext, sessionId: string): Promise<number | undefined> {
+/** The goal's model and money cap, from the running workflow or its saved state; null when neither can be read. */
+async function goalNow(
+  context: CliContext,
+  sessionId: string,
+): Promise<{ model?: string; maxCostUsd?: number } | null> {
   try {
     const client = await context.temporal();
     const live = await queryState(client.workflow.getHandle(workflowIdOf(sessionId)));
-    if (live) return live.limits?.maxCostUsd;
+    if (live) return { model: live.model, maxCostUsd: live.limits?.maxCostUsd };
   } catch {
     // No worker to answer the query: the saved state says it.
   }
   try {
     const row = await (await context.sessionStore()).findSession(sessionId);
-    return row ? (snapshotFromRow(row)?.limits?.maxCostUsd ?? undefined) : undefined;
+    if (!row) return null;
+    return { model: row.model, maxCostUsd: snapshotFromRow(row)?.limits?.maxCostUsd ?? undefined };
   } catch {
-    return undefined;
+    return null;
   }
 }
 

@@ -47,6 +47,8 @@ export function resumeCommandFor(status: string, sessionId: string): string {
       return `goalrun unpause ${sessionId}`;
     case 'limit_reached':
       return `goalrun limits ${sessionId} --max-steps N   (or: goalrun resume ${sessionId} --max-steps N)`;
+    case 'budget_reached':
+      return `goalrun limits ${sessionId} --max-cost-usd N   (the daily budget: goalrun budget set --daily-usd N)`;
     case 'stalled':
       return `goalrun status ${sessionId}`;
     default:

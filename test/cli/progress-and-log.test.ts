@@ -4,7 +4,13 @@
  */
 import type { LogEntry } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { limitHit, limitOfReason, raisedLimit, raiseLimitAdvice } from '../../cli/limit-hint';
+import {
+  limitHit,
+  limitOfReason,
+  raiseBudgetAdvice,
+  raisedLimit,
+  raiseLimitAdvice,
+} from '../../cli/limit-hint';
 import { LiveLine, liveText, RETRY_REPEAT_MS } from '../../cli/live-line';
 import { formatLogEntry } from '../../worker/logging';
 
@@ -86,6 +92,31 @@ describe('limits on resume', () => {
     );
     expect(limitOfReason('time limit reached (1 minute)')).toBe('minutes');
     expect(limitOfReason('the API key is missing')).toBeNull();
+  });
+
+  it('says how to raise the cap a goal in budget_reached stopped at', () => {
+    expect(
+      raiseBudgetAdvice(
+        's1',
+        'budget reached: $0.0290 spent of $0.0300, and the next model call may cost up to $0.0100; raise it with: goalrun limits s1 --max-cost-usd N',
+      ),
+    ).toBe(
+      'to go on, raise the money cap: goalrun limits s1 --max-cost-usd 0.06 while it waits, or goalrun resume s1 --max-cost-usd 0.06 once its wait has ended',
+    );
+    expect(raiseBudgetAdvice('s1', 'token budget reached: 900 tokens spent of 1000, and the next …')).toBe(
+      'to go on, raise the token cap: goalrun limits s1 --max-tokens 2000 while it waits, or goalrun resume s1 --max-tokens 2000 once its wait has ended',
+    );
+    expect(
+      raiseBudgetAdvice(
+        's1',
+        'daily budget reached: $0.0300 of $0.0300 used today, and the next model call may cost up to $0.0100; waiting until …',
+      ),
+    ).toBe(
+      'to go on, raise the daily budget of every goal: goalrun budget set --daily-usd 0.06 (a goal whose wait has ended: then goalrun resume s1)',
+    );
+    expect(raiseBudgetAdvice('s1', 'daily budget reached, and no raise came in 5 minutes')).toContain(
+      'goalrun budget set --daily-usd N',
+    );
   });
 });
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LIMITS,
-  detailsMarkdown,
   FINAL_STATUSES,
   type GoalDefinition,
   type GoalLimits,
@@ -10,6 +9,7 @@ import {
   noteAction,
   snapshotOf,
 } from '../../core/goal';
+import { detailsMarkdown } from '../../core/goal-details';
 import { continuationMessage, keptProgressSummary, resumeMessage } from '../../core/goal-messages';
 import { checkStopRules, endIteration, recordToolOutcome } from '../../core/goal-rules';
 import {
@@ -487,7 +487,7 @@ describe('snapshotOf and detailsMarkdown', () => {
     let state = stateWith({ status: 'blocked', reason: 'no key', steps: 3, lastTool: 'bash: ls' });
     for (let i = 1; i <= 9; i++) state = noteAction(state, `a${i}`);
     const md = detailsMarkdown(snapshotOf(state, 'w', 0));
-    expect(md).toContain('- **Status:** blocked — no key\n');
+    expect(md.split('\n')[0]).toBe('blocked — no key — goalrun resume sess-1 --message "…"');
     expect(md).toContain('**steps:** 3');
     expect(md).toContain('- **Last tool:** `bash: ls`');
     // A blank line after the heading, or the UI renders the items inline.
@@ -497,7 +497,7 @@ describe('snapshotOf and detailsMarkdown', () => {
 
   it('renders a dash for no last tool and no reason', () => {
     const md = detailsMarkdown(snapshotOf(stateWith(), 'w', 0));
-    expect(md).toContain('- **Status:** running\n');
+    expect(md.split('\n')[0]).toBe('running — step 0, iteration 1 — goalrun watch sess-1');
     expect(md).toContain('- **Last tool:** —');
     expect(md).not.toContain('**Recent:**');
   });
@@ -522,7 +522,8 @@ describe('the budget in the snapshot and the Web UI (issue 18)', () => {
       capTokens: null,
     });
     expect(detailsMarkdown(snapshot)).toContain(
-      '**Budget:** $0.0000 spent, $0.0100 reserved, cap $0.0500 · 1500 tokens, 1000 reserved, cap none',
+      // Escaped: the UI's Markdown reads `$…$` as math.
+      '**Budget:** \\$0.0000 spent, \\$0.0100 reserved, cap \\$0.0500 · 1500 tokens, 1000 reserved, cap none',
     );
     const uncapped = snapshotOf(stateWith(), 'goalrun-sess-1', 0);
     expect(uncapped.budget).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LivenessFacts, livenessOf } from '../../core/liveness';
+import { type LivenessFacts, livenessOf, stallDueInMs, stalledReason } from '../../core/liveness';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const facts = (over: Partial<LivenessFacts> = {}): LivenessFacts => ({
@@ -72,5 +72,19 @@ describe('livenessOf', () => {
       stalled({ activities: [{ activityType: 'modelStep', attempt: 1, lastFailure: null }] })?.waitingOn,
     ).toBe('waiting for the model');
     expect(livenessOf(facts({ lastStepMs: NOW - 9 * 60_000 })).stalled).toBeNull();
+  });
+});
+
+describe("the workflow's stall watch", () => {
+  it('sleeps until the stall is due after the last finished step, and not at all once it is', () => {
+    expect(stallDueInMs(NOW - 60_000, 10 * 60_000, NOW)).toBe(9 * 60_000);
+    expect(stallDueInMs(NOW - 10 * 60_000, 10 * 60_000, NOW)).toBe(0);
+    expect(stallDueInMs(NOW - 11 * 60_000, 10 * 60_000, NOW)).toBe(0);
+  });
+
+  it('says since when no step finished, and which setting decided it', () => {
+    expect(stalledReason(NOW - 10 * 60_000, 10)).toBe(
+      'no step finished since 2026-01-01T11:50:00.000Z (stalled_after_minutes 10); goalrun status shows what it waits on',
+    );
   });
 });

@@ -71,6 +71,12 @@ describe('a goal with a money cap', () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       expect(server.requests.length - before).toBe(2);
+      // The end message of a follow says how to raise the cap, with a value that lets it go on.
+      const told = await runCli(['watch', sessionId], t.env, 60_000);
+      expect(told.code, told.stderr).toBe(4);
+      expect(told.stdout + told.stderr).toContain(
+        `to go on, raise the money cap: goalrun limits ${sessionId} --max-cost-usd 0.05 while it waits`,
+      );
       const text = await runCli(['status', sessionId], t.env);
       // Nothing is in flight while it waits: nothing is reserved.
       expect(text.stdout).toMatch(/budget\s+\$0\.0350 spent, \$0\.0000 reserved, cap \$0\.0250/);

@@ -3,7 +3,8 @@
  * workers and three goals. Every call reserves $0.01 and costs $0.01; at a $0.03 daily cap the three
  * first calls fit and every goal then waits in budget_reached (reason: daily budget) with no request
  * made; `goalrun budget set` higher lets them go on (the waiting goals re-check every minute) and
- * complete; `goalrun budget` shows the spend per goal and model. The test has a database of its own:
+ * complete; `goalrun budget` shows the spend per goal and model. A call whose worst case alone is over
+ * the cap ends its goal as blocked at once (issue 24 item 5). The test has a database of its own:
  * a daily budget is store-wide and would hold up other test files' goals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +120,31 @@ describe('the daily budget over many goals', () => {
         expect(text.stdout).toMatch(new RegExp(`${id}\\s+\\S*priced-model\\s+\\$0\\.0200 spent`));
     } finally {
       await Promise.all(workers.map((worker) => killAndWait(worker, 'SIGTERM')));
+    }
+  });
+
+  it('refuses at once a call that can never fit under the daily cap: the goal ends blocked, no request made', {
+    timeout: 300_000,
+  }, async () => {
+    const t = goalTestEnv('daily-impossible', { OPENAI_API_KEY: 'sk-test', DATABASE_URL: database.url });
+    writePricedModelCard(t.home);
+    // Every call of the priced model reserves $0.01: under a $0.005 cap none can ever run.
+    const set = await runCli(['budget', 'set', '--daily-usd', '0.005'], t.env);
+    expect(set.code, set.stderr).toBe(0);
+    const before = server.requests.length;
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(t, server, 'a goal too dear for the day', [], PRICED_MODEL);
+      const watched = await runCli(['watch', sessionId, '--json'], t.env, 120_000);
+      expect(watched.code, watched.stderr).toBe(1);
+      const final = JSON.parse(watched.stdout);
+      expect(final.status).toBe('blocked');
+      expect(final.reason).toMatch(/^a single call needs \$0\.0100, the daily budget is \$0\.0050; /);
+      expect(final.reason).toContain('goalrun budget set --daily-usd N');
+      expect(final.steps).toBe(0);
+      expect(server.requests.length).toBe(before);
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
     }
   });
 });

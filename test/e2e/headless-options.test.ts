@@ -85,6 +85,52 @@ describe('headless options', () => {
     expect(bad.stderr).toContain('--allowed-tools');
   }, 400_000);
 
+  it("--allowed-tools takes Claude Code's names, and an unknown name exits 2 before any model call (issue 26)", async () => {
+    const t = goalTestEnv('headless-claude-names');
+    const objective = `claude-names-${randomUUID().slice(0, 8)}`;
+    const before = server.requests.length;
+    const unknown = await runCli(
+      goalArgs('run', objective, t, server, ['--allowed-tools', 'Write,Read,WebFetch']),
+      t.env,
+    );
+    expect(unknown.code, unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain('--allowed-tools: no tool is named "WebFetch"');
+    expect(unknown.stderr).toContain("goalrun's tools: bash, file-read, file-write, file-edit, glob, grep");
+    const badDeny = await runCli(
+      goalArgs('run', objective, t, server, ['--disallowed-tools', 'file-delete']),
+      t.env,
+    );
+    expect(badDeny.code, badDeny.stderr).toBe(2);
+    expect(badDeny.stderr).toContain('--disallowed-tools: no tool is named "file-delete"');
+    expect(server.requests.length).toBe(before);
+
+    const bodies: ChatRequestBody[] = [];
+    server.setFallback((body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      bodies.push(body);
+      const step = requestStep(body);
+      if (step === 1)
+        return { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'alpha\n' } }] };
+      if (step === 2) return { toolCalls: [{ name: 'file-read', args: { path: 'a.txt' } }] };
+      if (step === 3) return { toolCalls: [{ name: 'bash', args: { command: 'cat a.txt > b.txt' } }] };
+      if (step === 4) return { toolCalls: [{ name: 'bash', args: { command: 'touch refused.txt' } }] };
+      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
+    });
+    const result = await runCli(
+      goalArgs('run', objective, t, server, ['--allowed-tools', 'Write,Read,Bash(cat:*)']),
+      t.env,
+      300_000,
+    );
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(fs.readFileSync(path.join(t.workspace, 'b.txt'), 'utf8')).toBe('alpha\n');
+    expect(fs.existsSync(path.join(t.workspace, 'refused.txt'))).toBe(false);
+    const seen = promptText(bodies[bodies.length - 1]);
+    expect(seen).toContain('alpha');
+    expect(seen).toContain(
+      'the goal allows only file-write, file-read, bash(cat), bash(cat *) (--allowed-tools)',
+    );
+  }, 400_000);
+
   it('--output-schema: finish needs a matching result, a mismatch is told to the model', async () => {
     const t = goalTestEnv('headless-schema');
     const objective = `headless-schema-${randomUUID().slice(0, 8)}`;

@@ -1,7 +1,9 @@
 /** Acceptance 6: iteration and step limits end as limit_reached (exit 4); idle iterations block the goal, or pause it (runaway breaker, issue 18). */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { goalResult } from '../../cli/goal-result';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
@@ -122,15 +124,60 @@ describe('goal limits', () => {
           },
         ],
       },
+      // After the resume below.
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'deployed with the new key' } }] },
     ]);
     const result = await runCli(
       ['run', 'deploy', '--workspace', t.workspace, '--model', model, '--json'],
       t.env,
     );
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout)).toMatchObject({
+    const ended = JSON.parse(result.stdout);
+    expect(ended).toMatchObject({
       status: 'blocked',
       reason: 'the API key for the staging server is missing',
     });
+
+    // Issue 26 item 1: the workflow fails (the Web UI's header reads Failed, not a green Completed),
+    // with a typed non-retryable failure carrying the same result a completed goal returns.
+    const connection = await Connection.connect({ address: t.temporalAddress });
+    try {
+      const handle = new Client({ connection }).workflow.getHandle(ended.workflowId);
+      // `run` returns once the goal's status is final; the run closes after its last activities.
+      const failure = await handle.result().then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect((await handle.describe()).status.name).toBe('FAILED');
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toMatchObject({
+        type: 'GoalBlocked',
+        message: 'the API key for the staging server is missing',
+        nonRetryable: true,
+      });
+      const result = await goalResult(handle);
+      expect(result).toMatchObject({
+        sessionId: ended.sessionId,
+        status: 'blocked',
+        reason: 'the API key for the staging server is missing',
+        steps: ended.steps,
+      });
+    } finally {
+      await connection.close();
+    }
+    // What users see is unchanged: `status` says blocked, and `watch` of the ended goal exits 1 as `run` did.
+    const shown = await runCli(['status', ended.sessionId, '--json'], t.env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'blocked' });
+    const watched = await runCli(['watch', ended.sessionId, '--json'], t.env);
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'blocked' });
+    // A goal whose run failed resumes as one that completed did.
+    const resumed = await runCli(
+      ['resume', ended.sessionId, '--message', 'the key is in .env now', '--json'],
+      t.env,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Issue 17 (F-MEMORY) through the built CLI: a code word given to an earlier session is found by the
  * model's memory-search tool in a later one (the snippet names the earlier session, the later one is
- * left out) and by `goalrun search`; a secret a tool read is indexed only as [REDACTED].
+ * left out) and by `goalrun search`; a secret a tool read is indexed only as [REDACTED]. Issue 26
+ * item 3: hyphenated and dotted identifiers come back whole, through the model's tool and the CLI,
+ * and a file name in a tool result is found by its name.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -52,7 +54,8 @@ describe('session memory', () => {
       const results = (await store.listMessages(secondId)).filter((m) => m.message.role === 'tool');
       const shown = JSON.stringify(results[0].message);
       expect(shown).toContain(`session \\"briefing\\" ${firstId} · step 0`);
-      expect(shown).toContain('**quokka**');
+      // The whole token is highlighted, not the part the query named (issue 26).
+      expect(shown).toContain('**quokka-lantern**');
       // Its own tool call (which says quokka too) is left out: only the earlier session is named.
       expect(shown).not.toContain(secondId);
       expect(JSON.stringify(server.requests[before + 1].body)).toContain(firstId);
@@ -85,8 +88,8 @@ describe('session memory', () => {
     expect(JSON.parse(secret.stdout)).toEqual([]);
     const neighbour = JSON.parse(search('jacaranda', ['--json']).stdout) as Array<{ snippet: string }>;
     expect(neighbour.length).toBeGreaterThan(0);
-    // ts_headline ends a fragment at the last word, so the closing bracket may be cut.
-    expect(neighbour[0].snippet).toContain(REDACTED.slice(0, -1));
+    // An excerpt cuts at white space only, so the marker is whole (issue 26).
+    expect(neighbour[0].snippet).toContain(REDACTED);
     expect(neighbour[0].snippet).not.toContain(SECRET);
 
     // Another directory sees nothing without --all.
@@ -102,5 +105,57 @@ describe('session memory', () => {
       encoding: 'utf8',
     });
     expect(JSON.parse(all.stdout).map((m: { sessionId: string }) => m.sessionId)).toContain(firstId);
+  });
+
+  it('returns hyphenated and dotted identifiers whole, to the model and in the CLI (issue 26)', async () => {
+    const t = goalTestEnv('memory-ids');
+    const filler = 'Some earlier paragraph of the release notes that pads the file. '.repeat(6);
+    fs.writeFileSync(
+      path.join(t.workspace, 'release.md'),
+      `${filler}\nThe release code word is ZEBRA-4411. It shipped as v1.2.3 from foo.bar_baz.\n${filler}`,
+    );
+    fs.writeFileSync(path.join(t.workspace, 'notes.txt'), 'x\n');
+    const run = (objective: string) => runCli(goalArgs('run', objective, t, server, ['--json']), t.env);
+    const finish = (summary: string) => ({
+      toolCalls: [{ name: 'finish', args: { status: 'complete', summary } }],
+    });
+    server.enqueue(
+      { toolCalls: [{ name: 'file-read', args: { path: 'release.md' } }] },
+      { toolCalls: [{ name: 'glob', args: { pattern: '*.txt' } }] },
+      finish('Read the release notes; the code word is in release.md'),
+    );
+    const first = await run('Read the release notes.');
+    expect(first.code, first.stderr).toBe(0);
+    const firstId = JSON.parse(first.stdout).sessionId as string;
+
+    server.enqueue(
+      { toolCalls: [{ name: 'memory-search', args: { query: 'ZEBRA-4411' } }] },
+      finish('found'),
+    );
+    const before = server.requests.length;
+    const second = await run('What was the release code word?');
+    expect(second.code, second.stderr).toBe(0);
+    // What the model was shown: the whole identifier, and the sentence it is in.
+    const shown = JSON.stringify(server.requests[before + 1].body);
+    expect(shown).toContain(firstId);
+    expect(shown).toContain('The release code word is **ZEBRA-4411**.');
+    expect(shown).not.toContain('**ZEBRA**');
+
+    const search = (words: string) =>
+      spawnSync(process.execPath, [CLI, 'search', words], { cwd: t.workspace, env: t.env, encoding: 'utf8' });
+    for (const [query, token] of [
+      ['ZEBRA-4411', 'ZEBRA-4411'],
+      ['v1.2.3', 'v1.2.3'],
+      ['foo.bar_baz', 'foo.bar_baz'],
+      ['notes', 'notes.txt'],
+    ]) {
+      const found = search(query);
+      expect(found.status, found.stderr).toBe(0);
+      expect(found.stdout, query).toContain(firstId);
+      expect(found.stdout, query).toContain(`**${token}**`);
+    }
+    expect(search('ZEBRA-4411').stdout).not.toContain('**ZEBRA****');
+    // The finish summary is indexed too.
+    expect(search('"code word is in release.md"').stdout).toContain('**release.md**');
   });
 });

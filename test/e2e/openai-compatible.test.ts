@@ -2,7 +2,9 @@
  * Acceptance 2 and 5: a goal driven over HTTP by a local OpenAI-compatible server (streamed
  * responses with tool calls); 429 with Retry-After is retried no sooner than it says; 401 fails at once.
  */
+import { Client, Connection, type WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { goalResult } from '../../cli/goal-result';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { goalArgs, startGoal } from '../support/goal-steps';
@@ -119,6 +121,25 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
     expect(server.requests.length - before).toBe(1);
     const shown = await runCli(['status', status.sessionId], t.env);
     expect(shown.stdout).toMatch(/status\s+failed \(.*401/);
+    // The workflow fails with GoalFailed, carrying the final snapshot (issue 26 item 1), never the key.
+    const connection = await Connection.connect({ address: t.temporalAddress });
+    try {
+      const handle = new Client({ connection }).workflow.getHandle(status.workflowId);
+      const failure = await handle.result().then(
+        () => null,
+        (err: unknown) => err as WorkflowFailedError,
+      );
+      expect(failure?.cause).toMatchObject({
+        type: 'GoalFailed',
+        message: status.reason,
+        nonRetryable: true,
+      });
+      const result = await goalResult(handle);
+      expect(result).toMatchObject({ sessionId: status.sessionId, status: 'failed', reason: status.reason });
+      expect(JSON.stringify(result)).not.toContain(SECRET);
+    } finally {
+      await connection.close();
+    }
   });
 
   it('sends the endpoint its own key (api_key_env), never OPENAI_API_KEY', async () => {

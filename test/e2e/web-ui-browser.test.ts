@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Page } from 'puppeteer-core' with { 'resolution-mode': 'import' };
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { goalResult } from '../../cli/goal-result';
 import { webUiUrl } from '../../cli/web-ui';
 import {
   chromiumAvailable,
@@ -110,12 +111,15 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
   let workspace: string;
   let model: string;
   let workflowId: string;
+  let env: NodeJS.ProcessEnv;
+  /** Workspaces of the goals the later tests start, removed at the end. */
+  const moreDirs: string[] = [];
 
   beforeAll(async () => {
     server = await startTestTemporalServer({ ui: true });
     home = tempDir('web-ui-home');
     workspace = tempDir('web-ui-ws');
-    const env = cliEnv({
+    env = cliEnv({
       GOALRUN_HOME: home,
       DATABASE_URL: inject('databaseUrl'),
       TEMPORAL_ADDRESS: server.address,
@@ -148,7 +152,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
     if (worker) await killAndWait(worker);
     await connection?.close();
     await server?.stop();
-    for (const dir of [home, workspace]) if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [home, workspace, ...moreDirs]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** The workflow page's link, as `goalrun run` prints it. */
@@ -222,13 +226,14 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
       'the current details',
       () => sectionText(page, 'Current Details', { framed: true }),
       [
-        /Status:\s*running/,
+        // The headline: status — reason — next command (issue 26 item 1).
+        /running — step \d+, iteration \d+ — goalrun watch /,
         /task-1\s+Write the greeting script/,
         /task-2\s+Run it and keep its output\s*—\s*in progress/,
         GAUGE,
       ],
     );
-    expect(details).not.toMatch(/Status:\s*completed/);
+    expect(details).not.toMatch(/completed — /);
     // "Events with Metadata": every event that carries a summary, one row each.
     await waitForText('the events with metadata', () => sectionText(page, 'Events with Metadata'), [
       `model step 1 · ${model}`,
@@ -273,7 +278,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
       'the final current details',
       () => sectionText(page, 'Current Details', { framed: true }),
       [
-        /Status:\s*completed/,
+        /completed — [^\n]* — goalrun resume /,
         /task-1\s+Write the greeting script/,
         /task-2\s+Run it and keep its output/,
         GAUGE,
@@ -291,5 +296,87 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Temporal Web UI sh
     );
     await saveScreenshot(page, SHOTS, '05-list-goalstatus-completed');
     expect(await listing('GoalStatus="running"')).toBe('empty');
+  });
+  /** Starts a goal with this script on the test's worker; its session and workflow ids. */
+  async function startAnother(name: string, script: unknown[], flags: string[] = []) {
+    const dir = tempDir(`web-ui-${name}-ws`);
+    moreDirs.push(dir);
+    const started = await runCli(
+      [
+        'start',
+        `${name} goal`,
+        '--workspace',
+        dir,
+        '--model',
+        scriptedModel(home, script),
+        ...flags,
+        '--json',
+      ],
+      env,
+    );
+    expect(started.code, started.stderr).toBe(0);
+    return JSON.parse(started.stdout) as { sessionId: string; workflowId: string };
+  }
+
+  it('shows a goal paused by the runaway breaker: Running in the header, and why and what to type first in the details', async () => {
+    // Three model turns without a tool call trip the breaker (the default idle_turns), which pauses the goal.
+    const idle = [
+      { toolCalls: [{ name: 'bash', args: { command: 'echo busy' } }] },
+      { text: 'did a thing' },
+      { text: 'thinking' },
+      { text: 'still thinking' },
+      { text: 'hmm' },
+    ];
+    // A token cap puts the budget line, with its dollars, in the details.
+    const goal = await startAnother('paused', idle, ['--max-tokens', '1000000']);
+    const reason = 'runaway breaker: 3 model turns in a row without a tool call or finish';
+    await waitFor(
+      'the breaker to pause the goal',
+      async () =>
+        JSON.parse((await runCli(['status', goal.sessionId, '--json'], env)).stdout).status === 'paused',
+      GOAL_START_TIMEOUT_MS,
+      300,
+    );
+    await page.goto(
+      webUiUrl({ temporalAddress: server.address, namespace: 'default', home }, goal.workflowId)!,
+    );
+    // Temporal's own status of a paused goal is Running: the details say what it really is.
+    await waitForText('the running status of the paused goal', headerText, [goal.workflowId, 'Running']);
+    await clickByRole(page, 'tab', 'User Metadata');
+    const details = await waitForText(
+      "the paused goal's details",
+      () => sectionText(page, 'Current Details', { framed: true }),
+      [`paused — ${reason} — goalrun unpause ${goal.sessionId}`, 'Budget:'],
+    );
+    // The headline comes first, and the budget's dollars are text, not a formula the UI's Markdown ate.
+    expect(details.trim().split('\n')[0]).toBe(`paused — ${reason} — goalrun unpause ${goal.sessionId}`);
+    expect(details).toMatch(/Budget: \$0\.0000 spent, \$0\.0000 reserved, cap none/);
+    await saveScreenshot(page, SHOTS, '06-paused-by-breaker-details');
+    const cancelled = await runCli(['cancel', goal.sessionId], env);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+  });
+
+  it('shows a blocked goal as Failed in the header, with its reason and next command in the details', async () => {
+    const reason = 'the API key for the staging server is missing';
+    const goal = await startAnother('blocked', [
+      { toolCalls: [{ name: 'finish', args: { status: 'blocked', summary: reason } }] },
+    ]);
+    const result = await goalResult(new Client({ connection }).workflow.getHandle(goal.workflowId));
+    expect(result).toMatchObject({ status: 'blocked', reason });
+
+    await page.goto(
+      webUiUrl({ temporalAddress: server.address, namespace: 'default', home }, goal.workflowId)!,
+    );
+    await waitForText('the failed status of the blocked goal', headerText, [goal.workflowId, 'Failed']);
+    expect(await headerText()).not.toContain('Completed');
+    await saveScreenshot(page, SHOTS, '07-blocked-header-failed');
+    await clickByRole(page, 'tab', 'User Metadata');
+    const details = await waitForText(
+      "the blocked goal's details",
+      () => sectionText(page, 'Current Details', { framed: true }),
+      [`blocked — ${reason} — goalrun resume ${goal.sessionId}`],
+    );
+    expect(details.trim().split('\n')[0]).toMatch(/^blocked — /);
+    await saveScreenshot(page, SHOTS, '08-blocked-details');
   });
 });

@@ -115,7 +115,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the Web UI with goalru
     await waitForText(
       'the decrypted current details',
       () => sectionText(page, 'Current Details', { framed: true }),
-      [/Status:\s*completed/, `step 1 · ${BASH_SUMMARY}`],
+      [/completed — [^\n]* — goalrun resume /, `step 1 · ${BASH_SUMMARY}`],
       CURRENT_DETAILS_TIMEOUT_MS,
     );
     await saveScreenshot(page, SHOTS, '02-user-metadata-decrypted');

@@ -4,7 +4,8 @@
  * its goal stops at the user's global cap, and so does the NEXT goal started in that directory, whose
  * `run` says which project settings it applied and which it ignored. `/model` (steer) and `goalrun
  * model` to a model without prices, on a goal with a money cap, are refused with the reason, in the
- * CLI and, for a request that bypasses it (a signal), by the goal itself.
+ * CLI and, for a request that bypasses it (a signal), by the goal itself; so is a money cap added with
+ * `goalrun limits` to a goal whose model has no prices.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -175,6 +176,46 @@ describe('a workspace file never lifts the user limits', () => {
       expect(recent).toMatch(
         /\/model from tester failed: .*openai-compatible:unpriced has no model card with prices/,
       );
+    } finally {
+      server.setFallback(undefined);
+      await killAndWait(worker, 'SIGTERM');
+    }
+  }, 300_000);
+
+  it('refuses a money cap added with goalrun limits to a goal whose model has no prices, and says why', async () => {
+    const t = goalTestEnv('ws-limits-cap');
+    const objective = `hold for limits ${randomUUID().slice(0, 8)}`;
+    const held = gate();
+    let calls = 0;
+    server.setFallback(async (body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      calls += 1;
+      if (calls === 1) {
+        await held.opened;
+        return { toolCalls: [{ name: 'bash', args: { command: 'echo one' } }], usage: USAGE };
+      }
+      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }], usage: USAGE };
+    });
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(t, server, objective, [], 'openai-compatible:unpriced');
+      await waitFor('the first model call', () => requestsOf(server, objective).length > 0);
+
+      const capped = await runCli(['limits', sessionId, '--max-cost-usd', '2'], t.env);
+      expect(capped.code, capped.stdout + capped.stderr).toBe(2);
+      expect(capped.stderr).toMatch(
+        /\/limits .*openai-compatible:unpriced has no model card with prices.*money cap \(\$2\.0000\)/,
+      );
+      // Limits that count no money are still the user's to change.
+      const steps = await runCli(['limits', sessionId, '--max-steps', '40'], t.env);
+      expect(steps.code, steps.stdout + steps.stderr).toBe(0);
+
+      held.open();
+      const done = await runCli(['watch', sessionId, '--json'], t.env, 120_000);
+      expect(done.code, done.stderr).toBe(0);
+      const final = await statusOf(t, sessionId);
+      expect(final.limits.maxSteps).toBe(40);
+      expect(final.limits.maxCostUsd ?? null).toBeNull();
     } finally {
       server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');

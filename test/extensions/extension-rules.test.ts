@@ -199,6 +199,9 @@ describe('what a notify hook is told', () => {
   it('names the command that moves the goal on, and for an approval both answers', () => {
     expect(resumeCommandFor('completed', 's1')).toBe('goalrun resume s1 --message "…"');
     expect(resumeCommandFor('paused', 's1')).toBe('goalrun unpause s1');
+    expect(resumeCommandFor('budget_reached', 's1')).toBe(
+      'goalrun limits s1 --max-cost-usd N   (the daily budget: goalrun budget set --daily-usd N)',
+    );
     const status = notifyStatus({
       sessionId: 's1',
       workflowId: 'goalrun-s1',

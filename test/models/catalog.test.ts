@@ -268,6 +268,45 @@ describe('resolveCards', () => {
   });
 });
 
+describe('cache prices (issue 26 item 9)', () => {
+  it('default to the input price when a card leaves them out', () => {
+    const card = parseCardFile(
+      'm.json',
+      JSON.stringify(
+        validCard('openai-compatible', 'm', { prices: { inputPerMTok: 0.5, outputPerMTok: 1.5 } }),
+      ),
+    );
+    expect(card.prices).toEqual({
+      inputPerMTok: 0.5,
+      outputPerMTok: 1.5,
+      cacheReadPerMTok: 0.5,
+      cacheWritePerMTok: 0.5,
+    });
+    const readOnly = parseCardFile(
+      'm.json',
+      JSON.stringify(
+        validCard('openai-compatible', 'm', {
+          prices: { inputPerMTok: 2, outputPerMTok: 4, cacheReadPerMTok: 0.2 },
+        }),
+      ),
+    );
+    expect(readOnly.prices).toMatchObject({ cacheReadPerMTok: 0.2, cacheWritePerMTok: 2 });
+    // Given ones are kept, a misspelt one is still an error.
+    expect(parseCardFile('m.json', JSON.stringify(validCard('openai', 'm'))).prices).toMatchObject({
+      cacheReadPerMTok: 0.1,
+      cacheWritePerMTok: 1,
+    });
+    expect(() =>
+      parseCardFile(
+        'm.json',
+        JSON.stringify(
+          validCard('openai', 'm', { prices: { inputPerMTok: 1, outputPerMTok: 1, cacheRead: 0 } }),
+        ),
+      ),
+    ).toThrow('field "prices.cacheRead": unknown field');
+  });
+});
+
 describe('invalid card files', () => {
   it('name the file and the field', () => {
     const bad = validCard('openai', 'broken');

@@ -36,6 +36,7 @@ describe('memory search', () => {
       });
     await open(`${PROJECT}-old`);
     await open(`${PROJECT}-now`);
+    await open(`${PROJECT}-ids`);
     await open('dddddddddddd-other', 'dddddddddddd');
     await store.appendMessage(`${PROJECT}-old`, 'initial', userText('The code word is periwinkle.'));
     await store.appendMessage(`${PROJECT}-old`, 'step:1@1', {
@@ -69,6 +70,48 @@ describe('memory search', () => {
       'summary:1',
       userText('Summary: the team chose the tangerine plan.'),
     );
+    // Issue 26 item 3: identifiers, a file name in a tool result, and a finish summary.
+    await store.appendMessage(`${PROJECT}-ids`, 'initial', userText('Find the release code word.'));
+    await store.appendMessage(`${PROJECT}-ids`, 'step:1@1', {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'g1', toolName: 'glob', input: { pattern: '**/*' } }],
+    });
+    await store.appendMessage(`${PROJECT}-ids`, 'result:g1', {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'g1',
+          toolName: 'glob',
+          output: { type: 'text', value: 'src/app.ts\nnotes.txt\n' },
+        },
+      ],
+    });
+    await store.appendMessage(`${PROJECT}-ids`, 'result:r1', {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'r1',
+          toolName: 'file-read',
+          output: {
+            type: 'text',
+            value: `${'Preamble words here. '.repeat(30)}The release code word is ZEBRA-4411. Shipped as v1.2.3 from foo.bar_baz.${' Trailing words.'.repeat(30)}`,
+          },
+        },
+      ],
+    });
+    await store.appendMessage(`${PROJECT}-ids`, 'step:2@1', {
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: 'f1',
+          toolName: 'finish',
+          input: { status: 'complete', summary: 'Wrote the albatross report to out/report-v2.md' },
+        },
+      ],
+    });
     await store.appendMessage(`${PROJECT}-now`, 'initial', userText('What was the periwinkle thing?'));
     await store.appendMessage('dddddddddddd-other', 'initial', userText('periwinkle in another project'));
     await store.renameSession(`${PROJECT}-old`, 'first try');
@@ -97,6 +140,41 @@ describe('memory search', () => {
     // Stemming: "deploying" finds "deployed" and "deploy".
     expect((await find('deploying')).length).toBe(2);
     expect(await find('tool-call')).toEqual([]);
+  });
+
+  it('finds identifiers whole and file names by their parts, with whole-token excerpts (issue 26)', async () => {
+    const find = (text: string) =>
+      store.searchMemory({ text, projectHashes: [PROJECT], excludeSessionId: `${PROJECT}-now`, limit: 10 });
+    for (const [query, token] of [
+      ['ZEBRA-4411', 'ZEBRA-4411'],
+      ['zebra-4411', 'ZEBRA-4411'],
+      ['v1.2.3', 'v1.2.3'],
+      ['foo.bar_baz', 'foo.bar_baz'],
+    ]) {
+      const matches = await find(query);
+      expect(
+        matches.map((m) => m.seq),
+        query,
+      ).toHaveLength(1);
+      const snippet = matches[0].snippet;
+      expect(snippet, query).toContain(`**${token}**`);
+      // Whole words, up to 200 characters either side.
+      expect(
+        snippet.startsWith('… Preamble') || snippet.startsWith('… words') || snippet.startsWith('… here.'),
+      ).toBe(true);
+      expect(snippet.endsWith(' …')).toBe(true);
+      expect(snippet.length).toBeLessThan(200 * 2 + 120);
+    }
+    // A phrase of the parts only matches them side by side.
+    expect(await find('ZEBRA-9999')).toEqual([]);
+    const notes = await find('notes');
+    expect(notes.map((m) => m.role)).toEqual(['tool']);
+    expect(notes[0].snippet).toContain('**notes.txt**');
+    expect((await find('notes.txt'))[0].snippet).toContain('**notes.txt**');
+    const summary = await find('albatross');
+    expect(summary[0]).toMatchObject({ role: 'assistant', step: 2 });
+    expect(summary[0].snippet).toContain('**albatross**');
+    expect((await find('report-v2.md'))[0].snippet).toContain('**out/report-v2.md**');
   });
 
   it('leaves out the asking session, and other projects unless asked for every project', async () => {

@@ -83,6 +83,26 @@ describe.each([
     expect(page.output).toBe('job=job-2 status=running offset=0 next_offset=6 (more available)\nline1\n');
   });
 
+  it('job-output with wait_seconds answers once new output comes, or when the wait is up', async () => {
+    await runBash(
+      {
+        command: 'echo first; sleep 1; echo late; sleep 300',
+        run_in_background: true,
+      },
+      context({ jobId: 'job-w' }),
+    );
+    await until('the first line', () => (jobs.read(TEST_SESSION, 'job-w', 0, 100)?.nextOffset ?? 0) === 6);
+    // Asked from past the first line: it waits for the late line (long before the 60 s are up).
+    const started = Date.now();
+    const late = await jobOutputTool.run({ job_id: 'job-w', offset: 6, wait_seconds: 60 }, context());
+    expect(late.output).toContain('late');
+    expect(Date.now() - started).toBeLessThan(60_000);
+    // Nothing more comes: the wait ends at its deadline, with the job still running.
+    const quiet = await jobOutputTool.run({ job_id: 'job-w', offset: 11, wait_seconds: 1 }, context());
+    expect(quiet.output).toMatch(/^job=job-w status=running offset=11 /);
+    expect(quiet.output.split('\n').slice(1)).toEqual(['']);
+  });
+
   it('kills a job and everything it started; the status says so', async () => {
     const marker = uniqueMarker();
     await runBash(

@@ -64,6 +64,7 @@ describe('project config', () => {
       max_minutes: 10,
       max_iterations: 100_000,
       budget_wait_minutes: 100_000,
+      quota_wait_minutes: 100_000,
       breaker: {
         repeat_limit: 0,
         idle_turns: 2,
@@ -81,6 +82,7 @@ describe('project config', () => {
     });
     expect(settings.defaultLimits.maxIterations).toBeLessThan(100_000);
     expect(settings.config.budget_wait_minutes).toBeUndefined();
+    expect(settings.config.quota_wait_minutes).toBeUndefined();
     expect(settings.config.breaker).toEqual({
       repeat_limit: 5,
       idle_turns: 2,
@@ -90,6 +92,7 @@ describe('project config', () => {
     const ignored = settings.project?.ignored.join('\n') ?? '';
     expect(ignored).toContain('max_cost_usd 100 (above your 3: a project may only lower a limit)');
     expect(ignored).toContain('max_steps 500 (above your 50');
+    expect(ignored).toContain('quota_wait_minutes 100000 (above your 1440');
     expect(ignored).toContain('breaker.repeat_limit 0 (looser than your 5');
     expect(ignored).toContain('breaker.max_usd_per_minute 9');
     expect(ignored).toContain('breaker.window_seconds 3600 (only $GOALRUN_HOME/config.json may set it)');
