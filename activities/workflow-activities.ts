@@ -8,6 +8,7 @@ import { createDailyBudgetActivities } from './daily-budget-activities';
 import { createModelStepActivity } from './model-step-activity';
 import type { ModelClient, ProviderEnv } from './providers/types';
 import { createSessionActivities } from './session-activities';
+import { typingStoreOutages } from './store-outage';
 import { createToolActivity } from './tool-activity';
 import type { JobManager } from './tools/jobs';
 
@@ -29,8 +30,9 @@ export interface ActivityDeps {
 /** Creates the goal workflow's activities over a store and a provider environment. */
 export function createGoalActivities(deps: ActivityDeps) {
   return {
-    ...createSessionActivities(deps.store, deps.env),
-    ...createDailyBudgetActivities(deps.store),
+    // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
+    ...typingStoreOutages(createSessionActivities(deps.store, deps.env)),
+    ...typingStoreOutages(createDailyBudgetActivities(deps.store)),
     ...createModelStepActivity(deps),
     ...createToolActivity({
       store: deps.store,
