@@ -33,7 +33,8 @@ export function createGoalActivities(deps: ActivityDeps) {
     // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
     ...typingStoreOutages(createSessionActivities(deps.store, deps.env)),
     ...typingStoreOutages(createDailyBudgetActivities(deps.store)),
-    ...createModelStepActivity(deps),
+    // Its store reads before the provider call: an outage is typed too, so the workflow takes the step again.
+    ...typingStoreOutages(createModelStepActivity(deps)),
     ...createToolActivity({
       store: deps.store,
       secrets: deps.secrets,

@@ -73,6 +73,8 @@ export const STORE_RETRY_MARGIN_MS = 10_000;
  * is made again (the goal shows `waiting for the store`), so this bounds one round, not the wait.
  */
 export const STORE_CALL_WINDOW_MS = 30 * 60_000;
+/** The pause before a call that gave up on a store outage is made again: no busy loop when it fails fast. */
+export const STORE_WAIT_PAUSE_MS = 10_000;
 /**
  * A goal whose task queue no worker polled for this long shows `waiting for a worker`. Temporal
  * records when a long poll began, and an idle worker's poll stays open for TEMPORAL_LONG_POLL_MS: a

@@ -192,7 +192,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
       ...typingStoreOutages(createSessionActivities(store, options.providerEnv)),
       ...typingStoreOutages(createDailyBudgetActivities(store)),
-      ...createModelStepActivity({ store, env: options.providerEnv }),
+      // Its store reads before the provider call: an outage is typed too, so the workflow takes the step again.
+      ...typingStoreOutages(createModelStepActivity({ store, env: options.providerEnv })),
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.
       ...createRetentionActivities(store),

@@ -22,7 +22,7 @@ import { storeKeys } from '../core/store-keys';
 import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
 import { featuresOfThisRun } from './features';
-import type { GoalRun, RunStore, StoreEvent, StoreEvents } from './goal-run-port';
+import type { GoalRun, RunStore, StoreEvent, StoreEvents, StoreWaitOptions } from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { StoreWait } from './store-wait';
@@ -62,8 +62,9 @@ export class TemporalGoalRun implements GoalRun {
   /** Called first when the goal ends; the command queue answers what waits. */
   onEnding: (status: GoalStatus) => Promise<void> = async (status) => this.dropUndeliveredSteering(status);
 
+  private readonly storeWait = new StoreWait(this);
   /** The store calls of this run: each waits out a store outage (store-wait.ts, patch store-outage-wait). */
-  private readonly stores = new StoreWait(this).calls(storeActivities);
+  private readonly stores = this.storeWait.calls(storeActivities);
 
   readonly store: RunStore = {
     reserveDailyBudget: (input) => this.stores.reserveDailyBudget(input),
@@ -104,6 +105,11 @@ export class TemporalGoalRun implements GoalRun {
   /** Publishes the state to the Web UI (search attributes, current details). */
   publish(): void {
     this.publisher();
+  }
+
+  /** Runs a call until it gets through a store outage (store-wait.ts). */
+  untilStored<T>(what: string, call: () => Promise<T>, options?: StoreWaitOptions): Promise<T> {
+    return this.storeWait.untilStored(what, call, options);
   }
 
   // --- Starting (goal-start.ts) --------------------------------------------------------------

@@ -4,19 +4,23 @@
  * on an outage (a StoreUnavailable failure, or a timeout: those calls take milliseconds), the call is
  * made again, for as long as the store stays away. Meanwhile a goal that is still going shows
  * `waiting_store` (state query, GoalStatus search attribute); the status it had comes back with the
- * store. A goal that already ended keeps its ending status: only its last writes wait.
+ * store. A goal that already ended keeps its ending status: only its last writes wait. A model step
+ * that gave up on a StoreUnavailable (its own reads and writes wait inside each attempt) is taken
+ * again the same way.
  */
-import { log, TimeoutFailure } from '@temporalio/workflow';
+import { log, sleep, TimeoutFailure } from '@temporalio/workflow';
 import { FailureType } from '../core/errors';
 import { FINAL_STATUSES, type GoalStatus } from '../core/goal';
+import { STORE_WAIT_PAUSE_MS } from '../core/limits';
 import type { storeActivities } from './activities-proxy';
 import { failureType, innermostMessage } from './failures';
-import type { GoalRun } from './goal-run-port';
+import type { GoalRun, StoreWaitOptions } from './goal-run-port';
 import { PATCH } from './patches';
 
 /** Whether a store call failed because the store was out of reach, not because the call was wrong. */
-export function isStoreOutageFailure(err: unknown): boolean {
+export function isStoreOutageFailure(err: unknown, options: StoreWaitOptions = {}): boolean {
   if (failureType(err) === FailureType.StoreUnavailable) return true;
+  if (options.timeoutIsOutage === false) return false;
   for (
     let current = err as { cause?: unknown } | undefined;
     current;
@@ -56,17 +60,18 @@ export class StoreWait {
   }
 
   /** Runs a store call until it gets through a store outage; any other failure is thrown at once. */
-  async untilStored<T>(what: string, call: () => Promise<T>): Promise<T> {
+  async untilStored<T>(what: string, call: () => Promise<T>, options: StoreWaitOptions = {}): Promise<T> {
     let waited = false;
     try {
       for (;;) {
         try {
           return await call();
         } catch (err) {
-          if (!this.run.features[PATCH.storeOutageWait] || !isStoreOutageFailure(err)) throw err;
+          if (!this.run.features[PATCH.storeOutageWait] || !isStoreOutageFailure(err, options)) throw err;
           if (!waited) this.startWaiting(what, innermostMessage(err));
           waited = true;
           log.warn('the session store is out of reach; the call is made again', { what, error: String(err) });
+          await sleep(STORE_WAIT_PAUSE_MS);
         }
       }
     } finally {

@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpack from 'webpack';
@@ -18,6 +19,7 @@ import { runCli, scriptedModel, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres';
 
+const BUNDLE = path.resolve(__dirname, '../../dist/workflow-bundle.js');
 const SHORT_LIMITS = path.resolve(__dirname, '../fixtures/short-store-window/limits.ts');
 
 /** The workflow bundle with core/limits replaced by one whose store-call window is 3 seconds. */
@@ -112,6 +114,63 @@ describe('a store outage longer than a store call may retry', () => {
     });
     expect(result).toMatchObject({ status: 'completed', steps: 2 });
     expect((await handle.describe()).typedSearchAttributes.get(GoalStatusKey)).toBe('completed');
+    expect((await store.getSession(sessionId))?.status).toBe('completed');
+    await store.close();
+    await connection.close();
+  });
+
+  it('takes a model step that gave up on the store again once the store is back', async () => {
+    const t = goalTestEnv('store-outage-model-step');
+    const store = await testStore(t.databaseUrl);
+    const real = createGoalActivities({ store, env: {} });
+    let storeDown = true;
+    let refused = 0;
+    const activities = {
+      ...real,
+      ...createCompactionActivities({ store, env: {} }),
+      // As a step whose every attempt met the outage ends: its retries spent, the last failure StoreUnavailable.
+      async modelStep(...args: Parameters<typeof real.modelStep>) {
+        if (storeDown) {
+          refused += 1;
+          throw ApplicationFailure.create({
+            type: 'StoreUnavailable',
+            message: 'session store: connect ECONNREFUSED 127.0.0.1:5432',
+            nonRetryable: true,
+          });
+        }
+        return real.modelStep(...args);
+      },
+    };
+    const model = scriptedModel(t.home, [
+      { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done after the outage' } }] },
+    ]);
+    const connection = await NativeConnection.connect({ address: t.temporalAddress });
+    const client = new Client({ connection: await Connection.connect({ address: t.temporalAddress }) });
+    const worker = await Worker.create({
+      connection,
+      taskQueue: t.taskQueue,
+      workflowBundle: { codePath: BUNDLE },
+      activities,
+    });
+    const started = await runCli(
+      ['start', 'take a step through a store outage', '--workspace', t.workspace, '--model', model, '--json'],
+      t.env,
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const { workflowId, sessionId } = JSON.parse(started.stdout);
+    const handle = client.workflow.getHandle(workflowId);
+    const result = await worker.runUntil(async () => {
+      const waiting = await waitFor('the goal to wait for the store', async () => {
+        const snapshot = await handle.query(stateQuery);
+        return snapshot.status === 'waiting_store' ? snapshot : undefined;
+      });
+      expect(waiting.reason).toContain('modelStep');
+      expect(waiting.reason).toContain('ECONNREFUSED');
+      storeDown = false;
+      return handle.result();
+    });
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(result).toMatchObject({ status: 'completed', steps: 1, reason: null });
     expect((await store.getSession(sessionId))?.status).toBe('completed');
     await store.close();
     await connection.close();
