@@ -68,7 +68,7 @@ export class StoreWait {
           return await call();
         } catch (err) {
           if (!this.run.features[PATCH.storeOutageWait] || !isStoreOutageFailure(err, options)) throw err;
-          if (!waited) this.startWaiting(what, innermostMessage(err));
+          if (!waited) this.startWaiting(what, outageText(err));
           waited = true;
           log.warn('the session store is out of reach; the call is made again', { what, error: String(err) });
           await sleep(STORE_WAIT_PAUSE_MS);
@@ -101,4 +101,11 @@ export class StoreWait {
     this.run.session.note('the session store is back');
     this.run.publish();
   }
+}
+
+/** What the status says of an outage: the store's own error, or that it never answered. */
+function outageText(err: unknown): string {
+  return failureType(err) === FailureType.StoreUnavailable
+    ? innermostMessage(err)
+    : "no answer from the store within the call's window";
 }

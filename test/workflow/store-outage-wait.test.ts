@@ -102,7 +102,7 @@ describe('a store outage longer than a store call may retry', () => {
         90_000,
         200,
       );
-      expect(waiting.reason).toMatch(/^waiting for the store/);
+      expect(waiting.reason).toMatch(/^waiting for the store \(\w+\): /);
       await waitFor('GoalStatus waiting_store', async () => {
         const description = await handle.describe();
         return description.typedSearchAttributes.get(GoalStatusKey) === 'waiting_store';
