@@ -118,3 +118,26 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * The same activities, with a store outage thrown as the typed StoreUnavailable: the workflow's store
+ * calls (local activities) then tell an outage from a wrong write, and wait out only the former.
+ */
+export function typingStoreOutages<T extends object>(activities: T): T {
+  const typed: Record<string, unknown> = {};
+  for (const [name, activity] of Object.entries(activities)) {
+    if (typeof activity !== 'function') {
+      typed[name] = activity;
+      continue;
+    }
+    typed[name] = async (...args: unknown[]) => {
+      try {
+        return await activity(...args);
+      } catch (err) {
+        if (err instanceof ApplicationFailure || !isStoreOutage(err)) throw err;
+        throw storeUnavailable(name, err);
+      }
+    };
+  }
+  return typed as T;
+}

@@ -8,6 +8,7 @@ import { createDailyBudgetActivities } from './daily-budget-activities';
 import { createModelStepActivity } from './model-step-activity';
 import type { ModelClient, ProviderEnv } from './providers/types';
 import { createSessionActivities } from './session-activities';
+import { typingStoreOutages } from './store-outage';
 import { createToolActivity } from './tool-activity';
 import type { JobManager } from './tools/jobs';
 
@@ -29,9 +30,11 @@ export interface ActivityDeps {
 /** Creates the goal workflow's activities over a store and a provider environment. */
 export function createGoalActivities(deps: ActivityDeps) {
   return {
-    ...createSessionActivities(deps.store, deps.env),
-    ...createDailyBudgetActivities(deps.store),
-    ...createModelStepActivity(deps),
+    // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
+    ...typingStoreOutages(createSessionActivities(deps.store, deps.env)),
+    ...typingStoreOutages(createDailyBudgetActivities(deps.store)),
+    // Its store reads before the provider call: an outage is typed too, so the workflow takes the step again.
+    ...typingStoreOutages(createModelStepActivity(deps)),
     ...createToolActivity({
       store: deps.store,
       secrets: deps.secrets,

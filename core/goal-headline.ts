@@ -25,6 +25,7 @@ const STATUS_WORDS: Record<GoalStatus, string> = {
   cleared: 'cleared',
   budget_reached: 'waiting for budget',
   waiting_quota: 'waiting for quota',
+  waiting_store: 'waiting for the store',
   stalled: 'stalled',
 };
 
@@ -68,6 +69,7 @@ export function nextCommand(goal: HeadlineFacts): string {
       if (goal.reason?.startsWith('daily budget')) return 'goalrun budget set --daily-usd N';
       return `goalrun limits ${id} ${goal.reason?.startsWith('token budget') ? '--max-tokens' : '--max-cost-usd'} N`;
     case 'waiting_quota':
+    case 'waiting_store':
       return `goes on by itself; goalrun cancel ${id} stops it`;
     case 'limit_reached':
       return `goalrun limits ${id} ${LIMIT_FLAGS[limitOfReason(goal.reason) ?? 'steps']} N`;

@@ -42,6 +42,8 @@ export type GoalStatus =
   | 'cleared'
   | 'budget_reached'
   | 'waiting_quota'
+  /** Running, but the session store is out of reach: its calls are retried until it is back (patch store-outage-wait). */
+  | 'waiting_store'
   /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
   | 'stalled';
 

@@ -68,6 +68,14 @@ export const STORE_OUTAGE_HEARTBEAT_MS = 3_000;
 /** A write waiting for the store gives up this long before its attempt's deadline. */
 export const STORE_RETRY_MARGIN_MS = 10_000;
 /**
+ * How long the workflow's own store call (a local activity) retries before it gives up: its
+ * schedule-to-close timeout. From patch store-outage-wait on, a call that gave up on a store outage
+ * is made again (the goal shows `waiting for the store`), so this bounds one round, not the wait.
+ */
+export const STORE_CALL_WINDOW_MS = 30 * 60_000;
+/** The pause before a call that gave up on a store outage is made again: no busy loop when it fails fast. */
+export const STORE_WAIT_PAUSE_MS = 10_000;
+/**
  * A goal whose task queue no worker polled for this long shows `waiting for a worker`. Temporal
  * records when a long poll began, and an idle worker's poll stays open for TEMPORAL_LONG_POLL_MS: a
  * queue counts as unpolled once its last poll began longer ago than both together.

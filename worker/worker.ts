@@ -13,6 +13,7 @@ import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
 import { createSessionActivities } from '../activities/session-activities';
+import { typingStoreOutages } from '../activities/store-outage';
 import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
@@ -188,9 +189,11 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       buildId = buildIdOf(bundlePath);
     }
     const activities = {
-      ...createSessionActivities(store, options.providerEnv),
-      ...createDailyBudgetActivities(store),
-      ...createModelStepActivity({ store, env: options.providerEnv }),
+      // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
+      ...typingStoreOutages(createSessionActivities(store, options.providerEnv)),
+      ...typingStoreOutages(createDailyBudgetActivities(store)),
+      // Its store reads before the provider call: an outage is typed too, so the workflow takes the step again.
+      ...typingStoreOutages(createModelStepActivity({ store, env: options.providerEnv })),
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.
       ...createRetentionActivities(store),

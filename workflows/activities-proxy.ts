@@ -8,6 +8,7 @@ import {
   MODEL_HEARTBEAT_TIMEOUT_MS,
   MODEL_STEP_MAX_ATTEMPTS,
   MODEL_STEP_TIMEOUT_MS,
+  STORE_CALL_WINDOW_MS,
   TOOL_HEARTBEAT_TIMEOUT_MS,
   TOOL_STEP_MAX_ATTEMPTS,
   TOOL_STEP_TIMEOUT_MS,
@@ -23,11 +24,12 @@ export const JOB_HOST_WAIT = '60s';
 /**
  * Store reads and writes of the workflow itself: local activities, because they take milliseconds,
  * need no routing, and a local activity costs one history event where a normal one costs three.
- * Retried until the database is back.
+ * Retried for STORE_CALL_WINDOW_MS; from patch store-outage-wait on, the run calls again after an
+ * outage until the database is back (store-wait.ts).
  */
 export const storeActivities = proxyLocalActivities<AllActivities>({
   startToCloseTimeout: '30s',
-  scheduleToCloseTimeout: '30m',
+  scheduleToCloseTimeout: STORE_CALL_WINDOW_MS,
   localRetryThreshold: '10s',
   retry: {
     initialInterval: '1s',

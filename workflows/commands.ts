@@ -86,12 +86,14 @@ export async function carryOut(
       return { kind: 'answer', value: text };
     }
     case 'refused': {
-      await storeActivities.recordEvent({
-        sessionId: run.state.goal.sessionId,
-        kind: 'command',
-        data: { text: request.text, from: clip(request.from), refused: request.why },
-        key: storeKeys.commandEvent(request.id),
-      });
+      await run.untilStored('recordEvent', () =>
+        storeActivities.recordEvent({
+          sessionId: run.state.goal.sessionId,
+          kind: 'command',
+          data: { text: request.text, from: clip(request.from), refused: request.why },
+          key: storeKeys.commandEvent(request.id),
+        }),
+      );
       return {
         kind: 'none',
         notice: `${request.text.split(/\s+/)[0] || 'a message'} from ${clip(request.from)} was ignored: ${request.why}`,
@@ -110,12 +112,14 @@ async function runAppCommand(
     kind: 'answer' as const,
     value: { kind: 'command', command: command.name, text, ...extra } satisfies SteerResult,
   });
-  await storeActivities.recordEvent({
-    sessionId: run.state.goal.sessionId,
-    kind: 'command',
-    data: { command: command.name, text: request.text, from: clip(request.from) },
-    key: storeKeys.commandEvent(request.id),
-  });
+  await run.untilStored('recordEvent', () =>
+    storeActivities.recordEvent({
+      sessionId: run.state.goal.sessionId,
+      kind: 'command',
+      data: { command: command.name, text: request.text, from: clip(request.from) },
+      key: storeKeys.commandEvent(request.id),
+    }),
+  );
   switch (command.name) {
     case 'help':
       return done(appCommandHelp());
@@ -132,18 +136,22 @@ async function runAppCommand(
       return done(text);
     }
     case 'rename': {
-      await storeActivities.renameSession({ sessionId: run.state.goal.sessionId, name: command.title });
+      await run.untilStored('renameSession', () =>
+        storeActivities.renameSession({ sessionId: run.state.goal.sessionId, name: command.title }),
+      );
       return done(run.session.rename(command.title));
     }
     case 'model': {
       const { goal } = run.state;
-      const model = await storeActivities.checkModel({
-        model: command.model,
-        baseUrl: goal.baseUrl,
-        ...(goal.apiKeyEnv ? { apiKeyEnv: goal.apiKeyEnv } : {}),
-        // A money cap counts by the card's prices: a model without them is refused (issue 24 §3).
-        ...(goal.limits.maxCostUsd !== undefined ? { maxCostUsd: goal.limits.maxCostUsd } : {}),
-      });
+      const model = await run.untilStored('checkModel', () =>
+        storeActivities.checkModel({
+          model: command.model,
+          baseUrl: goal.baseUrl,
+          ...(goal.apiKeyEnv ? { apiKeyEnv: goal.apiKeyEnv } : {}),
+          // A money cap counts by the card's prices: a model without them is refused (issue 24 §3).
+          ...(goal.limits.maxCostUsd !== undefined ? { maxCostUsd: goal.limits.maxCostUsd } : {}),
+        }),
+      );
       const text = run.session.setModel(model);
       // The next step boundary resolves the new model's window and prices (ensureBudget).
       const compaction = run.state.compaction;

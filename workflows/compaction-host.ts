@@ -27,6 +27,8 @@ export interface CompactionHost {
   set(state: GoalState): void;
   /** Awaits an activity while commands that need no step boundary keep being carried out. */
   serve<T>(work: Promise<T>): Promise<T>;
+  /** Makes a store call until it gets through a store outage (store-wait.ts; absent: the call is made once). */
+  untilStored?<T>(what: string, call: () => Promise<T>): Promise<T>;
   /** Places a call on the goal's foreground host, if it has one (host-placement.ts). */
   onHost<T>(call: (placement: Placement) => Promise<T>): Promise<T>;
   /**

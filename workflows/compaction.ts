@@ -55,16 +55,18 @@ export async function ensureBudget(host: CompactionHost): Promise<void> {
     if (!state.compaction) host.set({ ...state, compaction });
     return;
   }
-  const resolved = await storeActivities.resolveModelBudget({
-    model: state.goal.model,
-    baseUrl: state.goal.baseUrl,
-    contextWindowTokens: state.goal.contextWindowTokens,
-    thresholdPct: compaction.autoCompact.thresholdPct,
-    // For the project's own cards (`.goalrun/cards`).
-    workspace: state.goal.workspace,
-    // Its card prices the summaries (issue 24 item 4).
-    summarizerModel: state.goal.summarizerModel,
-  });
+  const resolved = await stored(host, 'resolveModelBudget', () =>
+    storeActivities.resolveModelBudget({
+      model: state.goal.model,
+      baseUrl: state.goal.baseUrl,
+      contextWindowTokens: state.goal.contextWindowTokens,
+      thresholdPct: compaction.autoCompact.thresholdPct,
+      // For the project's own cards (`.goalrun/cards`).
+      workspace: state.goal.workspace,
+      // Its card prices the summaries (issue 24 item 4).
+      summarizerModel: state.goal.summarizerModel,
+    }),
+  );
   if (resolved.warning) log.warn(resolved.warning);
   const current = host.get();
   // Only the budget and the card are ensureBudget's: the rest is written as it is now.
@@ -168,7 +170,9 @@ export async function compact(
     result = called.result;
   } else if (request.recovery) {
     // Recovering from an overflow: a summary extracted from the transcript beats a failed run.
-    result = await storeActivities.summarize({ ...summarizeInput, extracted: true });
+    result = await stored(host, 'summarize', () =>
+      storeActivities.summarize({ ...summarizeInput, extracted: true }),
+    );
   } else {
     // The failed request is counted (issue 16: a failing `compact` showed nowhere in `stats`).
     if (host.mergesConcurrentChanges && !called.billed) {
@@ -292,3 +296,8 @@ function countFailedSummarizerRequest(
 }
 
 const NO_TOKENS = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** A store call of the compaction, waiting out a store outage where the host can (store-wait.ts). */
+function stored<T>(host: CompactionHost, what: string, call: () => Promise<T>): Promise<T> {
+  return host.untilStored ? host.untilStored(what, call) : call();
+}

@@ -15,7 +15,9 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 
 /** Resumes a stopped session from its saved state, with the structured history carried over. */
 export async function resumeSession(run: GoalRun, input: GoalWorkflowInput): Promise<void> {
-  const prepared = await storeActivities.prepareResume(input.goal.sessionId);
+  const prepared = await run.untilStored('prepareResume', () =>
+    storeActivities.prepareResume(input.goal.sessionId),
+  );
   run.opened = true;
   const saved = prepared.state;
   run.session.keptProgress = prepared.keptProgress;

@@ -35,6 +35,15 @@ export type RunStore = Pick<
   'reserveDailyBudget' | 'settleDailyBudget' | 'billedAttempts'
 >;
 
+/** How a call's failure is read while it waits out a store outage (store-wait.ts). */
+export interface StoreWaitOptions {
+  /**
+   * Whether a timeout counts as an outage: yes for the workflow's store calls, which take
+   * milliseconds; no for a model step, whose timeout says the provider or its worker stopped answering.
+   */
+  timeoutIsOutage?: boolean;
+}
+
 /** One execution of a goal, as the gates, steps and message paths see it. */
 export interface GoalRun {
   /** The goal's control state and its pure rules. */
@@ -49,6 +58,11 @@ export interface GoalRun {
   readonly timeLimit: TimeLimitClock;
   /** The store calls of the gates. */
   readonly store: RunStore;
+  /**
+   * Runs a store call, or an activity whose failure may be a store outage, until it gets through the
+   * outage (patch store-outage-wait; store-wait.ts); any other failure is thrown at once.
+   */
+  untilStored<T>(what: string, call: () => Promise<T>, options?: StoreWaitOptions): Promise<T>;
   /** Tool calls of the running step that have no stored result yet. */
   unanswered: ToolCallRef[];
   /** Sequence numbers of delivered steering messages, by id, for the updates waiting on them. */

@@ -22,9 +22,10 @@ import { storeKeys } from '../core/store-keys';
 import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
 import { featuresOfThisRun } from './features';
-import type { GoalRun, RunStore, StoreEvent, StoreEvents } from './goal-run-port';
+import type { GoalRun, RunStore, StoreEvent, StoreEvents, StoreWaitOptions } from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
+import { StoreWait } from './store-wait';
 import { TimeLimit } from './time-limit';
 import { createPublisher } from './visibility';
 
@@ -61,13 +62,17 @@ export class TemporalGoalRun implements GoalRun {
   /** Called first when the goal ends; the command queue answers what waits. */
   onEnding: (status: GoalStatus) => Promise<void> = async (status) => this.dropUndeliveredSteering(status);
 
+  private readonly storeWait = new StoreWait(this);
+  /** The store calls of this run: each waits out a store outage (store-wait.ts, patch store-outage-wait). */
+  private readonly stores = this.storeWait.calls(storeActivities);
+
   readonly store: RunStore = {
-    reserveDailyBudget: (input) => storeActivities.reserveDailyBudget(input),
+    reserveDailyBudget: (input) => this.stores.reserveDailyBudget(input),
     // A reservation is settled even when the step that held it was cancelled.
     settleDailyBudget: (input) =>
-      CancellationScope.nonCancellable(() => storeActivities.settleDailyBudget(input)),
+      CancellationScope.nonCancellable(() => this.stores.settleDailyBudget(input)),
     // What a model call that ended without an answer was billed (paid-calls.ts), read even on cancel.
-    billedAttempts: (input) => CancellationScope.nonCancellable(() => storeActivities.billedAttempts(input)),
+    billedAttempts: (input) => CancellationScope.nonCancellable(() => this.stores.billedAttempts(input)),
   };
 
   constructor(
@@ -102,12 +107,17 @@ export class TemporalGoalRun implements GoalRun {
     this.publisher();
   }
 
+  /** Runs a call until it gets through a store outage (store-wait.ts). */
+  untilStored<T>(what: string, call: () => Promise<T>, options?: StoreWaitOptions): Promise<T> {
+    return this.storeWait.untilStored(what, call, options);
+  }
+
   // --- Starting (goal-start.ts) --------------------------------------------------------------
 
   /** Opens a new session: its row, the first message, the initial state. */
   async open(): Promise<void> {
     const state = this.writes.writeFor(this.session.savedState(), true);
-    const opened = await storeActivities.openSession({
+    const opened = await this.stores.openSession({
       goal: this.input.goal,
       workflowId: this.workflowId,
       state,
@@ -151,7 +161,7 @@ export class TemporalGoalRun implements GoalRun {
     full = false,
   ): Promise<LedgerEntry> {
     const state = this.stateWrite(full);
-    const result = await storeActivities.appendMessage({
+    const result = await this.stores.appendMessage({
       sessionId: this.state.goal.sessionId,
       key,
       message,
@@ -167,7 +177,7 @@ export class TemporalGoalRun implements GoalRun {
   /** Saves the state (a checkpoint when `full`), with an optional event in the same transaction. */
   async saveState(full: boolean, event?: StoreEvent): Promise<void> {
     const state = this.stateWrite(full);
-    await storeActivities.saveState({ sessionId: this.state.goal.sessionId, state, event });
+    await this.stores.saveState({ sessionId: this.state.goal.sessionId, state, event });
     this.stateWritten(state);
     if (full) await this.parts.afterCheckpoint(this, event?.kind);
   }

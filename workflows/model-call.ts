@@ -68,8 +68,14 @@ export async function callModel(
       try {
         result = await control.serve(
           call.run(() =>
-            countingBilled(run, priced, () =>
-              onGoalHost(run, (placement) => proxy(placement).modelStep(input)),
+            // A step that gave up on a store outage (StoreUnavailable) is taken again once the store is back.
+            run.untilStored(
+              'modelStep',
+              () =>
+                countingBilled(run, priced, () =>
+                  onGoalHost(run, (placement) => proxy(placement).modelStep(input)),
+                ),
+              { timeoutIsOutage: false },
             ),
           ),
           {

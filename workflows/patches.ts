@@ -80,6 +80,11 @@ export const PATCH = {
    * finished step sets it running again.
    */
   stallWatch: 'stall-watch',
+  /**
+   * A store outage is a wait, never a failure (issue 24 item 5): a store call that gave up on an outage
+   * is made again until the store is back, the goal showing waiting_store meanwhile.
+   */
+  storeOutageWait: 'store-outage-wait',
 } as const;
 
 /** A patch id. */
@@ -206,6 +211,15 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a timer beside the main loop (one per quiet period) that marks a running goal stalled, with a saveState ' +
       'checkpoint, when no step finished for stalled_after_minutes; a checkpoint sets it running after the next step',
+  },
+  {
+    id: PATCH.storeOutageWait,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
+      'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
+      'when it starts and when it ends), an ended goal keeps its status',
   },
 ];
 

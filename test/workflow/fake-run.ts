@@ -87,6 +87,8 @@ export class FakeRun implements GoalRun {
   opened = true;
   noSnapshots: string | null = null;
   serveWork = <T>(work: Promise<T>) => work;
+  /** No store outage here: the call runs once. */
+  untilStored = <T>(_what: string, call: () => Promise<T>) => call();
   onEnding = async (_status: GoalStatus) => undefined;
   /** What happens in each coming wait, oldest first; an empty list: nothing happens, the wait times out. */
   readonly during: DuringWait[] = [];
