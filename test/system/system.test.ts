@@ -38,8 +38,11 @@ describe('process liveness', () => {
   });
 
   it('counts a zombie as existing but not alive, and sees a process group', async () => {
-    // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], {
+    // The child exits only once its parent has become `sleep`, which never reaps it: a zombie. (A child
+    // that exits at once could be reaped by the shell before its exec, on a slow machine: seen in CI.)
+    const script =
+      'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 30';
+    const parent = spawn('sh', ['-c', script], {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
