@@ -40,6 +40,26 @@ const PLANTED_CARD = JSON.stringify({
   prices: { inputPerMTok: 0.0001, outputPerMTok: 0.0001, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
 });
 
+/**
+ * A goal whose first model call waits until `held` opens (one bash call), then finishes: the test acts
+ * on it while it is surely running.
+ */
+function holdFirstCall(server: OpenAITestServer, word: string) {
+  const objective = `hold for ${word} ${randomUUID().slice(0, 8)}`;
+  const held = gate();
+  let calls = 0;
+  server.setFallback(async (body) => {
+    if (!promptText(body).includes(objective)) return { text: 'not mine' };
+    calls += 1;
+    if (calls === 1) {
+      await held.opened;
+      return { toolCalls: [{ name: 'bash', args: { command: 'echo one' } }], usage: USAGE };
+    }
+    return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }], usage: USAGE };
+  });
+  return { objective, held };
+}
+
 describe('a workspace file never lifts the user limits', () => {
   let server: OpenAITestServer;
   let client: Client;
@@ -137,18 +157,7 @@ describe('a workspace file never lifts the user limits', () => {
   it('refuses /model and goalrun model to a model without prices under a money cap, and says why', async () => {
     const t = goalTestEnv('ws-model');
     writePricedModelCard(t.home);
-    const objective = `hold for model ${randomUUID().slice(0, 8)}`;
-    const held = gate();
-    let calls = 0;
-    server.setFallback(async (body) => {
-      if (!promptText(body).includes(objective)) return { text: 'not mine' };
-      calls += 1;
-      if (calls === 1) {
-        await held.opened;
-        return { toolCalls: [{ name: 'bash', args: { command: 'echo one' } }], usage: USAGE };
-      }
-      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }], usage: USAGE };
-    });
+    const { objective, held } = holdFirstCall(server, 'model');
     const worker = spawnCli(['worker'], t.env);
     try {
       const { sessionId } = await startGoal(t, server, objective, ['--max-cost-usd', '1'], PRICED_MODEL);
@@ -184,18 +193,7 @@ describe('a workspace file never lifts the user limits', () => {
 
   it('refuses a money cap added with goalrun limits to a goal whose model has no prices, and says why', async () => {
     const t = goalTestEnv('ws-limits-cap');
-    const objective = `hold for limits ${randomUUID().slice(0, 8)}`;
-    const held = gate();
-    let calls = 0;
-    server.setFallback(async (body) => {
-      if (!promptText(body).includes(objective)) return { text: 'not mine' };
-      calls += 1;
-      if (calls === 1) {
-        await held.opened;
-        return { toolCalls: [{ name: 'bash', args: { command: 'echo one' } }], usage: USAGE };
-      }
-      return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }], usage: USAGE };
-    });
+    const { objective, held } = holdFirstCall(server, 'limits');
     const worker = spawnCli(['worker'], t.env);
     try {
       const { sessionId } = await startGoal(t, server, objective, [], 'openai-compatible:unpriced');
