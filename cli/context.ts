@@ -275,6 +275,7 @@ export class CliContext {
       secrets: this.knownSecrets(),
       hostQueue,
       payloadKeys: this.payloadKeys(),
+      notify: this.settings.config.notify,
     });
     markHostingWorker();
     const running = worker.run();

@@ -114,6 +114,8 @@ export function goalFromOptions(
       ? { stalledAfterMinutes: settings.config.stalled_after_minutes }
       : {}),
     ...snapshotFields(settings.config),
+    // How many, never where: the targets' URLs and secrets stay in the worker's config.
+    ...(settings.config.notify?.length ? { notifyTargets: settings.config.notify.length } : {}),
   };
 }
 

@@ -141,6 +141,11 @@ export interface GoalDefinition {
    */
   budgetWaitMinutes?: number;
   /**
+   * How many targets config `notify` had when the goal started (a webhook, ntfy, the desktop): the
+   * workflow notifies when this is set; the worker reads the targets themselves from its own config.
+   */
+  notifyTargets?: number;
+  /**
    * A provider quota that comes back later than this many minutes ends the goal as blocked instead
    * of a wait (config quota_wait_minutes); DEFAULT_QUOTA_WAIT_MINUTES when absent.
    */

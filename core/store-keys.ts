@@ -81,6 +81,11 @@ export const storeKeys = {
   nestedInstructionsEvent: (label: string) => `nested-instructions:${label}`,
   /** One hook's run: pre_tool/post_tool/stop by the tool call, notify by the status change. */
   hookEvent: (event: string, subject: string, index: number) => `hook:${event}:${subject}:${index}`,
+  /** A notification (config `notify`) of a status change: one id per change, the same on every retry. */
+  notificationDelivery: (workflowId: string, execution: number, actions: number, status: string) =>
+    `notify:${workflowId}:${execution}:${actions}:${status}`,
+  /** A notification that never reached one target. */
+  notificationUndeliveredEvent: (deliveryId: string, index: number) => `${deliveryId}:${index}:undelivered`,
 
   // --- Spool ---
   /** The spooled output of a tool call. */

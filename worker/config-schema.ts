@@ -109,6 +109,8 @@ function buildConfigSchema(z: typeof Zod) {
       snapshot_max_file_mib: positiveInt.optional(),
       /** A goal's snapshots stop once the objects they added pass this (MiB). */
       snapshot_max_total_mib: positiveInt.optional(),
+      /** Where a goal that needs someone, or ended, is told (docs/configuration.md#notifications). */
+      notify: z.array(notifyTargetSchema(z)).optional(),
       /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
       retention: z
         .object({
@@ -134,6 +136,29 @@ let schema: ConfigSchema | undefined;
 export function configSchema(): ConfigSchema {
   schema ??= buildConfigSchema(require('zod') as typeof Zod);
   return schema;
+}
+
+/** One entry of `notify`: a webhook, an ntfy topic or the desktop. */
+function notifyTargetSchema(z: typeof Zod) {
+  const httpUrl = z.string().refine((value) => /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL');
+  const pageUrl = httpUrl.optional();
+  return z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('webhook'),
+      url: httpUrl,
+      /** Signs each body: header X-Goalrun-Signature: sha256=HMAC(secret, body). */
+      secret: z.string().min(1).optional(),
+      format: z.enum(['json', 'slack']).optional(),
+      page_url: pageUrl,
+    }),
+    z.strictObject({
+      type: z.literal('ntfy'),
+      url: httpUrl,
+      token: z.string().min(1).optional(),
+      page_url: pageUrl,
+    }),
+    z.strictObject({ type: z.literal('desktop'), page_url: pageUrl }),
+  ]);
 }
 
 /** A valid config file. */

@@ -42,6 +42,8 @@ export const PROJECT_CONFIG_REFUSED_KEYS = [
   'instructions_max_kib',
   // A daily clean of every project of the store: a repository's file may not ask for deletions.
   'retention',
+  // Where a goal's notifications go, with their signing secrets: a repository may not send them elsewhere.
+  'notify',
 ] as const;
 
 /** A goal run longer is a goal that can spend more: lower-only limits, with the value in force when the user set none. */

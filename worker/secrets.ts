@@ -23,6 +23,10 @@ export function knownSecrets(settings: Settings): string[] {
     settings.databaseUrl ? null : embeddedStorePassword(settings.home),
     ...payloadKeySecrets(settings),
     temporalApiKey(settings),
+    // A webhook's signing secret and an ntfy token sit in the config file a tool could read.
+    ...(settings.config.notify ?? []).map((target) =>
+      target.type === 'webhook' ? target.secret : target.type === 'ntfy' ? target.token : undefined,
+    ),
   ];
   return [...new Set(values.filter((value): value is string => !!value && value.length >= MIN_SECRET_CHARS))];
 }

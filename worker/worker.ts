@@ -10,6 +10,7 @@ import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/w
 import { createCompactionActivities } from '../activities/compaction-activities';
 import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
+import { createNotifyActivities } from '../activities/notify-delivery';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
 import { createSessionActivities } from '../activities/session-activities';
@@ -17,6 +18,7 @@ import { typingStoreOutages } from '../activities/store-outage';
 import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
+import type { NotifyTarget } from '../core/notifications';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle, workflowInterceptorsPath } from './bundle';
 import { goalrunDataConverter } from './data-converter';
@@ -64,6 +66,8 @@ export interface GoalWorkerOptions {
   taskQueue: string;
   store: SessionStore;
   providerEnv: ProviderEnv;
+  /** Where notifications go (config `notify`): read here, so their URLs and secrets never travel in Temporal. */
+  notify?: readonly NotifyTarget[];
   /** Secret values to redact from tool output (provider keys, database passwords). */
   secrets?: string[];
   role?: WorkerRole;
@@ -197,6 +201,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.
       ...createRetentionActivities(store),
+      // Local activities of the notification workflow: they run in the process that runs it.
+      ...createNotifyActivities(options.notify ?? []),
       // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
       ...(tools ?? {}),
     };

@@ -21,6 +21,7 @@ import { TOOL } from '../core/tool-names';
 import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-tools';
 import { toolActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
+import { notifyPeople } from './goal-notifications';
 import type { GoalRun } from './goal-run-port';
 import type { Placement } from './host-placement';
 import { PATCH } from './patches';
@@ -70,6 +71,7 @@ function hooksOn(run: GoalRun): boolean {
  * and stops the goal's MCP servers when the checkpoint is the goal's end.
  */
 export async function afterCheckpoint(run: GoalRun, eventKind: string | undefined): Promise<void> {
+  await notifyPeople(run);
   if (!hooksOn(run)) return;
   const counts = run.state.workspaceContext;
   const { goal, status } = run.state;

@@ -85,6 +85,11 @@ export const PATCH = {
    * is made again until the store is back, the goal showing waiting_store meanwhile.
    */
   storeOutageWait: 'store-outage-wait',
+  /**
+   * Notifications (issue 28 §2): a goal started with config `notify` targets starts a notification
+   * child workflow, not waited for, on each status that needs a person and at its end.
+   */
+  notifyTargets: 'notify-targets',
 } as const;
 
 /** A patch id. */
@@ -220,6 +225,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
       'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
       'when it starts and when it ends), an ended goal keeps its status',
+  },
+  {
+    id: PATCH.notifyTargets,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal whose start saw config notify targets starts a goalNotificationWorkflow child (ABANDON, not ' +
+      'waited for) when it enters a status that needs a person, stalls (at most hourly) or ends',
   },
 ];
 

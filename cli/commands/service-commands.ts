@@ -69,6 +69,7 @@ export async function workerCommand(
     workspaceRoot,
     payloadKeys: context.payloadKeys(),
     versioning,
+    notify: settings.config.notify,
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
   for (const signal of ['SIGTERM', 'SIGINT'] as const)

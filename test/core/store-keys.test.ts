@@ -49,6 +49,10 @@ describe('store keys keep their exact form', () => {
     expect(storeKeys.contextNoticeEvent(2, 0)).toBe('context-notice:2:0');
     expect(storeKeys.nestedInstructionsEvent('lib/AGENTS.md')).toBe('nested-instructions:lib/AGENTS.md');
     expect(storeKeys.hookEvent('pre_tool', 'call_1_0', 1)).toBe('hook:pre_tool:call_1_0:1');
+    expect(storeKeys.notificationDelivery('goal-x', 2, 9, 'stalled')).toBe('notify:goal-x:2:9:stalled');
+    expect(storeKeys.notificationUndeliveredEvent('notify:goal-x:2:9:stalled', 1)).toBe(
+      'notify:goal-x:2:9:stalled:1:undelivered',
+    );
   });
 
   it('spool rows', () => {
