@@ -6,10 +6,12 @@
  */
 
 import type { Client } from '@temporalio/client';
+import type { GoalWorktree } from '../core/goal';
 import { CLEANABLE_STATUSES, type RetentionRule, sessionsToClean } from '../core/retention';
 import { workflowIdOf } from '../core/workflow-names';
 import { lockSession } from '../store/operation-lock';
 import type { SessionRow, SessionStore } from '../store/types';
+import { removeGoalWorktree, worktreeKeepReason } from './goal-worktree';
 import { removeSnapshots } from './snapshot-cleanup';
 
 /** Sessions looked at in one clean. */
@@ -25,6 +27,8 @@ export interface CleanScope {
   /** Project hashes to look at; null: every project. */
   projectHashes: string[] | null;
   rule: RetentionRule;
+  /** Says what was kept and why (a goal's worktree with work found nowhere else). */
+  note?: (line: string) => void;
 }
 
 /** The sessions the rule chooses, leaving out any whose workflow Temporal still runs. */
@@ -59,6 +63,8 @@ export async function removeSessions(
   const removed: SessionRow[] = [];
   // The snapshots of the removed sessions, by workspace: one prune per repository, after the loop.
   const snapshots = new Map<string, string[]>();
+  // The worktrees of removed `--worktree` goals: removed after their snapshots, unless they hold work.
+  const worktrees: GoalWorktree[] = [];
   for (const row of chosen) {
     onEach();
     const lock = await lockSession(scope.store, row.id, 'clean', CLEAN_LOCK_WAIT_MS).catch(() => null);
@@ -67,8 +73,10 @@ export async function removeSessions(
       if ((await executionStatus(scope.client, row.id)) === 'RUNNING') continue;
       // Read before the clean drops the goal state: a fork's workspace is its own worktree.
       const workspace = workspaceOf(row);
+      const worktree = worktreeOf(row);
       if (!(await scope.store.cleanSession(row.id, CLEANABLE_STATUSES))) continue;
       removed.push(row);
+      if (worktree) worktrees.push(worktree);
       snapshots.set(workspace, [...(snapshots.get(workspace) ?? []), row.id]);
     } finally {
       await lock.release();
@@ -80,7 +88,27 @@ export async function removeSessions(
     onEach();
     await removeSnapshots(workspace, ids).catch(() => undefined);
   }
+  for (const worktree of worktrees) {
+    onEach();
+    const keep = await worktreeKeepReason(worktree).catch(
+      (err) => `it could not be checked: ${(err as Error).message}`,
+    );
+    if (keep) scope.note?.(`kept the worktree ${worktree.path}: ${keep}`);
+    else await removeGoalWorktree(worktree).catch(() => undefined);
+  }
   return removed;
+}
+
+/** The worktree a `--worktree` goal ran in, as its saved definition says. */
+function worktreeOf(row: SessionRow): GoalWorktree | undefined {
+  const worktree = (row.goalState as { goal?: { worktree?: Partial<GoalWorktree> } } | null)?.goal?.worktree;
+  if (
+    typeof worktree?.path === 'string' &&
+    typeof worktree.branch === 'string' &&
+    typeof worktree.repository === 'string'
+  )
+    return { path: worktree.path, branch: worktree.branch, repository: worktree.repository };
+  return undefined;
 }
 
 /** The workspace of a session's goal (a fork's own worktree), else its project directory. */

@@ -42,10 +42,12 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
     /** Creates the session row, stores the first message (objective and environment snapshot) and the initial state. */
     async openSession(input: OpenSessionInput): Promise<OpenSessionResult> {
       const { goal } = input;
+      // A goal in a worktree of its own belongs to the project it was started in.
+      const project = goal.worktree?.project ?? goal.workspace;
       await store.createSession({
         id: goal.sessionId,
-        projectDir: goal.workspace,
-        projectHash: projectHash(goal.workspace),
+        projectDir: project,
+        projectHash: projectHash(project),
         objective: goal.objective,
         model: goal.model,
         workflowId: input.workflowId,

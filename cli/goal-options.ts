@@ -47,6 +47,8 @@ export interface GoalOptions {
   disallowedTools?: string;
   outputLastMessage?: string;
   outputSchema?: string;
+  /** `--worktree`: run the goal in a git worktree of its own (cli/goal-worktree.ts). */
+  worktree?: boolean;
 }
 
 /** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */

@@ -3,7 +3,7 @@
  * it, stop it and continue it.
  */
 
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { goalOptionList, headlessOptionList, limitOptionList, trustOptionList } from './goal-options';
 import { outputFormatOption } from './output-format';
 import { action, ID_HELP, LAST_OPTION, NAME_OPTION, TASK_QUEUE_OPTION } from './program-shared';
@@ -21,7 +21,8 @@ export function registerStartCommands(program: Command): void {
     .command('run')
     .description('start a goal, run a worker in this process, and follow it until it ends')
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
-  for (const option of [...goalOptionList(), ...headlessOptionList()]) run.addOption(option);
+  for (const option of [...goalOptionList(), ...headlessOptionList(), worktreeOption()])
+    run.addOption(option);
   addTraceContentOption(run)
     .option('--output-last-message <file>', "write the goal's final summary to this file when it ends")
     .option(...NAME_OPTION)
@@ -39,7 +40,8 @@ export function registerStartCommands(program: Command): void {
     .command('start')
     .description('start a goal and return at once (a `goalrun worker` must run it)')
     .argument('<objective>', 'what the goal should achieve ("-" reads it from stdin)');
-  for (const option of [...goalOptionList(), ...headlessOptionList()]) start.addOption(option);
+  for (const option of [...goalOptionList(), ...headlessOptionList(), worktreeOption()])
+    start.addOption(option);
   start
     .option(...NAME_OPTION)
     .option(...TASK_QUEUE_OPTION)
@@ -49,6 +51,14 @@ export function registerStartCommands(program: Command): void {
         startCommands().startCommand(context, objective, options),
       ),
     );
+}
+
+/** `--worktree` of `run` and `start`. */
+function worktreeOption(): Option {
+  return new Option(
+    '--worktree',
+    "run the goal in a new git worktree under $GOALRUN_HOME/worktrees, on a branch goalrun/<name or short id>, so goals in one repository never touch each other's files; goalrun clean removes it unless it holds work found nowhere else (config worktree)",
+  );
 }
 
 /** Adds `watch`, `cancel` and `resume`. */

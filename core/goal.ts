@@ -78,6 +78,18 @@ export const DEFAULT_LIMITS: GoalLimits = {
   noProgressLimit: DEFAULT_NO_PROGRESS_LIMIT,
 };
 
+/** The git worktree a goal runs in (`--worktree`): where, on which branch, of which repository. */
+export interface GoalWorktree {
+  /** The worktree's top, under $GOALRUN_HOME/worktrees. */
+  path: string;
+  /** `goalrun/<name or short id>`. */
+  branch: string;
+  /** The top of the repository it was made from. */
+  repository: string;
+  /** The workspace the goal was started in: its project (`list` and `clean` there find the goal). */
+  project?: string;
+}
+
 /** What a goal is and where it runs. Never holds a secret. */
 export interface GoalDefinition {
   sessionId: string;
@@ -140,6 +152,8 @@ export interface GoalDefinition {
    * (config budget_wait_minutes); a day when absent.
    */
   budgetWaitMinutes?: number;
+  /** The git worktree made for this goal (`--worktree`); its workspace is inside it. */
+  worktree?: GoalWorktree;
   /**
    * How many targets config `notify` had when the goal started (a webhook, ntfy, the desktop): the
    * workflow notifies when this is set; the worker reads the targets themselves from its own config.

@@ -44,6 +44,7 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   tools_queue: nonEmptyString,
   payload_keys_file: (value) => typeof value === 'string' && path.isAbsolute(value),
   trust_project: boolean,
+  worktree: boolean,
   trust_project_mcp: boolean,
   api_key_env: (value) => typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value),
   instructions_max_kib: positiveInt,

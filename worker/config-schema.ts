@@ -111,6 +111,8 @@ function buildConfigSchema(z: typeof Zod) {
       snapshot_max_total_mib: positiveInt.optional(),
       /** Where a goal that needs someone, or ended, is told (docs/configuration.md#notifications). */
       notify: z.array(notifyTargetSchema(z)).optional(),
+      /** Every goal in a git worktree of its own, as `--worktree`. */
+      worktree: z.boolean().optional(),
       /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
       retention: z
         .object({

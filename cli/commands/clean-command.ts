@@ -13,7 +13,7 @@ import { DEFAULT_RETENTION_KEEP, parseRetentionDuration } from '../../core/reten
 import type { SessionRow } from '../../store/types';
 import type { CliContext } from '../context';
 import { resolveWorkspace } from '../goal-options';
-import { printJson, say } from '../output';
+import { notice, printJson, say } from '../output';
 import { projectHashesOf } from '../session-names';
 import { sessionLine, summariesOf } from '../session-summary';
 
@@ -51,6 +51,7 @@ export async function cleanCommand(context: CliContext, options: CleanOptions): 
     namespace: context.settings.namespace,
     projectHashes: options.all ? null : projectHashesOf(resolveWorkspace(options.project)),
     rule: { olderThanMs, keep, includeNamed: options.includeNamed === true, now: new Date() },
+    note: notice,
   };
   const chosen = await chooseSessions(scope);
   if (!options.yes) return report(chosen, false, options.json);

@@ -15,6 +15,7 @@ import { followOptions } from '../follow-options';
 import { goalFromOptions } from '../goal-definition';
 import type { GoalOptions } from '../goal-options';
 import { modelNoteOf } from '../goal-status';
+import { placeInWorktree, startingInWorktree } from '../goal-worktree';
 import { writableFile, writeLastMessage } from '../last-message';
 import { claimNamedSession } from '../named-start';
 import { objectiveFrom } from '../objective-input';
@@ -54,12 +55,14 @@ export async function runCommand(
           claim.lock,
         );
       }
-      return await runGoal(context, claim.goal, options, interrupted, claim.lock, lastMessageFile);
+      const placed = await placeInWorktree(context, claim.goal, options, options.name);
+      return await runGoal(context, placed, options, interrupted, claim.lock, lastMessageFile);
     } finally {
       await claim.lock.release();
     }
   }
-  return runGoal(context, goal, options, interrupted, undefined, lastMessageFile);
+  const placed = await placeInWorktree(context, goal, options);
+  return runGoal(context, placed, options, interrupted, undefined, lastMessageFile);
 }
 
 /** Starts a new goal with a worker here (unless --no-worker) and follows it. */
@@ -74,7 +77,7 @@ async function runGoal(
   const hostsWorker = options.worker !== false;
   const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
   if (hostsWorker) await context.hostWorker();
-  const started = await startGoal(context, goal);
+  const started = await startingInWorktree(goal, () => startGoal(context, goal));
   await lock?.release();
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
@@ -102,7 +105,8 @@ export async function startCommand(
         const resumeOptions = { ...options, message: objective, worker: false };
         return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
       }
-      const started = await startGoal(context, claim.goal);
+      const placed = await placeInWorktree(context, claim.goal, options, options.name);
+      const started = await startingInWorktree(placed, () => startGoal(context, placed));
       await claim.lock.release();
       await reportStarted(context, started, options.json);
       return 0;
@@ -110,10 +114,11 @@ export async function startCommand(
       await claim.lock.release();
     }
   }
-  const started = await startGoal(context, goal);
+  const placed = await placeInWorktree(context, goal, options);
+  const started = await startingInWorktree(placed, () => startGoal(context, placed));
   await reportStarted(context, started, options.json);
-  noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
-  await warnIfNoToolHost(context, goal);
+  noteModel(placed.model, { home: context.settings.home, workspace: placed.workspace });
+  await warnIfNoToolHost(context, placed);
   return 0;
 }
 

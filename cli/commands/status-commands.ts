@@ -4,7 +4,7 @@
  */
 
 import { ConfigError } from '../../core/errors';
-import { FINAL_STATUSES } from '../../core/goal';
+import { FINAL_STATUSES, type GoalDefinition } from '../../core/goal';
 import { STUCK_TEXT } from '../../core/liveness';
 import { shortIdOf } from '../../core/session-ids';
 import { usd } from '../../core/spend-cap';
@@ -39,7 +39,8 @@ export async function statusCommand(
 ): Promise<number> {
   context.prepareTemporalReader();
   const sessionId = await resolveSessionId(context, { id, last: options.last } satisfies GoalRef);
-  const cleaned = (await (await context.sessionStore()).getSession(sessionId))?.cleanedAt;
+  const row = await (await context.sessionStore()).getSession(sessionId);
+  const cleaned = row?.cleanedAt;
   if (cleaned) {
     // `goalrun clean` removed its transcript; the catalog row says when (issue 17).
     if (options.json) printJson({ sessionId, status: 'cleaned', cleanedAt: cleaned.toISOString() });
@@ -52,8 +53,14 @@ export async function statusCommand(
   const view = await loadStatus(context, sessionId);
   const modelNote = view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
+  const worktree = (row?.goalState as { goal?: GoalDefinition } | null)?.goal?.worktree;
   if (options.json) {
-    printJson({ ...view, ...(modelNote ? { modelNote } : {}), ...(extensions ? { extensions } : {}) });
+    printJson({
+      ...view,
+      ...(modelNote ? { modelNote } : {}),
+      ...(extensions ? { extensions } : {}),
+      ...(worktree ? { worktree } : {}),
+    });
     return 0;
   }
   say(
@@ -62,6 +69,7 @@ export async function statusCommand(
       modelNote,
       extraLines: [
         ...(view.build ? [`build      ${view.build} (Worker Deployment goalrun)`] : []),
+        ...(worktree ? [`worktree   branch ${worktree.branch} of ${worktree.repository}`] : []),
         ...(view.status === 'paused' ? [`go on      ${pausedNextCommand(sessionId, view.reason)}`] : []),
         ...(extensions ? extensionsLines(extensions) : []),
       ],
