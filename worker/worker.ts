@@ -12,6 +12,7 @@ import { createDailyBudgetActivities } from '../activities/daily-budget-activiti
 import { createModelStepActivity } from '../activities/model-step-activity';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
+import { createScheduleActivities } from '../activities/schedule-activities';
 import { createSessionActivities } from '../activities/session-activities';
 import { typingStoreOutages } from '../activities/store-outage';
 import { createToolActivity } from '../activities/tool-activity';
@@ -197,6 +198,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       ...createCompactionActivities({ store, env: options.providerEnv }),
       // The daily clean of a configured retention (issue 17), started by its Temporal Schedule.
       ...createRetentionActivities(store),
+      // The session row of a scheduled goal's firing (issue 28 §3), made before its goal starts.
+      ...typingStoreOutages(createScheduleActivities(store)),
       // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
       ...(tools ?? {}),
     };
