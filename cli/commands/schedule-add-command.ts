@@ -60,7 +60,9 @@ function specOf(options: ScheduleAddOptions): { spec: ScheduleSpec; text: string
     if ('problem' in every) throw new ConfigError(every.problem);
     return { spec: { intervals: [{ every: every.ms }] }, text: `every ${options.every.trim()}` };
   }
-  const cron = (options.cron ?? '').trim();
+  const given = (options.cron ?? '').trim();
+  // Temporal knows its macros in lower case only.
+  const cron = given.startsWith('@') ? given.toLowerCase() : given;
   const problem = cronProblem(cron);
   if (problem) throw new ConfigError(problem);
   return { spec: { cronExpressions: [cron] }, text: `cron "${cron}" (UTC)` };

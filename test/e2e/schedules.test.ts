@@ -154,6 +154,52 @@ describe('goal schedules', () => {
     expect(running).toEqual([]);
   });
 
+  it('with --overlap buffer-one, keeps a second firing and starts it when the first goal ends', async () => {
+    finisher.hold();
+    const objective = `${HELD}, buffered`;
+    const added = await cli([
+      'schedule',
+      'add',
+      'buffered',
+      '--every',
+      '1m',
+      objective,
+      '--overlap',
+      'buffer-one',
+      '--paused',
+      ...goalArgs(),
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('overlap buffer-one');
+    const first = expectJson(await cli(['schedule', 'trigger', 'buffered', '--json']));
+    expect(first.outcome).toBe('started');
+    await waitFor('the first buffered goal to call the model (held there)', () =>
+      finisher.server.requests.some((request) => promptText(request.body).includes(objective)),
+    );
+    const second = expectJson(await cli(['schedule', 'trigger', 'buffered', '--json']));
+    expect(second.outcome).toBe('buffered');
+    expect(second.running.map((firing: { goal: string }) => firing.goal)).toEqual([first.goal]);
+
+    finisher.release();
+    const done = await waitFor(
+      'both goals to complete, one after the other',
+      async () => {
+        const shown = expectJson(await cli(['schedule', 'show', 'buffered', '--json']));
+        const recent = shown.recent as Array<{ goal: string; status: string }>;
+        return recent.length === 2 && recent.every((firing) => firing.status === 'completed')
+          ? shown
+          : undefined;
+      },
+      SLOW_MS,
+      1_000,
+    );
+    expect(done.counts).toEqual({ taken: 2, skippedOverlap: 0, missedCatchupWindow: 0 });
+    expect(done.recent[0].goal).toBe(first.goal);
+    expect(done.recent[1].goal).toMatch(/^buffered-\d{8}T\d{6}Z/);
+    expect(done.recent[1].goal).not.toBe(first.goal);
+    expect((await cli(['schedule', 'delete', 'buffered'])).code).toBe(0);
+  });
+
   it('refuses bad input with exit 2 and a clear message', async () => {
     const cases: Array<[string[], string]> = [
       [['--cron', '61 * * * *'], 'the minute field "61" must hold values from 0 to 59'],
