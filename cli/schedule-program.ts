@@ -49,6 +49,10 @@ export function registerScheduleCommands(program: Command): void {
       '--cron <spec>',
       'fire on this cron spec, UTC: "minute hour day-of-month month day-of-week" or @daily',
     )
+    .option(
+      '--time-zone <zone>',
+      'with --cron: read the spec in this IANA zone, e.g. Europe/Berlin (default UTC)',
+    )
     .addOption(
       new Option('--overlap <policy>', 'while a goal runs, skip a firing or keep one to run after it')
         .choices([...OVERLAP_CHOICES])

@@ -37,7 +37,7 @@ import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
 /** The Web UI's one-line summary of a firing is capped at 200 bytes. */
 const SUMMARY_MAX_BYTES = 200;
-/** gRPC's INVALID_ARGUMENT: the server refused the spec (a cron our check let through). */
+/** gRPC's INVALID_ARGUMENT: the server refused the schedule for another reason than its spec. */
 const GRPC_INVALID_ARGUMENT = 3;
 
 /** The options of `schedule add`: those of `start`, the spec and the policies. */
@@ -47,6 +47,7 @@ export interface ScheduleAddOptions extends GoalOptions {
   overlap: OverlapChoice;
   catchupWindow?: string;
   paused?: boolean;
+  timeZone?: string;
 }
 
 /** The schedule's spec and how it is said, from --every or --cron (exactly one). */
@@ -56,6 +57,10 @@ function specOf(options: ScheduleAddOptions): { spec: ScheduleSpec; text: string
       'say when the goals start: --every <duration> (e.g. 6h) or --cron "<spec>" (e.g. "0 3 * * *"), one of the two',
     );
   if (options.every !== undefined) {
+    if (options.timeZone !== undefined)
+      throw new ConfigError(
+        '--time-zone applies to --cron only; an --every interval is the same in every zone',
+      );
     const every = parseScheduleDuration(options.every, '--every', MIN_EVERY_MS);
     if ('problem' in every) throw new ConfigError(every.problem);
     return { spec: { intervals: [{ every: every.ms }] }, text: `every ${options.every.trim()}` };
@@ -65,7 +70,23 @@ function specOf(options: ScheduleAddOptions): { spec: ScheduleSpec; text: string
   const cron = given.startsWith('@') ? given.toLowerCase() : given;
   const problem = cronProblem(cron);
   if (problem) throw new ConfigError(problem);
-  return { spec: { cronExpressions: [cron] }, text: `cron "${cron}" (UTC)` };
+  const timezone = options.timeZone === undefined ? undefined : checkTimeZone(options.timeZone);
+  return {
+    spec: { cronExpressions: [cron], ...(timezone ? { timezone } : {}) },
+    text: `cron "${cron}" (${timezone ?? 'UTC'})`,
+  };
+}
+
+/** An IANA time zone name (`Europe/Berlin`), checked against the zones this Node knows. */
+function checkTimeZone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone.trim() });
+  } catch {
+    throw new ConfigError(
+      `--time-zone must be an IANA time zone such as Europe/Berlin or America/New_York, got "${zone}"`,
+    );
+  }
+  return zone.trim();
 }
 
 /** Adds the schedule; exit 2 on a bad spec, a bad goal option or a name already taken. */
@@ -130,6 +151,9 @@ export async function scheduleAddCommand(
       throw new ConfigError(
         `a schedule named "${name}" exists already; goalrun schedule show ${name} shows it, goalrun schedule delete ${name} removes it`,
       );
+    // The SDK turns the server's "Invalid schedule spec" into a TypeError carrying its words.
+    if (err instanceof TypeError)
+      throw new ConfigError(`Temporal refused the schedule's spec: ${err.message}`);
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
     if (code === GRPC_INVALID_ARGUMENT)
       throw new ConfigError(`Temporal refused the schedule: ${(err as Error).message}`);

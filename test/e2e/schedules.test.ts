@@ -210,6 +210,8 @@ describe('goal schedules', () => {
       [[], 'one of the two'],
       [['--every', '1h', '--catchup-window', 'soon'], '--catchup-window must be a duration'],
       [['--every', '1h', '--max-steps', '0'], '--max-steps must be a positive whole number'],
+      [['--every', '1h', '--time-zone', 'Europe/Berlin'], '--time-zone applies to --cron only'],
+      [['--cron', '0 3 * * *', '--time-zone', 'Mars/Olympus'], '--time-zone must be an IANA time zone'],
     ];
     for (const [flags, message] of cases) {
       const result = await cli(['schedule', 'add', 'bad', 'objective', ...flags, ...goalArgs()]);
@@ -222,6 +224,29 @@ describe('goal schedules', () => {
     const unknown = await cli(['schedule', 'trigger', 'nonesuch']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no schedule named "nonesuch"');
+    // A good cron in a zone: 03:00 in Berlin is 02:00 UTC in December (CET, UTC+1).
+    const cron = expectJson(
+      await cli([
+        'schedule',
+        'add',
+        'berlin',
+        'objective',
+        '--cron',
+        '0 3 * * *',
+        '--time-zone',
+        'Europe/Berlin',
+        '--paused',
+        ...goalArgs(),
+        '--json',
+      ]),
+    );
+    expect(cron.spec).toBe('cron "0 3 * * *" (Europe/Berlin)');
+    expect(cron.paused).toBe(true);
+    const shown = await cli(['schedule', 'show', 'berlin']);
+    expect(shown.stdout).toContain('next runs:  none while paused');
+    const description = await temporal.schedule.getHandle(scheduleIdOf(t.taskQueue, 'berlin')).describe();
+    expect(description.spec.timezone).toBe('Europe/Berlin');
+    expect((await cli(['schedule', 'delete', 'berlin'])).code).toBe(0);
     // Nothing was created by the refused adds.
     await expect(temporal.schedule.getHandle(scheduleIdOf(t.taskQueue, 'bad')).describe()).rejects.toThrow(
       ScheduleNotFoundError,
