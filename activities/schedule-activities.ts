@@ -52,6 +52,11 @@ export function createScheduleActivities(store: SessionStore) {
         nonRetryable: true,
       });
     },
+
+    /** Ends a firing's session whose goal never started (the firing was cancelled meanwhile) as cancelled. */
+    async cancelScheduledSession(input: { sessionId: string; reason: string }): Promise<void> {
+      await store.updateSession(input.sessionId, { status: 'cancelled', reason: input.reason });
+    },
   };
 }
 

@@ -40,7 +40,7 @@ const ScheduledStartTimeKey = defineSearchAttributeKey(
 );
 
 /** The session row: retried through a store outage for as long as the goal's own store calls are. */
-const { createScheduledSession } = proxyActivities<ScheduleActivities>({
+const { createScheduledSession, cancelScheduledSession } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: STORE_CALL_WINDOW_MS,
   retry: { maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE_FAILURES },
@@ -54,16 +54,26 @@ export async function scheduledGoalWorkflow(input: ScheduledGoalInput): Promise<
   const sessionId = sessionIdWith(input.idHash, info.startTime);
   const goal = { ...input.goal, sessionId };
   const workflowId = workflowIdOf(sessionId);
-  const { name } = await createScheduledSession({
-    sessionId,
-    name: scheduledGoalName(input.schedule, firedAt),
-    projectDir: input.projectDir,
-    projectHash: input.projectHash,
-    objective: goal.objective,
-    model: goal.model,
-    workflowId,
-  });
+  // Not cut short by a cancel: the row would be left behind, made or not, with no goal to end it.
+  const { name } = await CancellationScope.nonCancellable(() =>
+    createScheduledSession({
+      sessionId,
+      name: scheduledGoalName(input.schedule, firedAt),
+      projectDir: input.projectDir,
+      projectHash: input.projectHash,
+      objective: goal.objective,
+      model: goal.model,
+      workflowId,
+    }),
+  );
   upsertMemo({ goal: name, sessionId } satisfies ScheduledGoalMemo);
+  if (CancellationScope.current().consideredCancelled) {
+    // Cancelled (`schedule delete`) while the row was made: it says so, rather than `running` for ever.
+    await CancellationScope.nonCancellable(() =>
+      cancelScheduledSession({ sessionId, reason: 'its schedule was deleted before the goal started' }),
+    );
+    throw new CancelledFailure('the firing was cancelled before its goal started');
+  }
   const child = await startChild<typeof goalWorkflow>(GOAL_WORKFLOW_TYPE, {
     workflowId,
     args: [{ goal }],
