@@ -44,6 +44,7 @@ Examples:
   goalrun run "make the tests in ./api pass" --workspace ./api --model openai:gpt-4o
   goalrun start "upgrade lodash and fix what breaks" --json   # then: goalrun watch <session>
   goalrun status --last                                         # the newest goal of this directory
+  goalrun schedule add nightly --cron "0 3 * * *" "update the dependencies"   # a goal every night
 `;
 
 /** The whole program: every command, in the order `goalrun --help` lists them. */
