@@ -13,6 +13,7 @@ import { registerInspectionCommands } from './inspection-program';
 import { registerLocalCommands, registerServiceCommands, registerStoreCommands } from './operations-program';
 import { isHostingWorker, notice } from './output';
 import { reportError } from './program-shared';
+import { registerScheduleCommands } from './schedule-program';
 import { registerSessionCommands } from './session-program';
 import { registerSteeringCommands } from './steering-program';
 
@@ -43,6 +44,7 @@ Examples:
   goalrun run "make the tests in ./api pass" --workspace ./api --model openai:gpt-4o
   goalrun start "upgrade lodash and fix what breaks" --json   # then: goalrun watch <session>
   goalrun status --last                                         # the newest goal of this directory
+  goalrun schedule add nightly --cron "0 3 * * *" "update the dependencies"   # a goal every night
 `;
 
 /** The whole program: every command, in the order `goalrun --help` lists them. */
@@ -63,6 +65,7 @@ function buildProgram(): Command {
   registerInspectionCommands(program); // status, tasks, compact, policy, stats, list, upgrade-check
   registerSessionCommands(program); // fork, sessions, clean, search
   registerLifecycleCommands(program); // watch, cancel, resume
+  registerScheduleCommands(program); // schedule add|list|show|pause|unpause|trigger|delete
   registerSteeringCommands(program); // steer, pause, unpause, clear, limits, model, rename, jobs, …
   registerServiceCommands(program); // worker, deploy, codec-server, doctor
   registerStoreCommands(program); // budget, store

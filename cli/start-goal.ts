@@ -1,21 +1,11 @@
 /** Starts a goal workflow with its Web UI metadata and search attributes, and says so as `start` does. */
 import type { GoalDefinition, GoalLimits } from '../core/goal';
-import { clipBytes, clipHead } from '../core/text';
-import { escapeUiMarkdown } from '../core/ui-markdown';
-import {
-  GoalIterationKey,
-  GoalModelKey,
-  GoalSessionKey,
-  GoalStatusKey,
-  workflowIdOf,
-} from '../workflows/definitions';
+import { workflowIdOf } from '../workflows/definitions';
+import { goalStartMetadata } from '../workflows/goal-start-metadata';
 import type { GoalWorkflowInput } from '../workflows/goal-workflow';
 import type { CliContext } from './context';
 import { notice, printJson, say } from './output';
 import { hasLiveWorker, noWorkerMessage } from './worker-presence';
-
-/** The Web UI's one-line summary is capped at 200 bytes. */
-const STATIC_SUMMARY_MAX_BYTES = 200;
 
 /** Ids of a started goal, as `start --json` prints them. */
 export interface StartedGoal {
@@ -54,17 +44,7 @@ export async function startGoal(
     workflowId,
     taskQueue,
     args: [input],
-    // The Web UI renders both as Markdown, where `$…$` is math: dollars are escaped.
-    staticSummary: clipBytes(escapeUiMarkdown(goal.objective.replace(/\s+/g, ' ')), STATIC_SUMMARY_MAX_BYTES),
-    staticDetails: escapeUiMarkdown(
-      `**Workspace:** \`${goal.workspace}\`\n\n**Model:** \`${goal.model}\`\n\n**Objective:**\n\n${goal.objective}`,
-    ),
-    typedSearchAttributes: [
-      { key: GoalStatusKey, value: 'running' },
-      { key: GoalSessionKey, value: goal.sessionId },
-      { key: GoalModelKey, value: clipHead(goal.model, 200) },
-      { key: GoalIterationKey, value: 0 },
-    ],
+    ...goalStartMetadata(goal),
   });
   return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId, taskQueue };
 }

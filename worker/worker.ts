@@ -13,6 +13,7 @@ import { createModelStepActivity } from '../activities/model-step-activity';
 import { createNotifyActivities } from '../activities/notify-delivery';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
+import { createScheduleActivities } from '../activities/schedule-activities';
 import { createSessionActivities } from '../activities/session-activities';
 import { typingStoreOutages } from '../activities/store-outage';
 import { createToolActivity } from '../activities/tool-activity';
@@ -203,6 +204,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       ...createRetentionActivities(store),
       // Local activities of the notification workflow: they run in the process that runs it.
       ...createNotifyActivities(options.notify ?? []),
+      // The session row of a scheduled goal's firing (issue 28 §3), made before its goal starts.
+      ...typingStoreOutages(createScheduleActivities(store)),
       // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
       ...(tools ?? {}),
     };

@@ -2,3 +2,4 @@
 export { goalWorkflow } from './goal-workflow';
 export { goalNotificationWorkflow } from './notify-workflow';
 export { retentionWorkflow } from './retention-workflow';
+export { scheduledGoalWorkflow } from './scheduled-goal-workflow';

@@ -134,6 +134,14 @@ describe('the module graph of light CLI commands', () => {
     expect(loads(modules, '@temporalio/client')).toBe(false);
   });
 
+  it('schedule add --help (the goal options and the schedule help) stays as light', async () => {
+    const { code, stdout, modules } = await modulesOf(t, ['schedule', 'add', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('goalrun schedule add nightly --cron');
+    expect(forbiddenIn(modules)).toEqual([]);
+    expect(loads(modules, '@temporalio/client')).toBe(false);
+  });
+
   for (const command of ['status', 'tasks', 'policy', 'stats'] as const) {
     it(`${command} <id> over the HTTP API loads pg, and neither the gRPC client, zod nor the worker`, async () => {
       expect(t.env.TEMPORAL_HTTP_ADDRESS).toBeTruthy();
