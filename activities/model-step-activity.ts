@@ -38,6 +38,7 @@ import {
 } from './providers/unreachable';
 import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { type OutageContext, untilStored } from './store-outage';
+import { StreamDeltaWriter } from './stream-delta-writer';
 import { toolSpecsFor } from './tool-catalog';
 import { recordTraceContent } from './trace-content';
 import type { ModelStepInput, ModelStepResult } from './types';
@@ -68,10 +69,12 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         previous: info.heartbeatDetails,
       });
       // Independent reads go together: each store round trip is on every step's path.
-      const [stored, session, workspaceContext] = await Promise.all([
+      const [stored, session, workspaceContext, watched] = await Promise.all([
         store.getMessageByKey(input.sessionId, assistantKey),
         store.getSession(input.sessionId),
         latestContext(store, input.sessionId),
+        // Someone prints this goal's partial messages: its text is written as it streams in.
+        store.streamWatched(input.sessionId).catch(() => false),
       ]);
       const goal = goalOf(input.state?.set.goal, session?.goalState);
       const outputSchema = goal?.outputSchema;
@@ -101,7 +104,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         store.appendEvent(
           input.sessionId,
           EVENT_KINDS.stepStart,
-          { step: input.stepNumber, model: input.model },
+          // The execution lets a stream find the step's partial messages (store/stream-deltas.ts).
+          { step: input.stepNumber, model: input.model, execution },
           storeKeys.stepStartEvent(execution, input.stepNumber),
         ),
         buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
@@ -183,6 +187,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           answer,
         );
 
+      const deltas = watched
+        ? new StreamDeltaWriter(store, input.sessionId, {
+            execution,
+            step: input.stepNumber,
+            attempt: info.attempt,
+          })
+        : null;
       try {
         if (!response) {
           response = await client.stream({
@@ -197,6 +208,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
             abortSignal: context.cancellationSignal,
             idleTimeoutMs: idleMs,
             onBytes,
+            ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
             onProgress: (chars) => {
               received = chars;
               lastBytesAt = Date.now();
@@ -214,6 +226,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
             },
           });
           meter.answeredUsage = response.usage;
+          // Before the answer is stored: a stream that sees the answer has every piece before it.
+          await deltas?.close();
         } else {
           log.info(
             `model step ${input.stepNumber} of ${input.sessionId}: storing the answer of attempt ${reused?.attempt}`,
@@ -260,6 +274,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         }
         return withBilled(result, await meter.billedBefore());
       } catch (err) {
+        deltas?.abandon();
         if (context.cancellationSignal.aborted) {
           // A stopped step runs again as a new activity, which asks anew: this attempt, if billed, is a retry.
           kept.drop(input.sessionId, assistantKey);

@@ -116,6 +116,7 @@ async function consumeStream(
         case 'text-delta':
           text += part.delta;
           received(part.delta);
+          request.onTextDelta?.(part.delta);
           break;
         // Reasoning is not kept, but it counts as progress: a model can think for minutes.
         case 'reasoning-delta':

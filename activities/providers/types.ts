@@ -37,6 +37,8 @@ export interface ModelRequest {
   purpose?: { kind: 'step' } | { kind: 'summary'; compaction: number };
   /** Aborts the HTTP request (the activity's cancellation signal). */
   abortSignal: AbortSignal;
+  /** Called with each piece of the answer's text as it streams in (`--include-partial-messages`). */
+  onTextDelta?: (text: string) => void;
   /** Called as text or tool-call input streams in, with the number of characters received so far. */
   onProgress?: (receivedChars: number) => void;
   /**
