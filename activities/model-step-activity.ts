@@ -36,6 +36,7 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
+import { requestImages } from './request-images';
 import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { type OutageContext, untilStored } from './store-outage';
 import { StreamDeltaWriter } from './stream-delta-writer';
@@ -114,6 +115,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           : null,
       ]);
       const { messages } = planned;
+      const images = await requestImages(store, messages);
       // The task list is rendered per request, so no compaction can drop it; it goes after the
       // transcript, so a todo-write changes no byte of the prefix the provider has cached.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
@@ -200,6 +202,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
             system,
             messages,
             tail: taskList.tail,
+            ...(images ? { images } : {}),
             cache: breakpoints
               ? { headCount: planned.headCount, ttl: cacheTtlFor(previousAnswer?.createdAt, Date.now()) }
               : undefined,

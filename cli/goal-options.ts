@@ -47,6 +47,14 @@ export interface GoalOptions {
   disallowedTools?: string;
   outputLastMessage?: string;
   outputSchema?: string;
+  /** `--image`, once per file. */
+  image?: string[];
+  includePartialMessages?: boolean;
+}
+
+/** The commander collector of a repeated `--image`. */
+function collectImage(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */
@@ -65,6 +73,10 @@ export function headlessOptionList(): Option[] {
       '--disallowed-tools <rules>',
       'these tool calls never run (same form as --allowed-tools; wins over it); the model is told',
     ),
+    new Option(
+      '--image <file>',
+      'attach an image (PNG, JPEG, GIF or WebP, at most 5 MiB) to the first message; repeat for more. The model\'s card must list "image" in "input"',
+    ).argParser(collectImage),
   ];
 }
 

@@ -47,6 +47,7 @@ export function createAiSdkClient(
               prompt: buildPrompt(request.system, request.messages, {
                 tail: request.tail,
                 cache: context.provider === 'anthropic' ? request.cache : undefined,
+                images: request.images,
               }),
               tools: toFunctionTools(request.tools),
               abortSignal: signal,
