@@ -36,8 +36,10 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
+import { requestImages } from './request-images';
 import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { type OutageContext, untilStored } from './store-outage';
+import { StreamDeltaWriter } from './stream-delta-writer';
 import { toolSpecsFor } from './tool-catalog';
 import { recordTraceContent } from './trace-content';
 import type { ModelStepInput, ModelStepResult } from './types';
@@ -68,10 +70,12 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         previous: info.heartbeatDetails,
       });
       // Independent reads go together: each store round trip is on every step's path.
-      const [stored, session, workspaceContext] = await Promise.all([
+      const [stored, session, workspaceContext, watched] = await Promise.all([
         store.getMessageByKey(input.sessionId, assistantKey),
         store.getSession(input.sessionId),
         latestContext(store, input.sessionId),
+        // Someone prints this goal's partial messages: its text is written as it streams in.
+        store.streamWatched(input.sessionId).catch(() => false),
       ]);
       const goal = goalOf(input.state?.set.goal, session?.goalState);
       const outputSchema = goal?.outputSchema;
@@ -101,7 +105,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         store.appendEvent(
           input.sessionId,
           EVENT_KINDS.stepStart,
-          { step: input.stepNumber, model: input.model },
+          // The execution lets a stream find the step's partial messages (store/stream-deltas.ts).
+          { step: input.stepNumber, model: input.model, execution },
           storeKeys.stepStartEvent(execution, input.stepNumber),
         ),
         buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
@@ -110,6 +115,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           : null,
       ]);
       const { messages } = planned;
+      const images = await requestImages(store, messages);
       // The task list is rendered per request, so no compaction can drop it; it goes after the
       // transcript, so a todo-write changes no byte of the prefix the provider has cached.
       const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
@@ -183,12 +189,20 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           answer,
         );
 
+      const deltas = watched
+        ? new StreamDeltaWriter(store, input.sessionId, {
+            execution,
+            step: input.stepNumber,
+            attempt: info.attempt,
+          })
+        : null;
       try {
         if (!response) {
           response = await client.stream({
             system,
             messages,
             tail: taskList.tail,
+            ...(images ? { images } : {}),
             cache: breakpoints
               ? { headCount: planned.headCount, ttl: cacheTtlFor(previousAnswer?.createdAt, Date.now()) }
               : undefined,
@@ -197,6 +211,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
             abortSignal: context.cancellationSignal,
             idleTimeoutMs: idleMs,
             onBytes,
+            ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
             onProgress: (chars) => {
               received = chars;
               lastBytesAt = Date.now();
@@ -214,6 +229,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
             },
           });
           meter.answeredUsage = response.usage;
+          // Before the answer is stored: a stream that sees the answer has every piece before it.
+          await deltas?.close();
         } else {
           log.info(
             `model step ${input.stepNumber} of ${input.sessionId}: storing the answer of attempt ${reused?.attempt}`,
@@ -260,6 +277,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         }
         return withBilled(result, await meter.billedBefore());
       } catch (err) {
+        deltas?.abandon();
         if (context.cancellationSignal.aborted) {
           // A stopped step runs again as a new activity, which asks anew: this attempt, if billed, is a retry.
           kept.drop(input.sessionId, assistantKey);

@@ -12,7 +12,7 @@ import { environmentLines, type WorkspaceContextData } from '../core/extensions/
 import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
+import { type StoredMessage, type TranscriptEntry, toolCallsOf, userText } from '../core/messages';
 import { modelUnderCapRefusal } from '../core/spend-cap';
 import { executionOfKey, FIRST_MESSAGE_KEY, KEY_PREFIX, SESSION_OPENED_EVENT_KEY } from '../core/store-keys';
 import { addRequestUsage } from '../core/usage';
@@ -55,7 +55,8 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
       const existing = await store.getMessageByKey(goal.sessionId, FIRST_MESSAGE_KEY);
       const context = input.workspaceContext ? await workspaceContextOf(store, goal.sessionId) : undefined;
       const message =
-        existing?.message ?? userText(await firstMessage(goal, input.workspaceContext, context));
+        existing?.message ??
+        withImages(userText(await firstMessage(goal, input.workspaceContext, context)), goal);
       const { seq } =
         existing ??
         (await store.appendMessage(goal.sessionId, FIRST_MESSAGE_KEY, message, {
@@ -181,6 +182,12 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
  * The first message's text: with a workspace context, from the snapshot the tool host took; without
  * one (goals started before it), by running `git status` here, as those goals always did.
  */
+/** The first message with the goal's `--image` images after its text (references; the bytes stay in the store). */
+function withImages(message: StoredMessage, goal: GoalDefinition): StoredMessage {
+  if (message.role !== 'user' || !goal.images?.length) return message;
+  return { role: 'user', content: [...message.content, ...goal.images] };
+}
+
 async function firstMessage(
   goal: GoalDefinition,
   workspaceContext: OpenSessionInput['workspaceContext'],

@@ -7,6 +7,7 @@ import { roundedShare } from '../core/prompt-cache';
 import type { StreamEvent } from '../core/stream-events';
 import type { SessionStore } from '../store/types';
 import type { StatusView } from './goal-status';
+import { PartialMessages } from './partial-messages';
 
 /** Events read per query. */
 const PAGE = 500;
@@ -38,14 +39,18 @@ export class EventStreamPrinter {
   private statusForInit: string | null = null;
   /** A result was printed since the last init (the execution's end is already in the stream). */
   private ended = false;
+  /** With `--include-partial-messages`: the text of the step in progress. */
+  private readonly partial: PartialMessages | null;
 
   constructor(
     private readonly store: SessionStore,
     private readonly sessionId: string,
     fromCursor: number,
     private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+    options: { partialMessages?: boolean } = {},
   ) {
     this.cursor = fromCursor;
+    this.partial = options.partialMessages ? new PartialMessages(store, sessionId) : null;
   }
 
   /**
@@ -98,8 +103,15 @@ export class EventStreamPrinter {
     return true;
   }
 
-  /** Prints what was logged since the last call. */
+  /** Prints what was logged since the last call (and, with partial messages, the text streamed since). */
   async poll(final = false): Promise<void> {
+    await this.pollEvents(final);
+    if (this.partial && this.opening === null) {
+      for (const event of await this.partial.pending(this.cursor)) this.print(event);
+    }
+  }
+
+  private async pollEvents(final: boolean): Promise<void> {
     for (;;) {
       const rows = await this.store.listEvents(this.sessionId, this.cursor, PAGE);
       if (!(await this.open(rows, final))) return;
@@ -113,6 +125,7 @@ export class EventStreamPrinter {
           if (!pageComplete && !(await this.allTaken(this.cursor, row.id - 1)) && !this.gapAged()) return;
         }
         this.gapSince = null;
+        for (const event of (await this.partial?.before(row, this.cursor)) ?? []) this.print(event);
         this.cursor = row.id;
         for (const event of streamEventsOf(this.sessionId, row)) this.print(event);
       }

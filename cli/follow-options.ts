@@ -3,6 +3,7 @@ import { ConfigError } from '../core/errors';
 import type { CliContext } from './context';
 import type { FollowOptions } from './follow';
 import { outputFormatOf } from './output-format';
+import { StreamLease } from './partial-messages';
 
 /**
  * How to follow a goal: the output format from --output-format / --json, and for stream-json where
@@ -11,7 +12,13 @@ import { outputFormatOf } from './output-format';
 export async function followOptions(
   context: CliContext,
   sessionId: string,
-  options: { json?: boolean; outputFormat?: string; fromStart?: boolean; after?: string },
+  options: {
+    json?: boolean;
+    outputFormat?: string;
+    fromStart?: boolean;
+    after?: string;
+    includePartialMessages?: boolean;
+  },
   interrupted: Promise<NodeJS.Signals>,
   from: 'start' | 'now',
 ): Promise<FollowOptions> {
@@ -20,14 +27,20 @@ export async function followOptions(
   const after = afterCursor(options);
   if (format !== 'stream-json') {
     if (after !== undefined) throw new ConfigError('--after needs --output-format stream-json');
+    if (options.includePartialMessages) {
+      throw new ConfigError('--include-partial-messages needs --output-format stream-json');
+    }
     return { json: format === 'json', interrupted };
   }
   const fromCursor =
     after ??
     (from === 'start' || options.fromStart ? 0 : await (await context.sessionStore()).lastEventId(sessionId));
+  const partialMessages = options.includePartialMessages === true;
+  // Taken before a run starts its goal, so that its first step already streams its text.
+  if (partialMessages) await new StreamLease(await context.sessionStore(), sessionId).renew();
   // A run starts the execution, which logs its own init: the stream opens with it. A watch, even
   // --from-start, opens with the session as it is now.
-  return { json: true, interrupted, stream: { fromCursor, awaitInit: from === 'start' } };
+  return { json: true, interrupted, stream: { fromCursor, awaitInit: from === 'start', partialMessages } };
 }
 
 /** The cursor of `--after`, checked: a whole number, and not with --from-start. */

@@ -19,6 +19,7 @@ import { CLOSED_STATUS, loadStatus, queryState, type StatusView, statusText } fr
 import { limitOfReason, raiseBudgetAdvice, raiseLimitAdvice } from './limit-hint';
 import { LiveLine } from './live-line';
 import { approvalPrompt, formatDuration, livenessStatus, notice, printJson, say } from './output';
+import { StreamLease } from './partial-messages';
 import { signalExitCode } from './signals';
 import { readerOf } from './temporal-reader';
 import { firstEvents, hasLiveWorker, noWorkerMessage } from './worker-presence';
@@ -45,7 +46,7 @@ export interface FollowOptions {
    * stream-json: print the event log from this cursor instead of live lines. `awaitInit`: this
    * command started the execution (a run, a resume), so the stream opens with the init it logs.
    */
-  stream?: { fromCursor: number; awaitInit?: boolean };
+  stream?: { fromCursor: number; awaitInit?: boolean; partialMessages?: boolean };
   /** Resolves with the signal when the user presses Ctrl-C (or the process gets SIGTERM). */
   interrupted?: Promise<NodeJS.Signals>;
   /** Recent actions up to this number were shown before (a resumed goal's earlier run): not again. */
@@ -67,9 +68,14 @@ export async function followGoal(
   });
   const json = options.json === true || options.stream !== undefined;
   const live = json ? null : new LiveLine(process.stdout);
-  const printer = options.stream
-    ? new EventStreamPrinter(await context.sessionStore(), sessionId, options.stream.fromCursor)
-    : null;
+  const store = options.stream ? await context.sessionStore() : null;
+  const partialMessages = options.stream?.partialMessages === true;
+  const printer =
+    store && options.stream
+      ? new EventStreamPrinter(store, sessionId, options.stream.fromCursor, undefined, { partialMessages })
+      : null;
+  // While it follows, it asks the goal's model steps to write their text as it streams in.
+  const lease = store && partialMessages ? new StreamLease(store, sessionId) : null;
   // A run from the start, or a resume, opens with the goal's own init; a late watch with one made now.
   printer?.openWith(() => loadStatus(context, sessionId), options.stream?.awaitInit === true);
   const progress = new ActivityProgressReader(client, workflowId);
@@ -84,6 +90,7 @@ export async function followGoal(
   let liveness: Liveness | undefined;
   let finalSince: number | null = null;
   while (!signal) {
+    await lease?.renew();
     const description = await handle.describe();
     temporalStatus = description.status.name;
     if (temporalStatus !== 'RUNNING') break;

@@ -49,6 +49,14 @@ export interface GoalOptions {
   outputSchema?: string;
   /** `--worktree`: run the goal in a git worktree of its own (cli/goal-worktree.ts). */
   worktree?: boolean;
+  /** `--image`, once per file. */
+  image?: string[];
+  includePartialMessages?: boolean;
+}
+
+/** The commander collector of a repeated `--image`. */
+function collectImage(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */
@@ -67,6 +75,10 @@ export function headlessOptionList(): Option[] {
       '--disallowed-tools <rules>',
       'these tool calls never run (same form as --allowed-tools; wins over it); the model is told',
     ),
+    new Option(
+      '--image <file>',
+      'attach an image (PNG, JPEG, GIF or WebP, at most 5 MiB) to the first message; repeat for more. The model\'s card must list "image" in "input"',
+    ).argParser(collectImage),
   ];
 }
 

@@ -5,7 +5,7 @@
 
 import { type Command, Option } from 'commander';
 import { goalOptionList, headlessOptionList, limitOptionList, trustOptionList } from './goal-options';
-import { outputFormatOption } from './output-format';
+import { outputFormatOption, partialMessagesOption } from './output-format';
 import { action, ID_HELP, LAST_OPTION, NAME_OPTION, TASK_QUEUE_OPTION } from './program-shared';
 import { addTraceContentOption } from './tracing';
 
@@ -29,6 +29,7 @@ export function registerStartCommands(program: Command): void {
     .option('--no-worker', 'do not host a worker here (another `goalrun worker` runs the goal)')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
+    .addOption(partialMessagesOption())
     .option('--json', 'the same as --output-format json: only the final status, as `status --json`')
     .action(
       action((context, objective: string, options) =>
@@ -70,6 +71,7 @@ export function registerLifecycleCommands(program: Command): void {
     .option(...LAST_OPTION)
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
+    .addOption(partialMessagesOption())
     .option('--from-start', 'with stream-json: replay the session from its first event, not only what is new')
     .option('--after <cursor>', "with stream-json: go on after this event (an event's cursor field)")
     .option('--json', 'the same as --output-format json')
@@ -105,6 +107,7 @@ export function registerLifecycleCommands(program: Command): void {
     .option('--no-worker', 'do not host a worker here')
     .option(...TASK_QUEUE_OPTION)
     .addOption(outputFormatOption())
+    .addOption(partialMessagesOption())
     .option('--json', 'the same as --output-format json')
     .action(
       action((context, id: string | undefined, options) =>

@@ -26,3 +26,11 @@ export function outputFormatOf(options: { json?: boolean; outputFormat?: string 
   }
   return options.json ? 'json' : (format ?? 'text');
 }
+
+/** `--include-partial-messages` of run, watch and resume (as `claude -p` has it). */
+export function partialMessagesOption(): Option {
+  return new Option(
+    '--include-partial-messages',
+    "with stream-json: also print the model's text as it streams in, as text_delta events (best-effort; assistant_text stays the record)",
+  );
+}

@@ -17,6 +17,7 @@ import {
   RECENT_ACTION_MAX_CHARS,
   RECENT_ACTIONS_KEPT,
 } from './limits';
+import type { ImagePart } from './messages';
 import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
 import { type BudgetView, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
@@ -147,6 +148,11 @@ export interface GoalDefinition {
    * `result` that matches it. Capped at OUTPUT_SCHEMA_MAX_BYTES.
    */
   outputSchema?: Record<string, unknown>;
+  /**
+   * Images for the first message (`--image`): references to rows the CLI stored before the goal
+   * started (never their bytes), sent as image parts after the objective.
+   */
+  images?: ImagePart[];
   /**
    * How long a goal at its money or token cap waits for a raise before it ends as budget_reached
    * (config budget_wait_minutes); a day when absent.

@@ -23,9 +23,17 @@ export function userKindOf(key: string): UserMessageKind {
   return USER_KINDS.find(([prefix]) => key.startsWith(prefix))?.[1] ?? 'steering';
 }
 
+/**
+ * What one image (`--image`) is counted as: about the most a provider bills for one (Anthropic's
+ * ~1,600 tokens for an image at its largest size; OpenAI's high detail is less). Its reference in the
+ * message is only a few dozen characters.
+ */
+export const IMAGE_TOKEN_ESTIMATE = 1_600;
+
 /** Estimated tokens of a message as the model sees it. */
 export function messageTokens(message: StoredMessage): number {
-  return estimateTokens(JSON.stringify(message.content));
+  const images = message.role === 'user' ? message.content.filter((part) => part.type === 'image').length : 0;
+  return estimateTokens(JSON.stringify(message.content)) + images * IMAGE_TOKEN_ESTIMATE;
 }
 
 /** Tokens of string arguments over LARGE_ARG_MIN_CHARS in an assistant message's tool calls. */

@@ -27,9 +27,22 @@ export interface ToolResultPart {
   output: { type: 'text'; value: string } | { type: 'error-text'; value: string };
 }
 
+/**
+ * An image given with `--image`, by reference: its bytes are a row of the store's `images` table,
+ * read when a request is built, so neither the transcript nor any Temporal payload carries them.
+ */
+export interface ImagePart {
+  type: 'image';
+  imageId: number;
+  mediaType: string;
+  bytes: number;
+  /** The file's base name, for transcripts and for the text a request carries if the image is gone. */
+  name: string;
+}
+
 /** One message of a session's transcript. The system prompt is not stored: it is rebuilt per request. */
 export type StoredMessage =
-  | { role: 'user'; content: TextPart[] }
+  | { role: 'user'; content: Array<TextPart | ImagePart> }
   | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
   | { role: 'tool'; content: ToolResultPart[] };
 
@@ -97,5 +110,7 @@ export function textOf(message: StoredMessage): string {
 
 /** The text of a user message (its parts joined); empty for any other role. */
 export function userTextOf(message: StoredMessage): string {
-  return message.role === 'user' ? message.content.map((part) => part.text).join('') : '';
+  return message.role === 'user'
+    ? message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+    : '';
 }

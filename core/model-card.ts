@@ -49,12 +49,25 @@ export interface ModelCard {
    * silently not cached. Absent: the provider does not say, or does not cache.
    */
   minCacheTokens?: number;
+  /** What the model takes as input; absent means text only. `--image` needs `image` here. */
+  input?: CardInput[];
   /** Where the figures come from, so a reader knows how far to trust them. */
   source?: string;
   /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */
   pricesChecked?: string;
   /** Anything else a reader of the card should know. */
   notes?: string;
+}
+
+/** The kinds of input a card may say its model takes. */
+export const CARD_INPUTS = ['text', 'image'] as const;
+
+/** One of CARD_INPUTS. */
+export type CardInput = (typeof CARD_INPUTS)[number];
+
+/** Whether a card says its model takes images (`"input": ["text", "image"]`). */
+export function takesImages(card: Pick<ModelCard, 'input'>): boolean {
+  return card.input?.includes('image') === true;
 }
 
 /** Window of the generic card: small enough that no current chat model rejects a request that fits it. */

@@ -30,6 +30,14 @@ export function renderEventsDoc(): string {
     'either, `watch` prints what happens from now on. The last line of a stream is always a `result`.',
     `Tool arguments and outputs are cut to ${STREAM_TEXT_MAX_BYTES} bytes; \`goalrun transcript --full\` has them whole.`,
     '',
+    'With `--include-partial-messages` (`run`, `watch`, `resume`), the stream also has `text_delta` events:',
+    "the model's text as it streams in, between the step's `step_start` and its `assistant_text`. They do",
+    'not go through Temporal or the transcript: while the stream follows the goal it holds a lease on the',
+    'session, and the model step writes its text in throttled rows of the store, which the stream reads',
+    'and which are pruned after a while. They are best-effort (`offset` shows a gap), and a retried call',
+    'streams again from the start with a new `attempt`; `assistant_text` is the record. A `text_delta` has',
+    'the cursor of the last logged event before it.',
+    '',
     'Every event has `type`, `session_id` and `cursor`.',
   ];
   for (const type of STREAM_EVENT_TYPES) {

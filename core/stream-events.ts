@@ -51,9 +51,25 @@ export const STREAM_EVENT_SCHEMAS = {
   step_start: z
     .object({ ...base, type: z.literal('step_start'), step: z.number().int(), model: z.string() })
     .describe('A model step begins.'),
+  text_delta: z
+    .object({
+      ...base,
+      type: z.literal('text_delta'),
+      step: z.number().int(),
+      /** The attempt of the step's model call: a retried call streams its text again from the start. */
+      attempt: z.number().int(),
+      /** Where `text` starts in the attempt's text (UTF-16 code units): a gap means a piece was lost. */
+      offset: z.number().int(),
+      text: z.string(),
+    })
+    .describe(
+      "With `--include-partial-messages` only: a piece of the model's text as it streams in, in order. The pieces of the attempt that answered add up to the step's `assistant_text`, which stays the only record (deltas are best-effort, kept a short while, never in the transcript; a new `attempt` starts over).",
+    ),
   assistant_text: z
     .object({ ...base, type: z.literal('assistant_text'), step: z.number().int(), text: z.string() })
-    .describe('What the model said in a step (its final text; streamed deltas are never stored).'),
+    .describe(
+      'What the model said in a step (its final text; streamed deltas are never stored in the transcript).',
+    ),
   tool_call: z
     .object({
       ...base,
@@ -175,6 +191,7 @@ export const STREAM_EVENT_TYPES = Object.keys(STREAM_EVENT_SCHEMAS) as Array<
 export const streamEventSchema = z.discriminatedUnion('type', [
   STREAM_EVENT_SCHEMAS.init,
   STREAM_EVENT_SCHEMAS.step_start,
+  STREAM_EVENT_SCHEMAS.text_delta,
   STREAM_EVENT_SCHEMAS.assistant_text,
   STREAM_EVENT_SCHEMAS.tool_call,
   STREAM_EVENT_SCHEMAS.tool_result,

@@ -266,6 +266,46 @@ ALTER TABLE messages ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (goalrun
 CREATE INDEX messages_memory_idx ON messages USING gin (search_tsv);
 `,
   },
+  {
+    id: 12,
+    name: 'partial messages and images',
+    // Issue 26 item 11. `--include-partial-messages`: a model step that someone streams (a lease in
+    // stream_watchers, renewed by the CLI that prints the stream) writes its text as it arrives, in
+    // throttled pieces, for that CLI to print. The pieces are best-effort and short-lived (pruned after
+    // a while; never part of the transcript: the stored answer stays the source of truth). `--image`:
+    // the CLI stores each image before the goal starts (so no Temporal payload carries it) and the
+    // first message names it by id. None of them references sessions: all are written before the
+    // session row exists (as workspace_contexts is).
+    sql: `
+CREATE TABLE stream_watchers (
+  session_id text PRIMARY KEY,
+  until timestamptz NOT NULL
+);
+CREATE TABLE stream_deltas (
+  id bigserial PRIMARY KEY,
+  session_id text NOT NULL,
+  execution integer NOT NULL,
+  step integer NOT NULL,
+  attempt integer NOT NULL,
+  seq integer NOT NULL,
+  text_offset integer NOT NULL,
+  text text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (session_id, execution, step, attempt, seq)
+);
+CREATE INDEX stream_deltas_age_idx ON stream_deltas (session_id, created_at);
+CREATE TABLE images (
+  id bigserial PRIMARY KEY,
+  session_id text NOT NULL,
+  media_type text NOT NULL,
+  bytes integer NOT NULL,
+  sha256 text NOT NULL,
+  data bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX images_session_idx ON images (session_id);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -9,6 +9,9 @@ export const CLEANED_TABLES = [
   'checkpoints',
   'workspace_contexts',
   'session_locks',
+  'stream_deltas',
+  'stream_watchers',
+  'images',
 ] as const;
 
 /**

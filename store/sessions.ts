@@ -77,10 +77,12 @@ export async function updateSession(db: SqlExecutor, id: string, patch: SessionP
 
 /** Deletes the session and every row of it. */
 export async function deleteSession(db: SqlExecutor, id: string): Promise<void> {
-  // Every child table references sessions with ON DELETE CASCADE, but workspace_contexts, which
-  // is written before its session row exists.
+  // Every child table references sessions with ON DELETE CASCADE, but those written before its
+  // session row exists.
   await db.query('DELETE FROM sessions WHERE id = $1', [id]);
-  await db.query('DELETE FROM workspace_contexts WHERE session_id = $1', [id]);
+  for (const table of ['workspace_contexts', 'stream_deltas', 'stream_watchers', 'images']) {
+    await db.query(`DELETE FROM ${table} WHERE session_id = $1`, [id]);
+  }
 }
 
 /** Sessions whose id starts with `prefix`, newest first. */

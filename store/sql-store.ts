@@ -18,6 +18,7 @@ import {
   settleDaily,
 } from './daily-budget';
 import { countEventsInRange, getEventByKey, lastEventAt, lastEventId, listEvents } from './event-reads';
+import { insertImage, readImages, type StoredImage, type StoredImageRef } from './images';
 import { latestRequestTokens, type MemoryMatch, type MemoryQuery, searchMemory } from './memory-search';
 import { appendMessage, writeGoalState } from './message-append';
 import { insertEvent } from './message-writes';
@@ -48,6 +49,14 @@ import {
 import { readSpoolPage } from './spool-read';
 import { writeSpool } from './spool-write';
 import type { SqlClient } from './sql';
+import {
+  insertStreamDelta,
+  listStreamDeltas,
+  pruneStreamDeltas,
+  type StreamDelta,
+  streamWatched,
+  watchStream,
+} from './stream-deltas';
 import { recordToolResult } from './tool-result-writes';
 import {
   countMessages,
@@ -239,6 +248,40 @@ export class SqlSessionStore implements SessionStore {
   }
 
   // Events (event-reads.ts, message-writes.ts)
+
+  // Partial messages and images (stream-deltas.ts, images.ts)
+
+  watchStream(sessionId: string, untilMs: number): Promise<void> {
+    return watchStream(this.client, sessionId, untilMs);
+  }
+
+  streamWatched(sessionId: string): Promise<boolean> {
+    return streamWatched(this.client, sessionId);
+  }
+
+  appendStreamDelta(sessionId: string, delta: StreamDelta): Promise<void> {
+    return insertStreamDelta(this.client, sessionId, delta);
+  }
+
+  pruneStreamDeltas(sessionId: string, keepMs: number): Promise<void> {
+    return pruneStreamDeltas(this.client, sessionId, keepMs);
+  }
+
+  listStreamDeltas(
+    sessionId: string,
+    at: { execution: number; step: number },
+    after: { attempt: number; seq: number },
+  ): Promise<StreamDelta[]> {
+    return listStreamDeltas(this.client, sessionId, at, after);
+  }
+
+  storeImage(sessionId: string, image: { mediaType: string; data: Uint8Array }): Promise<StoredImageRef> {
+    return insertImage(this.client, sessionId, image);
+  }
+
+  readImages(ids: number[]): Promise<StoredImage[]> {
+    return readImages(this.client, ids);
+  }
 
   async appendEvent(sessionId: string, kind: string, data: unknown, key?: string): Promise<void> {
     await insertEvent(this.client, sessionId, { kind, data, key });

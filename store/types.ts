@@ -4,11 +4,13 @@ import type { MessageMeta, StoredMessage, TranscriptEntry } from '../core/messag
 import type { BilledAttemptRecord } from '../core/paid-calls';
 import type { StateWrite } from '../core/state-write';
 import type { DailyBudgetView, DailyReservation } from './daily-budget';
+import type { StoredImage, StoredImageRef } from './images';
 import type { MemoryMatch, MemoryQuery } from './memory-search';
 import type { PaidCall } from './paid-calls';
 import type { ForkRecord } from './session-fork';
 import type { SessionLockAttempt } from './session-locks';
 import type { NameClaim } from './session-names';
+import type { StreamDelta } from './stream-deltas';
 
 export type { GoalStatus };
 
@@ -224,6 +226,25 @@ export interface SessionStore {
    * so a gap in one session's ids is a hole (a write not committed yet) only if no session holds them.
    */
   countEventsInRange(afterId: number, upToId: number): Promise<number>;
+
+  /** Holds or renews the session's partial-messages lease (`--include-partial-messages`) until then. */
+  watchStream(sessionId: string, untilMs: number): Promise<void>;
+  /** Whether a lease on the session's partial messages is held now. */
+  streamWatched(sessionId: string): Promise<boolean>;
+  /** Stores one piece of a model step's streamed text; idempotent on its position. */
+  appendStreamDelta(sessionId: string, delta: StreamDelta): Promise<void>;
+  /** Deletes the session's streamed pieces older than `keepMs`. */
+  pruneStreamDeltas(sessionId: string, keepMs: number): Promise<void>;
+  /** One step's streamed pieces after (attempt, seq), in order. */
+  listStreamDeltas(
+    sessionId: string,
+    at: { execution: number; step: number },
+    after: { attempt: number; seq: number },
+  ): Promise<StreamDelta[]>;
+  /** Stores an image given with `--image`; the first message names it by the returned id. */
+  storeImage(sessionId: string, image: { mediaType: string; data: Uint8Array }): Promise<StoredImageRef>;
+  /** The stored images with these ids (those still stored). */
+  readImages(ids: number[]): Promise<StoredImage[]>;
 
   /** Writes a full tool output to the spool under a key (the tool-call id); idempotent. */
   writeSpool(sessionId: string, key: string, toolName: string, content: string): Promise<{ spoolId: number }>;

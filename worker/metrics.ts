@@ -21,6 +21,7 @@ import type {
   RunToolResult,
 } from '../activities/types';
 import { costOf } from '../core/cost';
+import { userTextOf } from '../core/messages';
 import type { ModelCard } from '../core/model-card';
 import { KEY_PREFIX } from '../core/store-keys';
 import type { RequestUsage } from '../core/usage';
@@ -142,7 +143,7 @@ export function recordActivity(activityType: string, input: unknown, result: unk
     case 'appendMessage': {
       const { key, message } = input as AppendMessageInput;
       if (!key.startsWith(KEY_PREFIX.notice) || message.role !== 'user') break;
-      const stage = compactionStageOf(message.content.map((part) => part.text).join(''));
+      const stage = compactionStageOf(userTextOf(message));
       if (stage) compactions.inc({ stage });
       break;
     }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors';
-import { type ModelCard, withCachePriceDefaults } from '../../core/model-card';
+import { CARD_INPUTS, type ModelCard, withCachePriceDefaults } from '../../core/model-card';
 
 /** How many schema problems one error message lists before it says "and N more". */
 const MAX_LISTED_ISSUES = 3;
@@ -33,6 +33,7 @@ export const modelCardSchema = z
     maxOutputTokens: tokenCount,
     prices: pricesSchema,
     minCacheTokens: tokenCount.optional(),
+    input: z.array(z.enum(CARD_INPUTS)).min(1).optional(),
     source: z.string().min(1).optional(),
     /** The day the prices were last compared with the provider's published prices (YYYY-MM-DD). */
     pricesChecked: z.iso.date().optional(),

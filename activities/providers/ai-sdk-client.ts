@@ -47,6 +47,7 @@ export function createAiSdkClient(
               prompt: buildPrompt(request.system, request.messages, {
                 tail: request.tail,
                 cache: context.provider === 'anthropic' ? request.cache : undefined,
+                images: request.images,
               }),
               tools: toFunctionTools(request.tools),
               abortSignal: signal,
@@ -116,6 +117,7 @@ async function consumeStream(
         case 'text-delta':
           text += part.delta;
           received(part.delta);
+          request.onTextDelta?.(part.delta);
           break;
         // Reasoning is not kept, but it counts as progress: a model can think for minutes.
         case 'reasoning-delta':

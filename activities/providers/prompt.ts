@@ -1,5 +1,6 @@
 import type {
   JSONSchema7,
+  LanguageModelV3FilePart,
   LanguageModelV3FunctionTool,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
@@ -7,9 +8,9 @@ import type {
   LanguageModelV3ToolCallPart,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { StoredMessage } from '../../core/messages';
+import type { ImagePart, StoredMessage } from '../../core/messages';
 import { toPromptToolInput } from './tool-input';
-import type { PromptCacheHints, ToolSpec } from './types';
+import type { ImageData, PromptCacheHints, ToolSpec } from './types';
 
 /** Anthropic takes at most this many `cache_control` breakpoints in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -20,6 +21,8 @@ export interface PromptOptions {
   tail?: string;
   /** Place Anthropic cache breakpoints: the AI SDK's other providers ignore `providerOptions.anthropic`. */
   cache?: PromptCacheHints;
+  /** The bytes of the images the messages name (ModelRequest.images); one not here is sent as a line of text. */
+  images?: ReadonlyMap<number, ImageData>;
 }
 
 /**
@@ -40,7 +43,7 @@ export function buildPrompt(
   // Where each stored message landed in the prompt (empty ones are dropped), for the breakpoints.
   const at: Array<number | undefined> = [];
   for (const message of messages) {
-    const converted = convertMessage(message);
+    const converted = convertMessage(message, options.images);
     at.push(converted === undefined ? undefined : prompt.length);
     if (converted !== undefined) prompt.push(converted);
   }
@@ -104,10 +107,17 @@ export function toFunctionTools(tools: ToolSpec[]): LanguageModelV3FunctionTool[
   }));
 }
 
-function convertMessage(message: StoredMessage): LanguageModelV3Message | undefined {
+function convertMessage(
+  message: StoredMessage,
+  images: ReadonlyMap<number, ImageData> | undefined,
+): LanguageModelV3Message | undefined {
   switch (message.role) {
     case 'user': {
-      const content = message.content.filter(hasText).map(textPart);
+      const content: Array<LanguageModelV3TextPart | LanguageModelV3FilePart> = [];
+      for (const part of message.content) {
+        if (part.type === 'image') content.push(imagePart(part, images?.get(part.imageId)));
+        else if (hasText(part)) content.push(textPart(part));
+      }
       return content.length > 0 ? { role: 'user', content } : undefined;
     }
     case 'assistant': {
@@ -138,6 +148,16 @@ function convertMessage(message: StoredMessage): LanguageModelV3Message | undefi
         })),
       };
   }
+}
+
+/** An image as a file part (every provider of the AI SDK sends `image/*` files as images), or a line saying it is gone. */
+function imagePart(
+  part: ImagePart,
+  image: ImageData | undefined,
+): LanguageModelV3TextPart | LanguageModelV3FilePart {
+  if (!image)
+    return { type: 'text', text: `[image ${part.name} (${part.mediaType}) is no longer in the store]` };
+  return { type: 'file', mediaType: image.mediaType, data: image.data, filename: part.name };
 }
 
 function hasText(part: { text: string }): boolean {

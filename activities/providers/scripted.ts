@@ -46,6 +46,8 @@ export function createScriptedClient(spec: string, file: string): ModelClient {
       if (turn?.delayMs) await waitWithProgress(turn.delayMs, chars, request);
       if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
       if (chars > 0) request.onProgress?.(chars);
+      // A scripted model "streams" its text in one piece.
+      if (response.text !== '') request.onTextDelta?.(response.text);
       return response;
     },
   };

@@ -19,6 +19,12 @@ export interface PromptCacheHints {
   ttl: PromptCacheTtl;
 }
 
+/** An image's bytes, read from the store for one request. */
+export interface ImageData {
+  mediaType: string;
+  data: Uint8Array;
+}
+
 /** One model request. */
 export interface ModelRequest {
   system: string;
@@ -28,6 +34,8 @@ export interface ModelRequest {
    * behind every cache breakpoint, so that the prefix before it stays byte-identical between steps.
    */
   tail?: string;
+  /** The bytes of the images the messages name, by image id (read from the store by the model step). */
+  images?: ReadonlyMap<number, ImageData>;
   /** Cache breakpoints to place; none when absent (the summarizer, scripted models). */
   cache?: PromptCacheHints;
   tools: ToolSpec[];
@@ -37,6 +45,8 @@ export interface ModelRequest {
   purpose?: { kind: 'step' } | { kind: 'summary'; compaction: number };
   /** Aborts the HTTP request (the activity's cancellation signal). */
   abortSignal: AbortSignal;
+  /** Called with each piece of the answer's text as it streams in (`--include-partial-messages`). */
+  onTextDelta?: (text: string) => void;
   /** Called as text or tool-call input streams in, with the number of characters received so far. */
   onProgress?: (receivedChars: number) => void;
   /**

@@ -20,7 +20,14 @@ const CANCEL_WAIT_REMINDER_MS = 30_000;
 export async function watchCommand(
   context: CliContext,
   id: string | undefined,
-  options: { json?: boolean; last?: boolean; outputFormat?: string; fromStart?: boolean; after?: string },
+  options: {
+    json?: boolean;
+    last?: boolean;
+    outputFormat?: string;
+    fromStart?: boolean;
+    after?: string;
+    includePartialMessages?: boolean;
+  },
 ): Promise<number> {
   const interrupted = onInterrupt();
   const sessionId = await resolveSessionId(context, { id, last: options.last });
@@ -35,6 +42,8 @@ export async function watchCommand(
         await context.sessionStore(),
         sessionId,
         follow.stream.fromCursor,
+        undefined,
+        { partialMessages: follow.stream.partialMessages },
       );
       printer.openWith(async () => view);
       await printer.poll(true);

@@ -4,6 +4,7 @@
  */
 
 import { workspaceCardsNote } from '../../activities/models/card-names';
+import { ConfigError } from '../../core/errors';
 import type { GoalDefinition } from '../../core/goal';
 import type { HeldSessionLock } from '../../store/operation-lock';
 import { newSessionId } from '../../store/session-id';
@@ -16,6 +17,7 @@ import { goalFromOptions } from '../goal-definition';
 import type { GoalOptions } from '../goal-options';
 import { modelNoteOf } from '../goal-status';
 import { placeInWorktree, startingInWorktree } from '../goal-worktree';
+import { type ImageFile, readImageFiles, withStoredImages } from '../image-input';
 import { writableFile, writeLastMessage } from '../last-message';
 import { claimNamedSession } from '../named-start';
 import { objectiveFrom } from '../objective-input';
@@ -40,6 +42,7 @@ export async function runCommand(
   const lastMessageFile = options.outputLastMessage ? writableFile(options.outputLastMessage) : undefined;
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, hostsWorker);
+  const images = readImageFiles(options.image, goal.model, context.settings.home);
   sayProjectSettings(context, goal.workspace);
   // Before a name is claimed: a machine that cannot sandbox the goal starts nothing.
   await requireSandboxForGoal(goal);
@@ -47,6 +50,7 @@ export async function runCommand(
     const claim = await claimNamedSession(context, options.name, objective, options, hostsWorker);
     try {
       if (claim.kind === 'continue') {
+        refuseImagesOnContinue(images, options.name);
         return await resumeSession(
           context,
           claim.sessionId,
@@ -56,13 +60,13 @@ export async function runCommand(
         );
       }
       const placed = await placeInWorktree(context, claim.goal, options, options.name);
-      return await runGoal(context, placed, options, interrupted, claim.lock, lastMessageFile);
+      return await runGoal(context, placed, options, interrupted, claim.lock, lastMessageFile, images);
     } finally {
       await claim.lock.release();
     }
   }
   const placed = await placeInWorktree(context, goal, options);
-  return runGoal(context, placed, options, interrupted, undefined, lastMessageFile);
+  return runGoal(context, placed, options, interrupted, undefined, lastMessageFile, images);
 }
 
 /** Starts a new goal with a worker here (unless --no-worker) and follows it. */
@@ -73,11 +77,13 @@ async function runGoal(
   interrupted: Promise<NodeJS.Signals>,
   lock?: HeldSessionLock,
   lastMessageFile?: string,
+  images: readonly ImageFile[] = [],
 ): Promise<number> {
   const hostsWorker = options.worker !== false;
   const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
   if (hostsWorker) await context.hostWorker();
-  const started = await startingInWorktree(goal, () => startGoal(context, goal));
+  const withImages = await withStoredImages(await context.sessionStore(), goal, images);
+  const started = await startingInWorktree(goal, () => startGoal(context, withImages));
   await lock?.release();
   if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
@@ -96,17 +102,20 @@ export async function startCommand(
   const objective = objectiveFrom(objectiveArg);
   const sessionId = newSessionId(options.workspace ?? process.cwd(), new Date());
   const goal = goalFromOptions(objective, options, context.settings, sessionId, false);
+  const images = readImageFiles(options.image, goal.model, context.settings.home);
   sayProjectSettings(context, goal.workspace);
   await requireSandboxForGoal(goal);
   if (options.name !== undefined) {
     const claim = await claimNamedSession(context, options.name, objective, options, false);
     try {
       if (claim.kind === 'continue') {
+        refuseImagesOnContinue(images, options.name);
         const resumeOptions = { ...options, message: objective, worker: false };
         return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
       }
       const placed = await placeInWorktree(context, claim.goal, options, options.name);
-      const started = await startingInWorktree(placed, () => startGoal(context, placed));
+      const withImages = await withStoredImages(await context.sessionStore(), placed, images);
+      const started = await startingInWorktree(placed, () => startGoal(context, withImages));
       await claim.lock.release();
       await reportStarted(context, started, options.json);
       return 0;
@@ -115,11 +124,21 @@ export async function startCommand(
     }
   }
   const placed = await placeInWorktree(context, goal, options);
-  const started = await startingInWorktree(placed, () => startGoal(context, placed));
+  const withImages = await withStoredImages(await context.sessionStore(), placed, images);
+  const started = await startingInWorktree(placed, () => startGoal(context, withImages));
   await reportStarted(context, started, options.json);
   noteModel(placed.model, { home: context.settings.home, workspace: placed.workspace });
   await warnIfNoToolHost(context, placed);
   return 0;
+}
+
+/** `--image` goes to a new goal's first message: a named session that goes on has had its own. */
+function refuseImagesOnContinue(images: readonly ImageFile[], name: string): void {
+  if (images.length > 0) {
+    throw new ConfigError(
+      `--image attaches images to a new goal's first message, and the session named "${name}" goes on instead; give the goal another name`,
+    );
+  }
 }
 
 /**

@@ -102,7 +102,11 @@ function markdownOf(entry: TranscriptEntry, message: StoredMessage): string {
   const fence = (text: string) => `\`\`\`\n${text.replaceAll('```', '`\u200b``')}\n\`\`\``;
   switch (message.role) {
     case 'user': {
-      const text = message.content.map((part) => part.text).join('');
+      const text = message.content
+        .map((part) =>
+          part.type === 'text' ? part.text : `\n[image ${part.name}, ${part.mediaType}, ${part.bytes} bytes]`,
+        )
+        .join('');
       const heading = entry.key.startsWith(KEY_PREFIX.summary)
         ? 'Summary'
         : entry.key.startsWith(KEY_PREFIX.steering)

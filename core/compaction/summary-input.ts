@@ -83,6 +83,9 @@ function spanItems(span: StoredMessage[]): Item[] {
           const digest = argsDigest(part.input, { longString: kept, keptString: kept, maxChars: bound });
           return `### Tool call ${part.toolName} [${oneLine(part.toolCallId)}]\nargs=${digest}`;
         });
+      } else if (part.type === 'image') {
+        // The summarizer is not sent images: it reads that there was one.
+        items.push(() => `### User\n[image ${oneLine(part.name)}, ${part.mediaType}]`);
       } else {
         const { type, value } = part.output;
         const spool = SPOOL_REFERENCE.exec(value);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendLedger, type LedgerEntry, lastSeqOf, ledgerTokens } from '../../core/ledger';
+import { IMAGE_TOKEN_ESTIMATE, messageTokens } from '../../core/ledger-entry';
+import type { StoredMessage } from '../../core/messages';
 import { addRequestUsage, EMPTY_USAGE, type RequestUsage } from '../../core/usage';
 
 function entry(seq: number, tokens = 10, role: LedgerEntry['role'] = 'user'): LedgerEntry {
@@ -101,5 +103,19 @@ describe('addRequestUsage', () => {
     const before = { ...EMPTY_USAGE };
     addRequestUsage(EMPTY_USAGE, request(1, 1));
     expect(EMPTY_USAGE).toEqual(before);
+  });
+});
+
+describe('the ledger entry of a first message with images', () => {
+  it('counts each image at IMAGE_TOKEN_ESTIMATE, not at the length of its reference', () => {
+    const text: StoredMessage = { role: 'user', content: [{ type: 'text', text: 'look' }] };
+    const withImage: StoredMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image', imageId: 1, mediaType: 'image/png', bytes: 100, name: 'a.png' },
+      ],
+    };
+    expect(messageTokens(withImage) - messageTokens(text)).toBeGreaterThanOrEqual(IMAGE_TOKEN_ESTIMATE);
   });
 });

@@ -146,6 +146,40 @@ describe('Anthropic over HTTP', () => {
     });
   });
 
+  it('hands each text delta to onTextDelta as it streams, in order (--include-partial-messages)', async () => {
+    answer = { events: toolUseTurn(['{}']) };
+    const deltas: string[] = [];
+    const response = await client().stream({
+      ...request([userText('list files')]),
+      onTextDelta: (text) => deltas.push(text),
+    });
+    expect(deltas).toEqual(['Let me ', 'look.']);
+    expect(deltas.join('')).toBe(response.text);
+  });
+
+  it('sends an --image of the first message as an image block with its bytes', async () => {
+    answer = { events: toolUseTurn(['{}']) };
+    const data = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+    await client().stream({
+      ...request([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', imageId: 1, mediaType: 'image/png', bytes: data.length, name: 'a.png' },
+          ],
+        },
+      ]),
+      images: new Map([[1, { mediaType: 'image/png', data }]]),
+    });
+    const content = lastBody.messages[0].content as Array<Record<string, unknown>>;
+    expect(content[0]).toMatchObject({ type: 'text', text: 'what is this?' });
+    expect(content[1]).toMatchObject({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: Buffer.from(data).toString('base64') },
+    });
+  });
+
   it('sends cache breakpoints on the system prompt and the last message, and the tail after them', async () => {
     const events = toolUseTurn(['{}']);
     // Anthropic splits the writes by lifetime in its raw usage; the 1-hour ones are priced apart.

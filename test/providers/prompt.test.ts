@@ -184,3 +184,38 @@ describe('toFunctionTools', () => {
     expect(toFunctionTools([])).toBeUndefined();
   });
 });
+
+describe('buildPrompt with images', () => {
+  const first: StoredMessage = {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'look at this' },
+      { type: 'image', imageId: 7, mediaType: 'image/png', bytes: 3, name: 'shot.png' },
+    ],
+  };
+
+  it('sends an image whose bytes were read as a file part, after the text', () => {
+    const data = new Uint8Array([1, 2, 3]);
+    const prompt = buildPrompt('', [first], { images: new Map([[7, { mediaType: 'image/png', data }]]) });
+    expect(prompt).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look at this' },
+          { type: 'file', mediaType: 'image/png', data, filename: 'shot.png' },
+        ],
+      },
+    ]);
+  });
+
+  it('says so in text when the image is not there (the summarizer, a cleaned parent of a fork)', () => {
+    const prompt = buildPrompt('', [first]);
+    expect(prompt[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look at this' },
+        { type: 'text', text: '[image shot.png (image/png) is no longer in the store]' },
+      ],
+    });
+  });
+});

@@ -39,6 +39,9 @@ describe('cleaning a session', () => {
     await store.saveCheckpoint(id, { goal: 1 }, []);
     await store.saveWorkspaceContext(id, 1, { x: 1 });
     await store.tryLockSession(id, 'clean', 'me', 60_000);
+    await store.watchStream(id, Date.now() + 60_000);
+    await store.appendStreamDelta(id, { execution: 1, step: 1, attempt: 1, seq: 0, offset: 0, text: 'he' });
+    await store.storeImage(id, { mediaType: 'image/png', data: new Uint8Array([1, 2, 3]) });
     await store.renameSession(id, `name of ${id}`);
     await store.updateSession(id, { status: status as never, goalState: { goal: { objective: 'o' } } });
   }

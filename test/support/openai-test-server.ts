@@ -49,6 +49,8 @@ export interface TestTurn {
   toolCalls?: TestToolCall[];
   /** Reported in the usage chunk; defaults to characters / 4 of the request messages and of the answer. */
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /** Pause this long between the pieces of the text, as a model that writes slowly (partial messages). */
+  pieceDelayMs?: number;
   /** Pause this long after the first chunk, so the client is mid-stream (slow model, abort tests). */
   delayMs?: number;
   /** Ends the stream after the text with an OpenAI-style `{"error": ...}` event instead of a finish. */
@@ -391,7 +393,10 @@ async function streamTurn(
     clearInterval(pings);
   } else if (turn.delayMs) await sleep(turn.delayMs, gone.signal);
 
-  for (const piece of splitPieces(answer.text)) chunk({ content: piece });
+  for (const [index, piece] of splitPieces(answer.text).entries()) {
+    if (index > 0 && turn.pieceDelayMs) await sleep(turn.pieceDelayMs, gone.signal);
+    chunk({ content: piece });
+  }
   if (turn.stallAfterText) {
     await new Promise<void>((resolve) =>
       gone.signal.addEventListener('abort', () => resolve(), { once: true }),
