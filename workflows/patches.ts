@@ -85,6 +85,12 @@ export const PATCH = {
    * is made again until the store is back, the goal showing waiting_store meanwhile.
    */
   storeOutageWait: 'store-outage-wait',
+  /**
+   * Failover to the backup model (issue 27 §3): a step gives up on the primary after retryable provider
+   * failures in a row (or an outage of some minutes), the goal moves to the backup and probes the
+   * primary after a cooldown; a /model makes the new model the primary.
+   */
+  failover: 'failover-to-backup',
 } as const;
 
 /** A patch id. */
@@ -220,6 +226,15 @@ export const PATCHES: readonly PatchRecord[] = [
       'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
       'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
       'when it starts and when it ends), an ended goal keeps its status',
+  },
+  {
+    id: PATCH.failover,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal with a backup model passes the failover rule to its model steps; a step that ends with ProviderOutage ' +
+      'moves the goal to the backup (state.failover, a failover event, the budget resolved anew) and runs again; ' +
+      'after the cooldown a step probes the primary and one success keeps it; /model clears the failover state',
   },
 ];
 
