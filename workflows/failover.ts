@@ -13,6 +13,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import {
   type FailoverRule,
   type FailoverState,
+  isFailoverReason,
   type ModelRoute,
   primaryAnswered,
   probeDue,
@@ -22,7 +23,8 @@ import {
 } from '../core/failover';
 import type { GoalDefinition } from '../core/goal';
 import { clip } from '../core/text';
-import { failureType, innermostMessage } from './failures';
+import type { SummarizerFallback } from './compaction-host';
+import { failureDetail, failureType, innermostMessage } from './failures';
 import type { GoalRun } from './goal-run-port';
 import { PATCH } from './patches';
 
@@ -80,6 +82,25 @@ export async function afterAnswer(run: GoalRun, stepNumber: number): Promise<voi
   const to = routeOf(run.state.goal);
   run.session.note(`step ${stepNumber} · failover: back on ${to.model}`);
   await recordSwitch(run, stepNumber, backupRoute(run.state.goal), to, 'primary', 'the probe succeeded');
+}
+
+/**
+ * The summarizer's failover: a summarizer model of its own that failed for a reason to switch hands
+ * the summary to the goal's model (the primary, or the backup while the goal is on it), on its card.
+ * A goal whose model summarizes follows the goal's own failover.
+ */
+export function summarizerFallback(run: GoalRun, failed: string, err: unknown): SummarizerFallback | null {
+  const type = failureType(err);
+  const status = (failureDetail(err, type ?? '') as { status?: unknown } | undefined)?.status;
+  if (!isFailoverReason(type, typeof status === 'number' ? status : undefined)) return null;
+  const { goal, compaction } = run.state;
+  if (failed === goal.model) return null;
+  run.session.note(`the summarizer ${failed} is down; the summary goes to ${goal.model}`);
+  return {
+    model: goal.model,
+    ...(goal.baseUrl ? { baseUrl: goal.baseUrl } : {}),
+    card: compaction?.card ?? null,
+  };
 }
 
 /** After a /model: the model a person chose is the primary now, at the primary's base URL. */

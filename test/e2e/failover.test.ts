@@ -224,6 +224,20 @@ describe('failover to the backup model', () => {
       } finally {
         await store.close();
       }
+      // The event stream shows every switch.
+      const stream = await runCli(
+        ['watch', sessionId, '--from-start', '--output-format', 'stream-json'],
+        t.env,
+      );
+      const switches = stream.stdout
+        .split('\n')
+        .filter((line) => line.includes('"type":"failover"'))
+        .map((line) => JSON.parse(line));
+      expect(switches.map((event) => [event.direction, event.step, event.from, event.to])).toEqual([
+        ['backup', 1, PRIMARY, BACKUP],
+        ['probe', 3, BACKUP, PRIMARY],
+        ['primary', 3, BACKUP, PRIMARY],
+      ]);
     } finally {
       await killAndWait(worker, 'SIGTERM');
     }
