@@ -150,7 +150,9 @@ describe('failover to the backup model', () => {
       try {
         const event = await store.getEventByKey(sessionId, 'failover:1:backup@1');
         expect(event?.data).toMatchObject({ step: 2, from: PRIMARY, to: BACKUP, direction: 'backup' });
-        expect((event?.data as { reason: string }).reason).toMatch(/3 provider failures in a row.*HTTP 529/);
+        expect((event?.data as { reason?: string } | undefined)?.reason).toMatch(
+          /3 provider failures in a row.*HTTP 529/,
+        );
       } finally {
         await store.close();
       }
@@ -158,6 +160,41 @@ describe('failover to the backup model', () => {
       expect(policy.windowTokens).toBe(64_000);
     } finally {
       await killAndWait(worker, 'SIGTERM');
+    }
+  }, 300_000);
+
+  it('moves to the backup when the primary goes down in the middle of a goal (connection refused)', async () => {
+    const t = setUp('failover-down', backup.url, 3_600);
+    const objective = 'failover-down: wait for go';
+    // A primary of its own, closed while step 1's command runs: step 2 finds nobody listening.
+    const scripts = new Map<string, Array<TestResponse | (() => Promise<TestResponse>)>>();
+    const doomed = await scriptedServer(scripts);
+    scripts.set(objective, [bash('touch started && while [ ! -f go ]; do sleep 0.2; done')]);
+    backupScripts.set(objective, [finish]);
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(t, doomed, objective, ['--backup-model', BACKUP], PRIMARY);
+      await waitFor('step 1 command to run', () => fs.existsSync(path.join(t.workspace, 'started')), 120_000);
+      await doomed.close();
+      fs.writeFileSync(path.join(t.workspace, 'go'), '');
+      const done = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
+      expect(done.code, `${done.stdout}\n${done.stderr}`).toBe(0);
+      expect(JSON.parse(done.stdout)).toMatchObject({ status: 'completed', steps: 2, model: BACKUP });
+      expect(requestsOf(backup, objective)).toHaveLength(1);
+      const stats = expectJson(await runCli(['stats', sessionId, '--json'], t.env));
+      expect(stats.steps).toEqual({ [PRIMARY]: 1, [BACKUP]: 1 });
+      const store = await testStore(t.databaseUrl);
+      try {
+        const event = await store.getEventByKey(sessionId, 'failover:1:backup@1');
+        expect((event?.data as { reason?: string } | undefined)?.reason).toMatch(
+          /3 provider failures in a row.*network error/,
+        );
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+      await doomed.close().catch(() => undefined);
     }
   }, 300_000);
 
