@@ -7,7 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIdOf } from '../../core/workflow-names';
 import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { gate, startGoal } from '../support/goal-steps';
@@ -18,6 +21,8 @@ import {
   type TestResponse,
 } from '../support/openai-test-server';
 
+/** The built workflow bundle, which the worker ran: the histories must replay on it. */
+const BUNDLE = path.resolve(__dirname, '../../dist/workflow-bundle.js');
 const PRIMARY = 'openai-compatible:primary-model';
 const BACKUP = 'openai-compatible:backup-model';
 /** Output at $10 (primary) and $1 (backup) per million: a 1,000-token answer costs $0.01 or $0.001. */
@@ -275,6 +280,15 @@ describe('failover to the backup model', () => {
         ['probe', 3, BACKUP, PRIMARY],
         ['primary', 3, BACKUP, PRIMARY],
       ]);
+      // The switches, the probe and the return replay without a determinism violation.
+      const connection = await Connection.connect({ address: t.temporalAddress });
+      try {
+        const workflowId = workflowIdOf(sessionId);
+        const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+        await Worker.runReplayHistory({ workflowBundle: { codePath: BUNDLE } }, history, workflowId);
+      } finally {
+        await connection.close();
+      }
     } finally {
       await killAndWait(worker, 'SIGTERM');
     }
