@@ -20,6 +20,7 @@ import { TOOL } from '../core/tool-names';
 import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
+import { failoverHeartbeat, failureRunOf, withFailover } from './failover-count';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
 import { storeModelAnswer } from './model-step-answer';
@@ -151,9 +152,11 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
+      // The provider's failures in a row, for the failover rule (failover-count.ts); carried the same way.
+      let failures = failureRunOf(context.info.heartbeatDetails);
       const details = () => {
         const step: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
-        return { ...step, ...meter.details() };
+        return { ...step, ...failoverHeartbeat(failures), ...meter.details() };
       };
       const beat = () => context.heartbeat(details());
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
@@ -314,11 +317,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         }
         // Billed and not stored: recorded now (and taken back if a later attempt stores this answer).
         await meter.failed();
-        // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
-        beat();
-        const failure = answered
+        let failure = answered
           ? storeFailure(err)
           : modelStepFailure(err, input, unreachableSinceMs, Date.now());
+        if (!answered)
+          ({ failure, run: failures } = withFailover(failure, failures, input.failover, Date.now()));
+        // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
+        beat();
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(

@@ -5,6 +5,7 @@
  */
 
 import type { ContextPlan } from '../core/context-plan';
+import type { FailoverRule } from '../core/failover';
 import type { GoalDefinition, GoalState, GoalStatus } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import type { MessageMeta, StoredMessage } from '../core/messages';
@@ -68,6 +69,11 @@ export interface ModelStepInput {
    * reported usage counts at (core/paid-calls.ts); absent: recorded at no cost.
    */
   pricing?: CallPricing;
+  /**
+   * When the step gives up on its model for the goal's backup (issue 27 §3): set by the workflow
+   * only while the goal has a backup to go to; the step then ends with a non-retryable ProviderOutage.
+   */
+  failover?: FailoverRule;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */

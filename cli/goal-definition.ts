@@ -19,6 +19,7 @@ import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES
 import type { BreakerSettings } from '../core/runaway-breaker';
 import { parseToolRules } from '../core/tool-rules';
 import type { Settings } from '../worker/settings';
+import { backupFields } from './backup-model';
 import {
   checkBaseUrl,
   extensionSourcesFromOptions,
@@ -71,12 +72,11 @@ export function goalFromOptions(
   const summarizerModel = settings.config.summarizer_model
     ? normalizeModelSpec(settings.config.summarizer_model)
     : undefined;
-  const backupModel = settings.config.backup_model
-    ? normalizeModelSpec(settings.config.backup_model)
-    : undefined;
+  const backup = backupFields(options, settings, { model, baseUrl, apiKeyEnv }, hostsWorker);
   if (limits.maxCostUsd !== undefined) {
     // Every model the goal may call is counted at its card's prices: each needs them.
-    for (const priced of new Set([model, summarizerModel].filter((spec): spec is string => !!spec)))
+    const models = [model, summarizerModel, backup.backupModel];
+    for (const priced of new Set(models.filter((spec): spec is string => !!spec)))
       checkPricedCard(priced, settings.home);
   }
   return {
@@ -95,7 +95,7 @@ export function goalFromOptions(
     },
     contextWindowTokens:
       positiveIntFlag(options.contextWindow, '--context-window') ?? settings.config.context_window,
-    backupModel,
+    ...backup,
     providerUnreachableMinutes: settings.providerUnreachableMinutes,
     streamIdleTimeoutS:
       positiveIntFlag(options.streamIdleTimeout, '--stream-idle-timeout') ??

@@ -30,6 +30,8 @@ export interface GoalOptions {
   maxCostUsd?: string;
   maxTokens?: string;
   contextWindow?: string;
+  /** The backup model (issue 27 §3), as config backup_model. */
+  backupModel?: string;
   streamIdleTimeout?: string;
   sandbox?: string;
   network?: boolean;
@@ -105,6 +107,10 @@ export function goalOptionList(): Option[] {
       'the variable holding the key of an openai-compatible endpoint, read by the worker (default: OPENAI_COMPATIBLE_API_KEY; config api_key_env). OPENAI_API_KEY goes to api.openai.com only',
     ),
     new Option('--context-window <tokens>', "the model's context window, overriding its model card"),
+    new Option(
+      '--backup-model <spec>',
+      'the model the next steps fail over to after 3 overloaded or failing answers in a row (5xx, 529, unreachable; never 400/401/403) or a long outage; the primary is tried again after a cooldown (config backup_model, failover_*)',
+    ),
     new Option(
       '--stream-idle-timeout <seconds>',
       'retry a model call whose stream sends nothing for this long (default: 120, config stream_idle_timeout_s)',

@@ -23,6 +23,12 @@ export const FailureType = {
   ToolHostShuttingDown: 'ToolHostShuttingDown',
   /** The account is out of quota until a reset time (details: `{ resetAtMs }`, null when unknown): the goal waits. */
   QuotaExhausted: 'QuotaExhausted',
+  /**
+   * The provider failed retryably failover_after_failures times in a row, or for failover_after_minutes
+   * (issue 27 §3): the step gives up on this model, and the workflow moves the goal to its backup.
+   * Thrown non-retryable; only a step that has a backup to go to ends with it.
+   */
+  ProviderOutage: 'ProviderOutage',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

@@ -16,4 +16,6 @@ export const EVENT_KINDS = {
   goalEnded: 'goal-ended',
   /** A goal reached its money or token cap, or a raise let it go on (issue 18). */
   budget: 'budget',
+  /** The goal moved to its backup model, probed its primary, or went back to it (issue 27 §3). */
+  failover: 'failover',
 } as const;

@@ -218,6 +218,21 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
         },
       ];
     }
+    case EVENT_KINDS.failover: {
+      const direction =
+        data.direction === 'probe' || data.direction === 'primary' ? data.direction : 'backup';
+      return [
+        {
+          ...base,
+          type: 'failover',
+          step: num(data.step),
+          from: typeof data.from === 'string' ? data.from : '',
+          to: typeof data.to === 'string' ? data.to : '',
+          direction,
+          reason: typeof data.reason === 'string' ? data.reason : '',
+        },
+      ];
+    }
     default: {
       const text = NOTICE_KINDS[row.kind]?.(data, sessionId);
       return text === undefined ? [] : [{ ...base, type: 'notice', text }];

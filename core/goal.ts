@@ -6,6 +6,7 @@
 import type { CompactionState } from './compaction/state';
 import { breakdownTotal, type UsageBreakdown } from './cost';
 import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
+import type { FailoverSettings, FailoverState } from './failover';
 import type { InboxRequest } from './goal-inbox';
 import type { JobRecord } from './jobs-registry';
 import type { LedgerEntry } from './ledger';
@@ -115,8 +116,15 @@ export interface GoalDefinition {
   contextWindowTokens?: number;
   /** A cheaper model for the summarizer (config summarizer_model); the goal's model when absent. */
   summarizerModel?: string;
-  /** The backup model card (config backup_model): shown with the policy, not used for failover (spec F-CARDS). */
+  /**
+   * The backup model (`--backup-model`, config backup_model): the next steps go to it after the
+   * provider failed failover_after_failures times in a row or for failover_after_minutes (issue 27 §3).
+   */
   backupModel?: string;
+  /** Where the backup's requests go (config backup_base_url; else the goal's base URL for a backup of the same provider). */
+  backupBaseUrl?: string;
+  /** When the goal fails over and how long it stays on the backup (config failover_*); the defaults where absent. */
+  failover?: FailoverSettings;
   /** How tool processes are contained; DEFAULT_SANDBOX when absent. */
   sandbox?: SandboxSettings;
   /**
@@ -281,6 +289,8 @@ export interface GoalState {
    * carried over continue-as-new, so the wait's bound counts from its start; absent or null otherwise.
    */
   dailyWaitSinceMs?: number | null;
+  /** Whether the goal runs on its primary or its backup model, and when it probes the primary (issue 27 §3). */
+  failover?: FailoverState | null;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */

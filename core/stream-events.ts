@@ -166,6 +166,19 @@ export const STREAM_EVENT_SCHEMAS = {
     .describe(
       'The goal reached its money or token cap and waits (`at: cap`, status budget_reached), or a raise let it go on (`at: raised`).',
     ),
+  failover: z
+    .object({
+      ...base,
+      type: z.literal('failover'),
+      step: z.number().int(),
+      from: z.string(),
+      to: z.string(),
+      direction: z.enum(['backup', 'probe', 'primary']),
+      reason: z.string(),
+    })
+    .describe(
+      'The goal moved to its backup model (`direction: backup`, after provider failures in a row or a long outage), a step probes the primary after the cooldown (`probe`), or the probe succeeded and the goal is back (`primary`).',
+    ),
   result: z
     .object({
       ...base,
@@ -202,6 +215,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   STREAM_EVENT_SCHEMAS.approval,
   STREAM_EVENT_SCHEMAS.usage,
   STREAM_EVENT_SCHEMAS.budget,
+  STREAM_EVENT_SCHEMAS.failover,
   STREAM_EVENT_SCHEMAS.result,
 ]);
 

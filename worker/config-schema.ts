@@ -77,6 +77,14 @@ function buildConfigSchema(z: typeof Zod) {
       context_window: positiveInt.optional(),
       summarizer_model: z.string().min(1).optional(),
       backup_model: z.string().min(1).optional(),
+      /** Where the backup model's requests go; the goal's base URL when the backup is of the same provider. */
+      backup_base_url: z.string().url().optional(),
+      /** Retryable provider failures in a row that move a goal to its backup model. */
+      failover_after_failures: positiveInt.optional(),
+      /** A provider outage this many minutes long moves a goal to its backup model. */
+      failover_after_minutes: positiveInt.optional(),
+      /** How long a goal stays on its backup before a step probes the primary again, in seconds. */
+      failover_cooldown_s: positiveInt.optional(),
       provider_unreachable_minutes: positiveInt.optional(),
       /** A model stream silent this many seconds (no byte, not even a ping) is retried as stalled. */
       stream_idle_timeout_s: positiveInt.optional(),

@@ -25,6 +25,7 @@ import { type CommandOutcome, carryOut, refusalText } from './commands';
 import { autoCompact, ensureBudget } from './compaction';
 import { type DailyGate, reserveDaily } from './daily-budget-gate';
 import type { SteerResult } from './definitions';
+import { probeAtBoundary } from './failover';
 import { innermostMessage } from './failures';
 import { compactionHostOf } from './goal-compaction-host';
 import type { ApprovalBox, GoalControl } from './goal-control';
@@ -120,6 +121,8 @@ export class CommandQueue implements GoalControl {
     for (;;) {
       await this.runDue('boundary');
       await this.writeNotices();
+      // After the cooldown the next step probes the primary; its budget is resolved just below.
+      await probeAtBoundary(run);
       await ensureBudget(host);
       await autoCompact(host, run.state.steps + 1);
       if (this.clearing.requested) return;

@@ -14,6 +14,7 @@ import { storeActivities } from './activities-proxy';
 import { breakerAfterSteering } from './breaker-gate';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
+import { forgetFailover } from './failover';
 import { compactionHostOf } from './goal-compaction-host';
 import type { ApprovalBox } from './goal-control';
 import type { GoalRun } from './goal-run-port';
@@ -156,6 +157,8 @@ async function runAppCommand(
       // The next step boundary resolves the new model's window and prices (ensureBudget).
       const compaction = run.state.compaction;
       if (compaction) run.state = { ...run.state, compaction: { ...compaction, budget: null, card: null } };
+      // The model a person chose is the goal's primary now: no probe takes the goal back to the old one.
+      forgetFailover(run);
       return { ...done(text), notice: text };
     }
     case 'compact': {

@@ -51,6 +51,18 @@ export interface CompactionHost {
    * runs from before billed calls were counted, PATCH.paidCalls).
    */
   billedOnFailure?(err: unknown, model: string, pricing: CallPricing): Promise<BilledAttempts | null>;
+  /**
+   * Where a summary goes when the summarizer model `model` failed with `err`: the goal's model, when
+   * the failure is a reason to fail over (absent: runs before PATCH.failover; null: nowhere).
+   */
+  summarizerFallback?(model: string, err: unknown): SummarizerFallback | null;
+}
+
+/** Another model for a summary whose summarizer is down, with its card (prices and reservation). */
+export interface SummarizerFallback {
+  model: string;
+  baseUrl?: string;
+  card: ModelCard | null;
 }
 
 /** A summarizer call's hold on the daily budget. */

@@ -141,9 +141,9 @@ export async function compact(
   }
 
   // The summarizer's calls are priced and reserved on its own card (issue 24 item 4).
-  const summarizerCard = summarizerCardOf(compaction);
+  let summarizerCard = summarizerCardOf(compaction);
   const pricing = callPricing(summarizerCard, summaryRequest.maxInputTokens);
-  const summarizeInput = {
+  let summarizeInput = {
     sessionId: start.goal.sessionId,
     compaction: summaryRequest.compaction,
     spanRanges: summaryRequest.spanRanges,
@@ -161,7 +161,20 @@ export async function compact(
   }
   // Commands carried out while the summarizer runs keep their effect (mergingHost).
   const after = mergingHost(host, start);
-  const called = await callSummarizer(host, after, summarizeInput, request);
+  let called = await callSummarizer(host, after, summarizeInput, request, summarizerCard);
+  // A summarizer model that is down fails over to the goal's model (failover.ts), on its card.
+  const fallback =
+    called.kind === 'failed' ? host.summarizerFallback?.(summarizeInput.model, called.error) : null;
+  if (fallback) {
+    summarizerCard = fallback.card;
+    summarizeInput = {
+      ...summarizeInput,
+      model: fallback.model,
+      baseUrl: fallback.baseUrl,
+      pricing: callPricing(fallback.card, summaryRequest.maxInputTokens),
+    };
+    called = await callSummarizer(host, after, summarizeInput, request, summarizerCard);
+  }
   if (called.kind === 'refused') {
     return { stage: 'none', beforeTokens: before, afterTokens: before, note: null };
   }
@@ -233,7 +246,7 @@ async function summarizerFailed(
 /** How a summarizer call went: answered, failed (the reason; whether it was billed), or refused by the daily budget. */
 type SummarizerCall =
   | { kind: 'answered'; result: SummarizeResult }
-  | { kind: 'failed'; reason: string; billed: boolean }
+  | { kind: 'failed'; reason: string; billed: boolean; error?: unknown }
   | { kind: 'refused' };
 
 /**
@@ -246,8 +259,8 @@ async function callSummarizer(
   after: CompactionHost,
   input: SummarizeInput & { model: string; pricing: CallPricing; maxInputTokens: number },
   request: CompactionRequest,
+  card: ModelCard | null,
 ): Promise<SummarizerCall> {
-  const card = summarizerCardOf(compactionOf(host.get()));
   const hold = host.holdDaily
     ? await host.holdDaily(input.model, reservationFor(card, input.maxInputTokens).costUsd)
     : null;
@@ -267,7 +280,7 @@ async function callSummarizer(
     await hold?.release();
     if (billed) countSummarizerBilled(after, input.model, billed, card);
     if (isCancellation(err)) throw err;
-    return { kind: 'failed', reason: innermostMessage(err), billed: billed !== null };
+    return { kind: 'failed', reason: innermostMessage(err), billed: billed !== null, error: err };
   }
 }
 

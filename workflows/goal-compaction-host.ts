@@ -10,6 +10,7 @@ import type { ModelCard } from '../core/model-card';
 import { storeKeys } from '../core/store-keys';
 import { budgetAllows } from './budget-gate';
 import type { CompactionHost } from './compaction';
+import { summarizerFallback } from './failover';
 import type { GoalRun } from './goal-run-port';
 import { onGoalHost } from './host-placement';
 import { billedOnGiveUp } from './paid-calls';
@@ -32,6 +33,9 @@ export function compactionHostOf(run: GoalRun): CompactionHost {
       : {}),
     // Summarizer calls hold their worst case against the daily budget and count what they were billed.
     ...(run.features[PATCH.paidCalls] ? summarizerSpend(run) : {}),
+    ...(run.features[PATCH.failover]
+      ? { summarizerFallback: (model: string, err: unknown) => summarizerFallback(run, model, err) }
+      : {}),
     onHost: (call) => onGoalHost(run, call),
     untilStored: (what, call) => run.untilStored(what, call),
     get: () => run.state,

@@ -25,6 +25,7 @@ import {
 } from '../core/workflow-tools';
 import { writeNotice } from './boundary';
 import { breakerAfterTurn, breakerAfterWorkflowTool, takeBreakerWarning } from './breaker-gate';
+import { afterAnswer, isOutage, switchToBackup } from './failover';
 import { failureType } from './failures';
 import type { StepControl } from './goal-control';
 import { withStopHooks } from './goal-hooks';
@@ -50,15 +51,22 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     step = await callModel(run, control, stepNumber);
   } catch (err) {
     const quota = run.features[PATCH.commandQueue] && failureType(err) === FailureType.QuotaExhausted;
-    if (!(err instanceof ModelCallInterrupted) && !quota) throw err;
+    const outage = isOutage(run, err);
+    if (!(err instanceof ModelCallInterrupted) && !quota && !outage) throw err;
     // Nothing of the step is in the ledger yet: it simply has not happened.
     run.state = { ...run.state, steps: stepNumber - 1 };
     if (quota) return await waitForQuota(run, control, err, stepNumber);
+    // The step runs again on the backup, after the next boundary resolved its budget (failover.ts).
+    if (outage) {
+      await switchToBackup(run, stepNumber, err);
+      return null;
+    }
     run.session.note(`step ${stepNumber} · model call stopped: the goal paused; it runs again on unpause`);
     return null;
   }
   const spentBefore = spentOf(run.state);
   recordModelStep(run, step, stepNumber, model, card);
+  await afterAnswer(run, stepNumber);
   const spentAfter = spentOf(run.state);
   breakerAfterTurn(run, step.toolCalls.length, {
     costUsd: spentAfter.costUsd - spentBefore.costUsd,

@@ -12,6 +12,7 @@ import { modelStepAttempts } from '../core/model-attempts';
 import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1 } from '../core/tool-names';
 import { modelActivities } from './activities-proxy';
 import { compact } from './compaction';
+import { stepFailover } from './failover';
 import { failureType } from './failures';
 import { compactionHostOf } from './goal-compaction-host';
 import type { StepControl } from './goal-control';
@@ -39,6 +40,7 @@ export async function callModel(
     // Priced as the step counts its answer: the model and card it started with (goal-step.ts).
     const pricing = stepPricing(run);
     const priced = { model: goal.model, card: run.state.compaction?.card ?? null, pricing };
+    const failover = stepFailover(run);
     // The state saved with the answer accounts for the messages before it, so it does not count this
     // step yet: a resume counts the answers stored after it (see prepareResume).
     const state = run.stateWrite(false, { steps: stepNumber - 1 });
@@ -58,6 +60,8 @@ export async function callModel(
       ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
       ...(goal.streamIdleTimeoutS ? { streamIdleTimeoutS: goal.streamIdleTimeoutS } : {}),
       pricing,
+      // Where the step gives up on its model for the goal's backup (failover.ts).
+      ...(failover ? { failover } : {}),
     };
     const proxy = (placement: Placement) =>
       modelActivities(`model step ${stepNumber} · ${goal.model}`, modelStepAttempts(goal), placement);

@@ -90,6 +90,12 @@ export const PATCH = {
    * child workflow, not waited for, on each status that needs a person and at its end.
    */
   notifyTargets: 'notify-targets',
+  /**
+   * Failover to the backup model (issue 27 §3): a step gives up on the primary after retryable provider
+   * failures in a row (or an outage of some minutes), the goal moves to the backup and probes the
+   * primary after a cooldown; a /model makes the new model the primary.
+   */
+  failover: 'failover-to-backup',
 } as const;
 
 /** A patch id. */
@@ -233,6 +239,15 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'a goal whose start saw config notify targets starts a goalNotificationWorkflow child (ABANDON, not ' +
       'waited for) when it enters a status that needs a person, stalls (at most hourly) or ends',
+  },
+  {
+    id: PATCH.failover,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal with a backup model passes the failover rule to its model steps; a step that ends with ProviderOutage ' +
+      'moves the goal to the backup (state.failover, a failover event, the budget resolved anew) and runs again; ' +
+      'after the cooldown a step probes the primary and one success keeps it; /model clears the failover state',
   },
 ];
 

@@ -174,7 +174,8 @@ function fromApiCallError(
   if (RETRYABLE_STATUSES.has(status) || status >= 500) {
     const retryAfterMs = parseRetryAfter(err.responseHeaders);
     const delay = retryAfterMs ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS) : undefined;
-    return failure(FailureType.ProviderUnavailable, message, delay);
+    // The status tells the failover rule an overloaded server (5xx, 529) from a rate limit (429).
+    return failure(FailureType.ProviderUnavailable, message, delay, { status });
   }
   if (status >= 400) return failure(FailureType.ProviderBadRequest, message);
   // A success status with an error: the body broke off while streaming (connection dropped, bad
@@ -196,13 +197,30 @@ function causeChainText(err: Error): string {
   return messages.length > 0 ? messages.join(': ') : err.message;
 }
 
-function failure(type: FailureTypeName, message: string, nextRetryDelayMs?: number): ApplicationFailure {
+function failure(
+  type: FailureTypeName,
+  message: string,
+  nextRetryDelayMs?: number,
+  detail?: ProviderFailureDetail,
+): ApplicationFailure {
   return ApplicationFailure.create({
     type,
     message,
     nonRetryable: type !== FailureType.ProviderUnavailable,
     ...(nextRetryDelayMs !== undefined ? { nextRetryDelay: nextRetryDelayMs } : {}),
+    ...(detail ? { details: [detail] } : {}),
   });
+}
+
+/** What a retryable provider failure carries besides its message: the HTTP status the provider answered. */
+export interface ProviderFailureDetail {
+  status: number;
+}
+
+/** The HTTP status a provider failure carries, when the provider answered with one. */
+export function providerStatusOf(failure: ApplicationFailure): number | undefined {
+  const status = (failure.details?.[0] as Partial<ProviderFailureDetail> | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 function isNetworkError(err: unknown): boolean {

@@ -5,6 +5,7 @@ import type { CompactionState } from '../../core/compaction/state';
 import { renderSummarizerShare, summarizerInputShare } from '../../core/compaction/summarizer-share';
 import { renderStats, type UsageBreakdown } from '../../core/cost';
 import { ConfigError } from '../../core/errors';
+import { failoverView, renderFailoverStats, stepsPerModel } from '../../core/failover-stats';
 import type { GoalState } from '../../core/goal';
 import { cacheReport, renderCacheReport } from '../../core/prompt-cache';
 import { POLICY_QUERY, workflowIdOf } from '../../core/workflow-names';
@@ -165,7 +166,7 @@ export async function policyCommand(
     say(renderPolicy(view));
     if (backup) {
       say(
-        `backup card:     ${backup.model} (${backup.windowTokens} tokens; configured, not used for automatic failover)`,
+        `backup card:     ${backup.model} (${backup.windowTokens} tokens; the next steps fail over to it when the primary is down)`,
       );
       if (backup.warning) say(`                 ${backup.warning}`);
     }
@@ -192,12 +193,16 @@ export async function statsCommand(
   const usage = saved?.breakdown && saved.usage ? saved.usage : status.usage;
   const share = summarizerInputShare(breakdown, usage);
   const cache = cacheReport(usage, compaction?.card, compaction?.fixedTokens);
+  const steps = stepsPerModel(breakdown);
+  const failover = failoverView(saved?.failover, saved?.goal.model ?? status.model);
   if (options.json) {
     printJson({
       sessionId: status.sessionId,
       usage,
       cache,
       breakdown,
+      steps,
+      failover,
       compactions: compaction?.compactions ?? 0,
       summarizer: {
         requests: compaction?.summarizerRequests ?? 0,
@@ -209,6 +214,7 @@ export async function statsCommand(
     return 0;
   }
   say(renderStats(breakdown, usage));
+  for (const line of renderFailoverStats(steps, failover)) say(line);
   for (const line of renderCacheReport(cache)) say(line);
   say(
     `compactions: ${compaction?.compactions ?? 0} (summarizer requests: ${compaction?.summarizerRequests ?? 0})`,

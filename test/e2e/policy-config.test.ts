@@ -7,7 +7,8 @@ import { goalTestEnv } from '../support/goal-env';
 
 describe('policy and stats', () => {
   it('show the configured threshold, failure budget and backup card, and the usage per model', async () => {
-    const t = goalTestEnv('policy');
+    // The backup is checked as the model is: its key must be there (issue 27 §3).
+    const t = goalTestEnv('policy', { OPENAI_API_KEY: 'sk-test' });
     fs.writeFileSync(
       path.join(t.home, 'config.json'),
       JSON.stringify({

@@ -1,0 +1,76 @@
+/** The model step's failover count over real provider failures (issue 27 §3): what moves a goal, and what never does. */
+import { APICallError } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { failoverHeartbeat, failureRunOf, withFailover } from '../../activities/failover-count';
+import { toActivityFailure } from '../../activities/providers/errors';
+import { FailureType } from '../../core/errors';
+import { NO_FAILURES } from '../../core/failover';
+
+const context = { provider: 'anthropic', model: 'claude-x' };
+const rule = { afterFailures: 3, afterMinutes: 5 };
+
+function answered(status: number, body: string, headers: Record<string, string> = {}) {
+  return toActivityFailure(
+    new APICallError({
+      message: body,
+      url: 'https://api.example.test/v1/messages',
+      requestBodyValues: {},
+      statusCode: status,
+      responseHeaders: headers,
+      responseBody: body,
+    }),
+    context,
+  );
+}
+
+describe('failover count of a model step', () => {
+  it('ends the step with ProviderOutage at the third overloaded answer in a row', () => {
+    const overloaded = answered(529, '{"type":"error","error":{"type":"overloaded_error"}}', {
+      'retry-after': '2',
+    });
+    // Retry-After is honoured for the retries before the switch.
+    expect(overloaded.nextRetryDelay).toBe(2_000);
+    let run = NO_FAILURES;
+    for (const [attempt, failure] of [overloaded, answered(503, 'server_is_overloaded')].entries()) {
+      const counted = withFailover(failure, run, rule, 1_000 * attempt);
+      expect(counted.failure).toBe(failure);
+      run = failureRunOf(failoverHeartbeat(counted.run));
+    }
+    const third = withFailover(answered(502, 'bad gateway'), run, rule, 3_000);
+    expect(third.failure.type).toBe(FailureType.ProviderOutage);
+    expect(third.failure.nonRetryable).toBe(true);
+    expect(third.failure.message).toMatch(
+      /^3 provider failures in a row; switching to the backup model. Last: .*HTTP 502/,
+    );
+  });
+
+  it('never counts a 400, 401, 403, a context overflow or a rate limit', () => {
+    const failures = [
+      answered(400, 'invalid request'),
+      answered(401, 'invalid x-api-key'),
+      answered(403, 'forbidden'),
+      answered(400, 'prompt is too long: 300000 tokens > 200000 maximum context length'),
+      answered(429, 'rate limited'),
+    ];
+    let run = { failures: 2, sinceMs: 0 };
+    for (const failure of failures) {
+      const counted = withFailover(failure, run, rule, 1_000);
+      expect(counted.failure).toBe(failure);
+      run = counted.run;
+    }
+    expect(run).toEqual({ failures: 2, sinceMs: 0 });
+    expect(failures.map((failure) => failure.type)).toEqual([
+      FailureType.ProviderBadRequest,
+      FailureType.ProviderAuth,
+      FailureType.ProviderAuth,
+      FailureType.ContextOverflow,
+      FailureType.ProviderUnavailable,
+    ]);
+  });
+
+  it('leaves the failure alone without a rule (no backup, or already on it)', () => {
+    const failure = answered(529, 'overloaded');
+    const counted = withFailover(failure, { failures: 9, sinceMs: 0 }, undefined, 60 * 60_000);
+    expect(counted.failure).toBe(failure);
+  });
+});
