@@ -5,12 +5,13 @@
  * project's sessions; another project's session is resumed by its full id, with a one-line note.
  */
 import { ConfigError } from '../core/errors';
-import type { SessionRow } from '../store/types';
+import type { SessionRow, SessionStore } from '../store/types';
 import type { CliContext } from './context';
 import { resolveSessionId } from './goal-id';
 import { notice } from './output';
 import { findSessionByName, projectHashesOf, unknownNameError } from './session-names';
 import { describeSessionLine, pickSession } from './session-picker';
+import { shortIdsFor } from './short-ids';
 
 /** Sessions the picker (or the no-terminal error) offers. */
 export const RESUMABLE_LISTED = 10;
@@ -46,8 +47,8 @@ export async function sessionToResume(
     throw new ConfigError(
       `no session has run in ${process.cwd()} yet; name one: goalrun resume <id or name>`,
     );
-  if (!process.stdin.isTTY || !process.stderr.isTTY) throw listError(rows);
-  const picked = await pickSession(rows);
+  if (!process.stdin.isTTY || !process.stderr.isTTY) throw await listError(store, rows);
+  const picked = await pickSession(store, rows);
   if (!picked) throw new ConfigError('no session picked');
   return picked.id;
 }
@@ -66,8 +67,12 @@ async function checkScope(context: CliContext, sessionId: string, given: string)
   );
 }
 
-function listError(rows: SessionRow[]): ConfigError {
-  const lines = rows.map((row, index) => `  ${index + 1}. ${describeSessionLine(row)}`);
+async function listError(store: SessionStore, rows: SessionRow[]): Promise<ConfigError> {
+  const shortIds = await shortIdsFor(
+    store,
+    rows.map((row) => row.id),
+  );
+  const lines = rows.map((row, index) => `  ${index + 1}. ${describeSessionLine(row, shortIds.get(row.id))}`);
   return new ConfigError(
     `name the session to resume (no terminal to pick one on): goalrun resume <id or name>\n${lines.join('\n')}`,
   );
