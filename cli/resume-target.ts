@@ -2,9 +2,10 @@
  * Which session `resume` means (issue 17): an id, a prefix, --last or a name (get only: a missing
  * name is an error listing the nearest ones). Without any, the project's recent sessions are offered
  * in a picker on a terminal, or listed in the error without one. A prefix or name reaches only this
- * project's sessions; another project's session is resumed by its full id, with a one-line note.
+ * project's sessions; another project's session is resumed by its full or short id, with a one-line note.
  */
 import { ConfigError } from '../core/errors';
+import { matchesShortId } from '../core/session-ids';
 import type { SessionRow, SessionStore } from '../store/types';
 import type { CliContext } from './context';
 import { resolveSessionId } from './goal-id';
@@ -53,17 +54,18 @@ export async function sessionToResume(
   return picked.id;
 }
 
-/** A session of another project: allowed by its full id (with a note), refused by a prefix. */
+/** A session of another project: allowed by its full or short id (with a note), refused by a prefix or name. */
 async function checkScope(context: CliContext, sessionId: string, given: string): Promise<void> {
   const store = await context.sessionStore();
   const row = await store.getSession(sessionId);
   if (!row || projectHashesOf(process.cwd()).includes(row.projectHash)) return;
-  if (given === sessionId || given === row.workflowId) {
+  // A short id is printed for one goal of the whole store, as the full id is (issue 26 §10).
+  if (given === sessionId || given === row.workflowId || matchesShortId(sessionId, given)) {
     notice(`note: session ${sessionId} belongs to another project (${row.projectDir}); resuming it there`);
     return;
   }
   throw new ConfigError(
-    `"${given}" is session ${sessionId} of another project (${row.projectDir}); resume it by its full id`,
+    `"${given}" is session ${sessionId} of another project (${row.projectDir}); resume it by its full or short id`,
   );
 }
 
