@@ -9,6 +9,7 @@ import { ConfigError, FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { InitData } from '../core/event-log';
 import { environmentLines, type WorkspaceContextData } from '../core/extensions/workspace-context';
+import { FORK_ORIGIN_KEY, forkOriginOf } from '../core/fork-point';
 import { type GoalDefinition, type GoalState, withLaterFields } from '../core/goal';
 import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
@@ -142,7 +143,16 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
           nonRetryable: true,
         });
       }
-      const { keptProgress, checkpointSeq, ...rest } = saved;
+      // A fork's origin is said once, by the CLI, at its first resume; the state keeps it no longer.
+      const {
+        keptProgress,
+        checkpointSeq,
+        [FORK_ORIGIN_KEY]: _origin,
+        ...rest
+      } = saved as typeof saved & {
+        [FORK_ORIGIN_KEY]?: unknown;
+      };
+      const fork = forkOriginOf(saved, row ?? undefined);
       const transcript = await store.listMessages(sessionId);
       const recovered = stepsAfter(transcript, checkpointSeq);
       let usage = rest.usage;
@@ -167,7 +177,8 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
         keptProgress: keptProgress ?? null,
         execution: nextExecution(transcript, rest.executions ?? 1),
         unansweredToolCalls: unansweredCalls(transcript),
-        stepsRecovered: recovered.length,
+        // A fork's steps after its saved state are the parent's, copied, not steps a run failed to save.
+        stepsRecovered: fork ? 0 : recovered.length,
       };
     },
 

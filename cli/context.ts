@@ -99,7 +99,9 @@ export class CliContext {
       throw explained instanceof TemporalConnectionError ? explained : err;
     });
     if (result.started) {
-      notice(`the dev server keeps running after this command; stop it with: kill ${result.pid ?? '<pid>'}`);
+      notice(
+        `the dev server (pid ${result.pid ?? '?'}) keeps running after this command; goalrun down stops it and the embedded store`,
+      );
     }
     return this.connect();
   }

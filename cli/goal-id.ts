@@ -1,16 +1,18 @@
 /**
  * Which goal a command means: a session id, a workflow id, a session name (/rename), the short id
- * `list` prints (the end of the id's timestamp, which differs between goals of one directory), a
+ * every command prints (the end of the id's timestamp, which differs between goals of one directory;
+ * cli/short-ids.ts), a
  * unique prefix of a session id (as git takes a short commit id), or `--last`, the newest goal of the
  * current directory. Goals that no worker has picked up yet have no store row; Temporal's list of
  * running goals fills that gap.
  */
 import { ConfigError } from '../core/errors';
-import { SHORT_ID_LENGTH, shortIdOf } from '../core/session-ids';
+import { isShortIdShape, matchesShortId } from '../core/session-ids';
 import { sessionIdOf, workflowIdOf } from '../core/workflow-names';
 import { projectHash } from '../store/session-id';
-import type { SessionRow } from '../store/types';
+import type { SessionRow, SessionStore } from '../store/types';
 import type { CliContext } from './context';
+import { shortIdsFor } from './short-ids';
 import { type RunningGoal, runningGoals } from './worker-presence';
 
 /** A prefix shorter than this is not looked up: it would match too much to be what was meant. */
@@ -32,7 +34,7 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   if (ref.last) return lastSessionId(context);
   if (!given)
     throw new ConfigError(
-      'name a goal: give its session id (or a unique prefix of it), its name, the short id `goalrun list` prints, or --last',
+      'name a goal: give its short id (as `goalrun list` prints it), its name, its session id (or a unique prefix of it), or --last',
     );
   const sessionId = sessionIdOf(given);
   const store = await context.sessionStore();
@@ -42,7 +44,8 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   const named = await store.findSessionsByName(given, AMBIGUOUS_LISTED + 1);
   if (named.length === 1) return named[0].id;
   if (named.length > 1)
-    throw ambiguous(
+    throw await ambiguous(
+      store,
       `the name "${given}"`,
       'names',
       named.map((each) => each.id),
@@ -54,25 +57,41 @@ export async function resolveSessionId(context: CliContext, ref: GoalRef): Promi
   }
   const running = await temporalGoals(context);
   const rows = await store.findSessionsByPrefix(sessionId, AMBIGUOUS_LISTED + 1);
-  const byShortId =
-    sessionId.length === SHORT_ID_LENGTH
-      ? await store.findSessionsByShortId(sessionId, AMBIGUOUS_LISTED + 1)
-      : [];
+  const byShortId = isShortIdShape(sessionId)
+    ? await store.findSessionsByShortId(sessionId, AMBIGUOUS_LISTED + 1)
+    : [];
   const candidates = unique([
     ...rows.map((each) => each.id),
     ...byShortId.map((each) => each.id),
     ...running
-      .filter((goal) => goal.sessionId.startsWith(sessionId) || shortIdOf(goal.sessionId) === sessionId)
+      .filter((goal) => goal.sessionId.startsWith(sessionId) || matchesShortId(goal.sessionId, sessionId))
       .map((goal) => goal.sessionId),
   ]);
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) throw notFound(given);
-  throw ambiguous(`the id prefix "${given}"`, 'starts', candidates);
+  // Digits no id starts with are a short id that has grown since it was printed (issue 26 §10).
+  const asShortId = candidates.every((id) => !id.startsWith(sessionId));
+  throw await ambiguous(
+    store,
+    asShortId ? `the short id "${given}"` : `the id prefix "${given}"`,
+    asShortId ? 'names' : 'starts',
+    candidates,
+  );
 }
 
-/** The error for an id or name that names several goals, listing (some of) them. */
-function ambiguous(what: string, verb: string, candidates: string[]): ConfigError {
-  const listed = candidates.slice(0, AMBIGUOUS_LISTED).map((id) => `  ${id}`);
+/** The error for an id or name that names several goals, listing (some of) them with their short ids. */
+async function ambiguous(
+  store: SessionStore,
+  what: string,
+  verb: string,
+  candidates: string[],
+): Promise<ConfigError> {
+  const shown = candidates.slice(0, AMBIGUOUS_LISTED);
+  const shortIds = await shortIdsFor(store, shown, candidates).catch(() => new Map<string, string>());
+  const listed = shown.map((id) => {
+    const short = shortIds.get(id);
+    return short && short !== id ? `  ${short}  ${id}` : `  ${id}`;
+  });
   const more = candidates.length > AMBIGUOUS_LISTED ? '\n  …' : '';
   return new ConfigError(
     `${what} is ambiguous; it ${verb} ${candidates.length > AMBIGUOUS_LISTED ? 'more than 10' : candidates.length} goals:\n${listed.join('\n')}${more}`,

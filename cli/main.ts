@@ -69,7 +69,7 @@ function buildProgram(): Command {
   registerSteeringCommands(program); // steer, pause, unpause, clear, limits, model, rename, jobs, …
   registerServiceCommands(program); // worker, deploy, codec-server, doctor
   registerStoreCommands(program); // budget, store
-  registerLocalCommands(program); // dev, demo
+  registerLocalCommands(program); // dev, demo, down
   return program;
 }
 

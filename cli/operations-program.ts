@@ -21,6 +21,24 @@ const doctorCommand = (): typeof import('./commands/doctor-command') => require(
 const budgetCommands = (): typeof import('./commands/budget-command') => require('./commands/budget-command');
 const storeCommands = (): typeof import('./commands/store-commands') => require('./commands/store-commands');
 const demoCommands = (): typeof import('./commands/demo-command') => require('./commands/demo-command');
+const downCommands = (): typeof import('./commands/down-command') => require('./commands/down-command');
+
+/** What `goalrun down --help` adds after the options. */
+const DOWN_HELP = `
+What it stops: only what goalrun itself started from GOALRUN_HOME (their pid files and records there):
+  - the Temporal dev server started in the background when a command found none (not \`goalrun dev\`
+    in a terminal, nor a server you run yourself)
+  - the embedded PostgreSQL store (GOALRUN_HOME/store-pg), used when DATABASE_URL is not set
+Both keep their data on disk; any goalrun command starts them again when it needs them.
+
+Open goals (running, waiting or paused) would halt mid-step, so down refuses and names them; cancel
+them or let them end first, or pass --force (their state is kept: they go on once the servers and a
+worker run again, or with goalrun resume). With nothing running it says so and exits 0.
+
+Examples:
+  goalrun down            # after goalrun demo: stop the dev server and the store
+  goalrun down --force    # stop them even though goals are open
+`;
 
 /** Adds `worker`, `deploy`, `codec-server` and `doctor`. */
 export function registerServiceCommands(program: Command): void {
@@ -158,7 +176,7 @@ export function registerStoreCommands(program: Command): void {
     .action(action(async (context) => storeCommands().storeStopCommand(context)));
 }
 
-/** Adds `dev` and `demo`: goalrun on this machine alone, without Postgres or a Temporal cluster. */
+/** Adds `dev`, `demo` and `down`: goalrun on this machine alone, without Postgres or a Temporal cluster. */
 export function registerLocalCommands(program: Command): void {
   program
     .command('dev')
@@ -172,4 +190,14 @@ export function registerLocalCommands(program: Command): void {
     .option(...TASK_QUEUE_OPTION)
     .option('--json', 'print only the final status as JSON')
     .action(action((context, options) => demoCommands().demoCommand(context, options)));
+
+  program
+    .command('down')
+    .description(
+      'stop the background Temporal dev server and the embedded store that goalrun started (refused while goals are open)',
+    )
+    .option('--force', 'stop them even while goals are open (their state is kept; they go on later)')
+    .option('--json', 'print what was stopped as JSON')
+    .addHelpText('after', DOWN_HELP)
+    .action(action((context, options) => downCommands().downCommand(context, options)));
 }

@@ -49,6 +49,8 @@ export function formatDuration(ms: number): string {
 /** What formatSnapshot shows: a snapshot, with what only the store or Temporal knows. */
 export type SnapshotLike = Omit<GoalSnapshot, 'status'> & {
   status: string;
+  /** The short id every command prints and takes (cli/short-ids.ts). */
+  shortId?: string;
   keptProgress?: string | null;
   retrying?: { activity: string; attempt: number; lastFailure: string } | null;
   modelNote?: string | null;
@@ -96,6 +98,7 @@ export function livenessStatus(status: string, liveness: Liveness | undefined): 
 export function formatSnapshot(snapshot: SnapshotLike): string {
   const status = snapshot.status === 'waiting_for_worker' ? 'waiting for a worker' : snapshot.status;
   const lines = [
+    ...(snapshot.shortId ? [`id         ${snapshot.shortId}`] : []),
     `session    ${snapshot.sessionId}`,
     `workflow   ${snapshot.workflowId}`,
     `status     ${livenessStatus(status, snapshot.liveness)}${snapshot.reason ? ` (${snapshot.reason})` : ''}`,

@@ -4,7 +4,7 @@
  */
 import readline from 'node:readline';
 import { terminalSafe } from '../core/text';
-import type { SessionRow } from '../store/types';
+import type { SessionRow, SessionStore } from '../store/types';
 import { sessionLine, summariesOf } from './session-summary';
 import { clipToWidth } from './terminal-text';
 
@@ -14,8 +14,8 @@ const DEFAULT_COLUMNS = 80;
 export { describeSessionLine } from './session-summary';
 
 /** Lets the user pick one of `rows` on the terminal; null when they pick none. */
-export function pickSession(rows: SessionRow[]): Promise<SessionRow | null> {
-  const lines = summariesOf(rows).map(sessionLine);
+export async function pickSession(store: SessionStore, rows: SessionRow[]): Promise<SessionRow | null> {
+  const lines = (await summariesOf(store, rows)).map(sessionLine);
   const input = process.stdin;
   const output = process.stderr;
   let selected = 0;

@@ -1,7 +1,8 @@
 /** One line (or JSON object) per session, for `goalrun sessions`, the resume picker and its error. */
-import type { SessionRow } from '../store/types';
+import type { SessionRow, SessionStore } from '../store/types';
 import { MIN_ID_PREFIX } from './goal-id';
 import { snapshotFromRow } from './goal-status';
+import { shortIdsFor } from './short-ids';
 import { clipToWidth } from './terminal-text';
 
 /** Display columns of the objective a list shows. */
@@ -11,7 +12,9 @@ export const LISTED_OBJECTIVE_COLUMNS = 60;
 export interface SessionSummary {
   name: string | null;
   sessionId: string;
-  /** The shortest prefix of the id that tells it apart from the others listed. */
+  /** The short id (cli/short-ids.ts): unique among the store's goals, and what every command takes. */
+  shortId: string;
+  /** The shortest prefix of the id that tells it apart from the others listed (before short ids). */
   idPrefix: string;
   status: string;
   steps: number;
@@ -22,12 +25,13 @@ export interface SessionSummary {
   projectDir: string;
 }
 
-/** The summary of a row; idPrefix is the id until shortestPrefixes sets it. */
-export function summaryOf(row: SessionRow): SessionSummary {
+/** The summary of a row; shortId and idPrefix are the id unless given. */
+export function summaryOf(row: SessionRow, shortId = row.id): SessionSummary {
   const view = snapshotFromRow(row);
   return {
     name: row.name ?? null,
     sessionId: row.id,
+    shortId,
     idPrefix: row.id,
     status: row.cleanedAt ? 'cleaned' : (view?.status ?? row.status),
     steps: view?.steps ?? 0,
@@ -38,10 +42,14 @@ export function summaryOf(row: SessionRow): SessionSummary {
   };
 }
 
-/** Summaries with the shortest prefix of each id that no other listed id shares. */
-export function summariesOf(rows: SessionRow[]): SessionSummary[] {
+/** Summaries with each session's short id, and the shortest prefix of its id no other listed id shares. */
+export async function summariesOf(store: SessionStore, rows: SessionRow[]): Promise<SessionSummary[]> {
   const ids = rows.map((row) => row.id);
-  return rows.map((row) => ({ ...summaryOf(row), idPrefix: shortestUniquePrefix(row.id, ids) }));
+  const shortIds = await shortIdsFor(store, ids);
+  return rows.map((row) => ({
+    ...summaryOf(row, shortIds.get(row.id)),
+    idPrefix: shortestUniquePrefix(row.id, ids),
+  }));
 }
 
 /** The shortest prefix (at least MIN_ID_PREFIX long) of `id` that no other of `ids` starts with. */
@@ -53,14 +61,14 @@ export function shortestUniquePrefix(id: string, ids: string[]): string {
   return id;
 }
 
-/** One readable line: name, id prefix, status, steps, cost, last activity, objective. */
+/** One readable line: name, short id, status, steps, cost, last activity, objective. */
 export function sessionLine(summary: SessionSummary): string {
   const name = summary.name ? `${summary.name}  ` : '';
   const when = summary.lastActivity.replace('T', ' ').slice(0, 16);
-  return `${name}${summary.idPrefix}  ${summary.status}  ${summary.steps} steps  $${summary.costUsd.toFixed(2)}  ${when}  ${summary.objective}`;
+  return `${name}${summary.shortId}  ${summary.status}  ${summary.steps} steps  $${summary.costUsd.toFixed(2)}  ${when}  ${summary.objective}`;
 }
 
-/** A line for one row on its own (ids shown whole). */
-export function describeSessionLine(row: SessionRow): string {
-  return sessionLine(summaryOf(row));
+/** A line for one row on its own, with the short id given (else the whole id). */
+export function describeSessionLine(row: SessionRow, shortId?: string): string {
+  return sessionLine(summaryOf(row, shortId));
 }

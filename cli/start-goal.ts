@@ -5,6 +5,7 @@ import { goalStartMetadata } from '../workflows/goal-start-metadata';
 import type { GoalWorkflowInput } from '../workflows/goal-workflow';
 import type { CliContext } from './context';
 import { notice, printJson, say } from './output';
+import { shortIdFor } from './short-ids';
 import { hasLiveWorker, noWorkerMessage } from './worker-presence';
 
 /** Ids of a started goal, as `start --json` prints them. */
@@ -55,12 +56,13 @@ export async function reportStarted(
   started: StartedGoal,
   json?: boolean,
 ): Promise<number> {
+  const shortId = await shortIdFor(context, started.sessionId);
   if (json) {
-    printJson(started);
+    printJson({ ...started, shortId });
   } else {
-    say(`started goal ${started.sessionId} (workflow ${started.workflowId})`);
+    say(`started goal ${shortId} (session ${started.sessionId}, workflow ${started.workflowId})`);
     say(`  a worker must be running:  ${context.workerHint()}`);
-    say(`  follow it:                 goalrun watch ${started.sessionId}`);
+    say(`  follow it:                 goalrun watch ${shortId}`);
   }
   await warnIfNoWorker(context, started.taskQueue);
   return 0;

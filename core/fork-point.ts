@@ -113,3 +113,36 @@ export function remapStateSeqs(state: SavedState, map: SeqMap): SavedState {
   }
   return next;
 }
+
+/** What a fork's saved state records until its first run: the parent and the step it starts after. */
+export interface ForkOrigin {
+  parentId: string;
+  atStep: number;
+}
+
+/** The key of a fork's saved state that holds its ForkOrigin (dropped by the first resume). */
+export const FORK_ORIGIN_KEY = 'forkedFrom';
+
+/** The reason a fork's row carries until it runs (cli/commands/fork-command.ts). */
+export function forkReason(origin: ForkOrigin): string {
+  return `forked from ${origin.parentId} at step ${origin.atStep}`;
+}
+
+const FORK_REASON = /^forked from (\S+) at step (\d+)$/;
+
+/**
+ * Where a fork that has not run yet comes from, or null for any other session: from its saved state,
+ * or (forks made before the state recorded it) from the reason its cancelled row still carries.
+ */
+export function forkOriginOf(
+  goalState: unknown,
+  row?: { status?: string | null; reason?: string | null },
+): ForkOrigin | null {
+  const recorded = (goalState as Record<string, unknown> | null | undefined)?.[FORK_ORIGIN_KEY] as
+    | Partial<ForkOrigin>
+    | undefined;
+  if (typeof recorded?.parentId === 'string' && Number.isInteger(recorded.atStep))
+    return { parentId: recorded.parentId, atStep: recorded.atStep as number };
+  const match = row?.status === 'cancelled' ? FORK_REASON.exec(row.reason ?? '') : null;
+  return match ? { parentId: match[1], atStep: Number(match[2]) } : null;
+}

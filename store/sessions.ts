@@ -1,5 +1,5 @@
 /** The sessions table: creating, reading, updating and deleting session rows, and finding them by id, name or project. */
-import { shortIdOf } from '../core/session-ids';
+import { matchesShortId, SHORT_ID_LENGTH, sessionIdEndOf, stampDigitsOf } from '../core/session-ids';
 import { SESSION_COLUMNS, type SessionRecord, toJson, toSession } from './rows';
 import type { SqlExecutor } from './sql';
 import type { GoalStatus, NewSession, SessionRow } from './types';
@@ -100,19 +100,40 @@ export async function findSessionsByPrefix(
   return rows.map(toSession);
 }
 
-/** Sessions whose short id (see core/session-ids.ts) is `shortId`, newest first. */
+/** Sessions a short id (core/session-ids.ts, of any length) names, newest first. */
 export async function findSessionsByShortId(
   db: SqlExecutor,
   shortId: string,
   limit: number,
 ): Promise<SessionRow[]> {
-  // The short id is the end of the id's timestamp, just before its final Z; matched literally.
-  const pattern = `%-%${shortId.replace(/[\\%_]/g, (c) => `\\${c}`)}Z`;
+  const end = sessionIdEndOf(shortId);
+  if (end === null) return [];
+  // Digits, a T and a Z: nothing LIKE reads as a wildcard.
   const { rows } = await db.query<SessionRecord>(
     `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id LIKE $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-    [pattern, limit],
+    [`%-%${end}`, limit],
   );
-  return rows.map(toSession).filter((row) => shortIdOf(row.id) === shortId);
+  return rows.map(toSession).filter((row) => matchesShortId(row.id, shortId));
+}
+
+/**
+ * The ids of the store that end like any of `ids` (their shortest short id): all a short id must be
+ * told apart from (core/session-ids.ts shortIdAmong). `ids` themselves are among them when stored.
+ */
+export async function sessionIdsSharingEnds(db: SqlExecutor, ids: string[]): Promise<string[]> {
+  const patterns = [
+    ...new Set(
+      ids
+        .map(stampDigitsOf)
+        .filter((digits): digits is string => digits !== null)
+        .map((digits) => `%-%${sessionIdEndOf(digits.slice(-SHORT_ID_LENGTH))}`),
+    ),
+  ];
+  if (patterns.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM sessions WHERE id LIKE ANY($1::text[])', [
+    patterns,
+  ]);
+  return rows.map((row) => row.id);
 }
 
 /** Sessions of any project with this name, newest first. */

@@ -44,6 +44,7 @@ import {
   latestSessionOfProject,
   listSessions,
   type SessionPatch,
+  sessionIdsSharingEnds,
   updateSession,
 } from './sessions';
 import { readSpoolPage } from './spool-read';
@@ -117,6 +118,10 @@ export class SqlSessionStore implements SessionStore {
 
   findSessionsByShortId(shortId: string, limit: number): Promise<SessionRow[]> {
     return findSessionsByShortId(this.client, shortId, limit);
+  }
+
+  sessionIdsSharingEnds(ids: string[]): Promise<string[]> {
+    return sessionIdsSharingEnds(this.client, ids);
   }
 
   findSessionsByName(name: string, limit: number): Promise<SessionRow[]> {

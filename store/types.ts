@@ -297,8 +297,10 @@ export interface SessionStore {
   dailyBudgetView(): Promise<DailyBudgetView>;
   /** Sessions whose id starts with `prefix`, newest first, at most `limit` (to resolve a short id). */
   findSessionsByPrefix(prefix: string, limit: number): Promise<SessionRow[]>;
-  /** Sessions whose short id (core/session-ids.ts shortIdOf) is `shortId`, newest first, at most `limit`. */
+  /** Sessions a short id (core/session-ids.ts, of any length) names, newest first, at most `limit`. */
   findSessionsByShortId(shortId: string, limit: number): Promise<SessionRow[]>;
+  /** Ids of the store that end like any of `ids` (their shortest short id): what a short id is told apart from. */
+  sessionIdsSharingEnds(ids: string[]): Promise<string[]>;
   /** Sessions named `name` (with /rename), newest first, at most `limit`. */
   findSessionsByName(name: string, limit: number): Promise<SessionRow[]>;
   /** The newest session of a project (by project hash), or null. */

@@ -10,7 +10,7 @@
 import { type CleanScope, chooseSessions, removeSessions } from '../../activities/clean-sessions';
 import { ConfigError } from '../../core/errors';
 import { DEFAULT_RETENTION_KEEP, parseRetentionDuration } from '../../core/retention';
-import type { SessionRow } from '../../store/types';
+import type { SessionRow, SessionStore } from '../../store/types';
 import type { CliContext } from '../context';
 import { resolveWorkspace } from '../goal-options';
 import { notice, printJson, say } from '../output';
@@ -54,13 +54,18 @@ export async function cleanCommand(context: CliContext, options: CleanOptions): 
     note: notice,
   };
   const chosen = await chooseSessions(scope);
-  if (!options.yes) return report(chosen, false, options.json);
+  if (!options.yes) return report(scope.store, chosen, false, options.json);
   const removed = await removeSessions(scope, chosen);
-  return report(removed, true, options.json);
+  return report(scope.store, removed, true, options.json);
 }
 
-function report(rows: SessionRow[], done: boolean, json?: boolean): number {
-  const summaries = summariesOf(rows);
+async function report(
+  store: SessionStore,
+  rows: SessionRow[],
+  done: boolean,
+  json?: boolean,
+): Promise<number> {
+  const summaries = await summariesOf(store, rows);
   if (json) {
     printJson({ dryRun: !done, sessions: summaries });
     return 0;

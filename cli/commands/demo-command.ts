@@ -154,6 +154,10 @@ export async function demoCommand(
     }
     if (noSandbox)
       say('  to sandbox goals here: apt-get install bubblewrap (until then, goals need --sandbox off)');
+    // The demo leaves servers running in the background: say how to stop them.
+    say(
+      'when you are done: goalrun down   (stops the Temporal dev server and the embedded store goalrun started)',
+    );
   }
   return code !== ExitCode.completed ? code : worked ? ExitCode.completed : ExitCode.failedOrBlocked;
 }

@@ -15,7 +15,14 @@ import {
 } from '../../activities/snapshot-worktree';
 import { snapshotRef } from '../../activities/workspace-snapshot';
 import { ConfigError } from '../../core/errors';
-import { endOfStep, type SavedState, stateAtCut, stepsIn } from '../../core/fork-point';
+import {
+  endOfStep,
+  FORK_ORIGIN_KEY,
+  forkReason,
+  type SavedState,
+  stateAtCut,
+  stepsIn,
+} from '../../core/fork-point';
 import type { GoalDefinition } from '../../core/goal';
 import { sessionIdWith, shortIdOf } from '../../core/session-ids';
 import { workflowIdOf } from '../../core/workflow-names';
@@ -25,6 +32,7 @@ import type { CliContext } from '../context';
 import { resolveSessionId } from '../goal-id';
 import { printJson, say } from '../output';
 import { checkSessionName, projectRealPath } from '../session-names';
+import { shortIdsFor } from '../short-ids';
 
 /** Options of `goalrun fork`. */
 export interface ForkOptions {
@@ -75,7 +83,8 @@ export async function forkCommand(context: CliContext, id: string, options: Fork
     const short = shortIdOf(sessionIdWith('0', now));
     const files = await forkWorkspace(latest.goal.workspace, parentId, atStep, short, options.workspace);
     const sessionId = sessionIdWith(projectHash(projectRealPath(files.workspace)), now);
-    const reason = `forked from ${parentId} at step ${atStep}`;
+    const origin = { parentId, atStep };
+    const reason = forkReason(origin);
     const goal = { ...latest.goal, ...(state.goal as GoalDefinition), sessionId, workspace: files.workspace };
     delete (goal as { hostQueue?: string }).hostQueue;
     try {
@@ -98,6 +107,8 @@ export async function forkCommand(context: CliContext, id: string, options: Fork
           goal,
           status: 'cancelled',
           reason,
+          // Until it first runs: its resume then says where it starts (resume-command.ts).
+          [FORK_ORIGIN_KEY]: origin,
           jobs: [],
           paused: false,
           approval: null,
@@ -129,12 +140,17 @@ export async function forkCommand(context: CliContext, id: string, options: Fork
       printJson(result);
       return 0;
     }
-    say(`forked ${parentId} at step ${atStep}: session ${sessionId}${name ? ` (${name})` : ''}`);
+    const shortIds = await shortIdsFor(store, [parentId, sessionId]);
+    const forkShort = shortIds.get(sessionId) ?? sessionId;
+    say(
+      `forked ${shortIds.get(parentId) ?? parentId} at step ${atStep}: session ${forkShort} (${sessionId})${name ? `, named ${name}` : ''}`,
+    );
     say(
       files.conversationOnly
         ? `conversation only: ${files.conversationOnly}`
         : `workspace: ${files.workspace} (the snapshot of step ${atStep})`,
     );
+    // The whole id: a fork in a worktree of its own is another project, which resume takes by it alone.
     say(`continue it with: goalrun resume ${sessionId}`);
     return 0;
   } finally {

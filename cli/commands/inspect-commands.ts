@@ -10,6 +10,7 @@ import { followOptions } from '../follow-options';
 import { resolveSessionId } from '../goal-id';
 import { loadStatus, waitingForWorker, workflowStatus } from '../goal-status';
 import { formatSnapshot, notice, printJson, say } from '../output';
+import { shortIdFor } from '../short-ids';
 import { onInterrupt } from '../signals';
 import { hasLiveWorker, noWorkerMessage } from '../worker-presence';
 
@@ -86,7 +87,8 @@ export async function cancelCommand(
   }
   if (options.wait) {
     await waitForEnd(client, sessionId, waiting?.taskQueue ?? null);
-    say(formatSnapshot(await loadStatus(context, sessionId)));
+    const shortId = await shortIdFor(context, sessionId);
+    say(formatSnapshot({ ...(await loadStatus(context, sessionId)), shortId }));
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../core/errors';
+import { forkOriginOf } from '../../core/fork-point';
 import type { GoalDefinition, GoalLimits } from '../../core/goal';
 import { type HeldSessionLock, lockSession } from '../../store/operation-lock';
 import { hostUpdate, workflowIdOf } from '../../workflows/definitions';
@@ -19,6 +20,7 @@ import { describeLimit, LIMITS, limitHit, limitOfReason, raisedLimit, raiseLimit
 import { notice, say } from '../output';
 import { sessionToResume } from '../resume-target';
 import { requireSandboxForGoal } from '../sandbox-check';
+import { shortIdFor } from '../short-ids';
 import { onInterrupt } from '../signals';
 import { reportStarted, startGoal } from '../start-goal';
 import { senderName, steerGoal } from '../steer-client';
@@ -162,13 +164,25 @@ export async function resumeSession(
   await lock.release();
   if (!followed) return reportStarted(context, started, options.json);
   if (!options.json) {
+    const instruction = message ? ' with a new instruction' : '';
+    // A fork that never ran was not cancelled and recovers nothing: it starts after the parent's step.
+    const origin = row ? forkOriginOf(row.goalState, row) : null;
     say(
-      `resuming goal ${sessionId} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${message ? ' with a new instruction' : ''}`,
+      origin
+        ? `starting fork of ${await parentLabel(context, origin.parentId)} at step ${origin.atStep}${instruction}`
+        : `resuming goal ${await shortIdFor(context, sessionId)} from step ${saved.steps}, iteration ${saved.iteration} (was ${saved.status})${instruction}`,
     );
   }
   // The earlier run's recent actions (paused, limits changed, …) are history: follow from here on.
   const shownUpTo = Math.max(0, ...(saved.recent ?? []).map((action) => action.n));
   return followGoal(context, sessionId, { ...followed, shownUpTo });
+}
+
+/** How a fork's first resume names its parent: its name and short id, or its short id. */
+async function parentLabel(context: CliContext, parentId: string): Promise<string> {
+  const shortId = await shortIdFor(context, parentId);
+  const name = (await (await context.sessionStore()).getSession(parentId))?.name;
+  return name ? `${name} (${shortId})` : shortId;
 }
 
 /**

@@ -16,7 +16,7 @@ export async function sessionsCommand(
     options.all ? null : projectHashesOf(process.cwd()),
     SESSIONS_LISTED,
   );
-  const summaries = summariesOf(rows);
+  const summaries = await summariesOf(store, rows);
   if (options.json) {
     printJson(summaries);
     return 0;

@@ -23,6 +23,7 @@ import { claimNamedSession } from '../named-start';
 import { objectiveFrom } from '../objective-input';
 import { notice, say } from '../output';
 import { requireSandboxForGoal } from '../sandbox-check';
+import { shortIdFor } from '../short-ids';
 import { onInterrupt } from '../signals';
 import { reportStarted, startGoal } from '../start-goal';
 import { webUiUrl } from '../web-ui';
@@ -85,7 +86,7 @@ async function runGoal(
   const withImages = await withStoredImages(await context.sessionStore(), goal, images);
   const started = await startingInWorktree(goal, () => startGoal(context, withImages));
   await lock?.release();
-  if (!follow.json) announce(started.sessionId, context, goal.model, goal.workspace);
+  if (!follow.json) await announce(started.sessionId, context, goal.model, goal.workspace);
   noteModel(goal.model, { home: context.settings.home, workspace: goal.workspace });
   await warnIfNoToolHost(context, goal);
   const code = await followGoal(context, started.sessionId, follow);
@@ -167,10 +168,15 @@ async function warnIfNoToolHost(context: CliContext, goal: GoalDefinition): Prom
   }
 }
 
-/** What `run` prints before it follows a new goal: its id, model, workspace and Web UI link. */
-function announce(sessionId: string, context: CliContext, model: string, workspace: string): void {
+/** What `run` prints before it follows a new goal: its short id and id, model, workspace and Web UI link. */
+async function announce(
+  sessionId: string,
+  context: CliContext,
+  model: string,
+  workspace: string,
+): Promise<void> {
   const ui = webUiUrl(context.settings, workflowIdOf(sessionId));
-  say(`goal ${sessionId}`);
+  say(`goal ${await shortIdFor(context, sessionId)} (session ${sessionId})`);
   say(`  model ${model} · workspace ${workspace}`);
   if (ui) say(`  Web UI ${ui}`);
   say('  Ctrl-C stops following; the goal keeps its state and can be resumed.');

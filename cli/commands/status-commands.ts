@@ -6,7 +6,6 @@
 import { ConfigError } from '../../core/errors';
 import { FINAL_STATUSES, type GoalDefinition } from '../../core/goal';
 import { STUCK_TEXT } from '../../core/liveness';
-import { shortIdOf } from '../../core/session-ids';
 import { usd } from '../../core/spend-cap';
 import { terminalSafe } from '../../core/text';
 import { workflowIdOf } from '../../core/workflow-names';
@@ -28,6 +27,7 @@ import {
 } from '../goal-status';
 import { formatDuration, formatSnapshot, notice, printJson, say } from '../output';
 import { LISTED_OBJECTIVE_COLUMNS } from '../session-summary';
+import { shortIdFor, shortIdsFor } from '../short-ids';
 import { clipToWidth } from '../terminal-text';
 import { firstEvents, hasLiveWorker, noWorkerMessage, runningGoals } from '../worker-presence';
 
@@ -43,14 +43,15 @@ export async function statusCommand(
   const cleaned = row?.cleanedAt;
   if (cleaned) {
     // `goalrun clean` removed its transcript; the catalog row says when (issue 17).
-    if (options.json) printJson({ sessionId, status: 'cleaned', cleanedAt: cleaned.toISOString() });
+    const shortId = await shortIdFor(context, sessionId);
+    if (options.json) printJson({ sessionId, shortId, status: 'cleaned', cleanedAt: cleaned.toISOString() });
     else
       say(
-        `goal ${sessionId} was cleaned at ${cleaned.toISOString()}: its transcript, events and checkpoints were removed`,
+        `goal ${shortId} (${sessionId}) was cleaned at ${cleaned.toISOString()}: its transcript, events and checkpoints were removed`,
       );
     return 0;
   }
-  const view = await loadStatus(context, sessionId);
+  const view = { ...(await loadStatus(context, sessionId)), shortId: await shortIdFor(context, sessionId) };
   const modelNote = view.modelNote ?? modelNoteOf(view.model, { home: context.settings.home });
   const extensions = await extensionsView(await context.sessionStore(), sessionId).catch(() => null);
   const worktree = (row?.goalState as { goal?: GoalDefinition } | null)?.goal?.worktree;
@@ -105,29 +106,34 @@ export async function listCommand(
       }),
     )),
     ...waiting,
-  ]
-    .map((view) => ({ ...view, shortId: shortIdOf(view.sessionId) }))
+  ];
+  const ids = views.map((view) => view.sessionId);
+  const shortIds = await shortIdsFor(store, ids, ids);
+  const listed = views
+    .map((view) => ({ ...view, shortId: shortIds.get(view.sessionId) ?? view.sessionId }))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
     .slice(0, limit);
   if (options.json) {
-    printJson(views);
+    printJson(listed);
     return 0;
   }
-  if (views.length === 0) {
+  if (listed.length === 0) {
     say(`no goals yet in ${context.describeStore()}; start one with: goalrun run "<objective>"`);
     return 0;
   }
-  for (const view of views) {
+  // Short ids that grew past the fewest digits still line up.
+  const idWidth = Math.max(...listed.map((view) => view.shortId.length));
+  for (const view of listed) {
     const clipped = clipToWidth(terminalSafe(view.objective), LISTED_OBJECTIVE_COLUMNS);
     // A goal with a money cap shows what it spent of it.
     const objective =
       view.budget?.capUsd != null
         ? `[${usd(view.budget.spentUsd)} of ${usd(view.budget.capUsd)}] ${clipped}`
         : clipped;
-    // The short id first: any command takes it (cli/goal-id.ts); the name, when given, before the objective.
+    // The short id, as every command prints and takes it (cli/short-ids.ts); the name before the objective.
     const title = view.name ? `[${view.name}] ${objective}` : objective;
     say(
-      `${shortIdOf(view.sessionId)}  ${view.sessionId}  ${listStatus(view).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${title}`,
+      `${view.shortId.padEnd(idWidth)}  ${listStatus(view).padEnd(20)} ${String(view.steps).padStart(4)} ${view.steps === 1 ? 'step ' : 'steps'}  ${formatDuration(view.elapsedMs).padStart(8)}  ${title}`,
     );
   }
   return 0;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { endOfStep, remapStateSeqs, stateAtCut, stepsIn } from '../../core/fork-point';
+import {
+  endOfStep,
+  FORK_ORIGIN_KEY,
+  forkOriginOf,
+  forkReason,
+  remapStateSeqs,
+  stateAtCut,
+  stepsIn,
+} from '../../core/fork-point';
 import type { TranscriptEntry } from '../../core/messages';
 
 function entry(seq: number, key: string, role: 'user' | 'assistant' | 'tool'): TranscriptEntry {
@@ -71,5 +79,29 @@ describe('fork point', () => {
         },
       },
     });
+  });
+});
+
+describe('a fork that has not run yet', () => {
+  const origin = { parentId: '3f2a9c0d1e4b-20261130T152151123Z', atStep: 2 };
+
+  it('is known by the origin its saved state records', () => {
+    expect(forkOriginOf({ status: 'cancelled', [FORK_ORIGIN_KEY]: origin })).toEqual(origin);
+  });
+
+  it('is known by its row while it is cancelled with the reason a fork is made with (older forks)', () => {
+    const reason = forkReason(origin);
+    expect(reason).toBe('forked from 3f2a9c0d1e4b-20261130T152151123Z at step 2');
+    expect(forkOriginOf({ status: 'cancelled' }, { status: 'cancelled', reason })).toEqual(origin);
+    // Once it ran, its row says so: it is a session like any other.
+    expect(forkOriginOf({ status: 'running' }, { status: 'running', reason })).toBeNull();
+  });
+
+  it('is not any other stopped session', () => {
+    expect(
+      forkOriginOf({ status: 'cancelled' }, { status: 'cancelled', reason: 'cancelled by user' }),
+    ).toBeNull();
+    expect(forkOriginOf(null)).toBeNull();
+    expect(forkOriginOf({ [FORK_ORIGIN_KEY]: { parentId: 'x' } })).toBeNull();
   });
 });

@@ -32,6 +32,8 @@ describe('goalrun demo', () => {
     );
     expect(result.stdout).toMatch(/store: embedded PostgreSQL at /);
     expect(result.stdout).toMatch(/goal completed — 6 steps/);
+    // Its closing lines say how to stop what it left running (issue 26 §10).
+    expect(result.stdout).toMatch(/when you are done: goalrun down\b/);
     // The demo's workspace holds what the scripted model built.
     const demoDir = path.join(home, 'demo');
     const workspace = fs

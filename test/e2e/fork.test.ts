@@ -105,10 +105,30 @@ describe('goalrun fork', () => {
     const forked = await runCli(['fork', parent.sessionId, '--at-step', '2'], t.env);
     expect(forked.code, forked.stderr).toBe(0);
     expect(forked.stdout).toMatch(/conversation only: .* is not a git repository/);
-    const forkId = /session (\S+)/.exec(forked.stdout)?.[1] ?? '';
-    const resumed = await runCli(['resume', forkId, '--json'], t.env);
+    // Short ids (issue 26 §10): the parent's and the fork's, then the fork's whole id.
+    const [, parentShort, forkShort, forkId] =
+      /^forked (\d+) at step 2: session (\d+) \((\S+)\)$/m.exec(forked.stdout) ?? [];
+    expect(parent.sessionId.replace(/\D/g, '').endsWith(parentShort)).toBe(true);
+    expect(forkId.replace(/\D/g, '').endsWith(forkShort)).toBe(true);
+    // Its first resume says where it starts: not "(was cancelled)" nor "recovered N step(s)".
+    const resumed = await runCli(['resume', forkShort], t.env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 4 });
+    expect(resumed.stdout).toContain(`starting fork of ${parentShort} at step 2\n`);
+    expect(resumed.stdout + resumed.stderr).not.toMatch(/was cancelled|recovered \d+ step/);
+    expect(resumed.stdout).toMatch(/goal completed — 4 steps/);
+    expect(JSON.parse((await runCli(['status', forkShort, '--json'], t.env)).stdout)).toMatchObject({
+      status: 'completed',
+      steps: 4,
+    });
+    // The run saved its own state: the next resume is of a session like any other.
+    const forkStore = await testStore(t.databaseUrl);
+    try {
+      const row = await forkStore.getSession(forkId);
+      expect(row?.goalState).not.toHaveProperty('forkedFrom');
+      expect(row?.status).toBe('completed');
+    } finally {
+      await forkStore.close();
+    }
     const bad = await runCli(['fork', parent.sessionId, '--at-step', '9'], t.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/has no step 9/);

@@ -51,12 +51,24 @@ describe('goal ids', () => {
 
       const listed = expectJson(await runCli(['list', '--json'], t.env)) as Array<Record<string, any>>;
       const shortOf = (id: string) => listed.find((view) => view.sessionId === id)?.shortId as string;
-      expect(shortOf(first)).toMatch(/^\w{8}$/);
+      // Issue 26 §10: the short id is the end of the timestamp, not the directory's shared head.
+      expect(shortOf(first)).toMatch(/^\d{8,}$/);
+      expect(first.replace(/\D/g, '').endsWith(shortOf(first))).toBe(true);
       expect(shortOf(first)).not.toBe(shortOf(second));
       for (const id of [first, second]) {
         const viaShort = expectJson(await runCli(['status', shortOf(id), '--json'], t.env));
         expect(viaShort.sessionId).toBe(id);
+        expect(viaShort.shortId).toBe(shortOf(id));
+        // status, sessions and list print the same short id.
+        const statusText = await runCli(['status', shortOf(id)], t.env);
+        expect(statusText.stdout).toMatch(new RegExp(`^id {9}${shortOf(id)}$`, 'm'));
       }
+      const sessions = await runCli(['sessions'], t.env, 60_000, { cwd: t.workspace });
+      for (const id of [first, second]) expect(sessions.stdout).toMatch(new RegExp(`^${shortOf(id)}  `, 'm'));
+      const sessionsJson = expectJson(
+        await runCli(['sessions', '--json'], t.env, 60_000, { cwd: t.workspace }),
+      ) as Array<Record<string, any>>;
+      expect(sessionsJson.map((row) => row.shortId).sort()).toEqual([shortOf(first), shortOf(second)].sort());
 
       const renamed = await runCli(['rename', shortOf(second), 'the-second-goal'], t.env, 120_000);
       expect(renamed.code, renamed.stderr).toBe(0);
@@ -68,8 +80,8 @@ describe('goal ids', () => {
         500,
       );
       const text = await runCli(['list'], t.env);
-      expect(text.stdout).toContain(`${shortOf(second)}  ${second}`);
-      expect(text.stdout).toContain('[the-second-goal]');
+      expect(text.stdout).toMatch(new RegExp(`^${shortOf(second)}  .*\\[the-second-goal\\]`, 'm'));
+      expect(text.stdout).not.toContain(second);
 
       const short = await runCli(['status', first.slice(0, 3)], t.env);
       expect(short.code).toBe(2);

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { shortIdOf } from '../../core/session-ids';
 import { CLI, expectJson, runCli, scriptedModel, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
@@ -83,7 +84,7 @@ describe('ids and pipes', () => {
     });
     expect(waiting.status).toBe('waiting_for_worker');
     expect((await runCli(['list'], t.env)).stdout).toMatch(
-      new RegExp(`${sessionId}\\s+waiting for a worker`),
+      new RegExp(`${shortIdOf(sessionId)}\\s+waiting for a worker`),
     );
     for (const args of [
       ['--help'],

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { shortIdOf } from '../../core/session-ids';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
@@ -71,7 +72,7 @@ describe('liveness', () => {
     const later = await status();
     expect(later.elapsedMs).toBeGreaterThan(gone.elapsedMs);
     const list = await runCli(['list'], t.env);
-    expect(list.stdout).toMatch(new RegExp(`${sessionId}\\s+waiting for a worker`));
+    expect(list.stdout).toMatch(new RegExp(`${shortIdOf(sessionId)}\\s+waiting for a worker`));
 
     // The next worker runs the command again: this time it ends.
     fs.writeFileSync(path.join(t.workspace, 'release'), '');
@@ -130,7 +131,9 @@ describe('liveness', () => {
       const text = await runCli(['status', sessionId], t.env);
       expect(text.stdout).toMatch(/status\s+stuck: incompatible worker build: .*(TMPRL1100|ondetermin)/);
       const list = await runCli(['list'], t.env);
-      expect(list.stdout).toMatch(new RegExp(`${sessionId}\\s+stuck: incompatible worker build \\(`));
+      expect(list.stdout).toMatch(
+        new RegExp(`${shortIdOf(sessionId)}\\s+stuck: incompatible worker build \\(`),
+      );
     } finally {
       await killAndWait(worker, 'SIGKILL');
       await runCli(['cancel', sessionId], t.env).catch(() => undefined);

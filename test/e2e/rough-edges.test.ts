@@ -108,7 +108,7 @@ describe('resume of a goal at a limit', () => {
       t.env,
     );
     expect(run.code).toBe(4);
-    const sessionId = /^goal (\S+)$/m.exec(run.stdout)?.[1];
+    const sessionId = /^goal \S+ \(session (\S+)\)$/m.exec(run.stdout)?.[1];
     expect(sessionId).toBeTruthy();
     expect(run.stdout).toContain(`to go on, raise the step limit: goalrun resume ${sessionId} --max-steps 2`);
     expect(run.stdout).not.toContain(`resume with: goalrun resume ${sessionId}\n`);
@@ -211,7 +211,7 @@ describe('wording', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/goal completed — 1 step, 1 iteration, /);
-    const sessionId = /^goal (\S+)$/m.exec(run.stdout)?.[1];
+    const sessionId = /^goal \S+ \(session (\S+)\)$/m.exec(run.stdout)?.[1];
     const status = await runCli(['status', sessionId!], t.env);
     expect(status.stdout).toMatch(/^progress {3}iteration \d+, 1 step, /m);
     expect(status.stdout).not.toMatch(/\b1 (steps|iterations|minutes|requests)\b/);

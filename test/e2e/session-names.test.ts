@@ -5,6 +5,7 @@
  * without a terminal lists the sessions, `rename` keeps names unique, `sessions` lists them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortIdOf } from '../../core/session-ids';
 import { killAndWait, runCli, runCliIn, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { type HoldingFinishServer, startHoldingFinishServer } from '../support/goal-steps';
@@ -125,7 +126,8 @@ describe('session names', () => {
       expect(bare.code).toBe(2);
       expect(bare.stderr).toContain('no terminal to pick one on');
       expect(bare.stderr).toContain('alpha');
-      expect(bare.stderr).toContain(otherId.slice(0, 20));
+      // Each by its short id, as list and sessions show it (issue 26 §10).
+      expect(bare.stderr).toMatch(new RegExp(`^ {2}\\d\\. ${shortIdOf(otherId)}  completed`, 'm'));
 
       // Another project's session: by prefix refused, by full id resumed with a note.
       const elsewhere = await runCli(['resume', sessionId.slice(0, -1), '--no-worker'], t.env);

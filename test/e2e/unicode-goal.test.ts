@@ -62,7 +62,7 @@ describe('a goal whose text is emoji, CJK and escape sequences', () => {
     expectNoControls(run.stdout + run.stderr);
     expect(run.stdout).toContain(SHOWN);
     expect(run.stdout).toMatch(/goal completed/);
-    const sessionId = /^goal (\S+)/m.exec(run.stdout)?.[1] as string;
+    const sessionId = /^goal \S+ \(session (\S+)\)$/m.exec(run.stdout)?.[1] as string;
 
     // The summary of the emoji command (60 units at most): the cut at 59 falls inside the first emoji,
     // so the summary ends before it (it used to keep half of it, and the store refused the step).

@@ -4,6 +4,7 @@
  * say so instead of failing; `watch` and `run --no-worker` warn too. Then a worker runs it to the end.
  */
 import { describe, expect, it } from 'vitest';
+import { shortIdOf } from '../../core/session-ids';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 
@@ -39,7 +40,7 @@ describe('a goal no worker has picked up', () => {
     });
     expect(listed.status).toBe('waiting_for_worker');
     const listText = await runCli(['list'], t.env);
-    expect(listText.stdout).toMatch(new RegExp(`${sessionId}\\s+waiting for a worker`));
+    expect(listText.stdout).toMatch(new RegExp(`${shortIdOf(sessionId)}\\s+waiting for a worker`));
 
     for (const [command, what] of [
       ['tasks', 'task list'],
