@@ -85,6 +85,12 @@ export const PATCH = {
    * is made again until the store is back, the goal showing waiting_store meanwhile.
    */
   storeOutageWait: 'store-outage-wait',
+  /**
+   * Fast takeover (issue 26 item 6): a call on a foreground host's queue counts the host as gone when
+   * nobody takes it within 5 s, or when its heartbeats stop for 8 s (not retried on the host's queue),
+   * and is made again on the shared queue at once.
+   */
+  fastTakeover: 'fast-takeover',
 } as const;
 
 /** A patch id. */
@@ -220,6 +226,15 @@ export const PATCHES: readonly PatchRecord[] = [
       'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
       'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
       'when it starts and when it ends), an ended goal keeps its status',
+  },
+  {
+    id: PATCH.fastTakeover,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a call placed on the foreground host (model step, tool, summarizer) has a 5 s schedule-to-start timeout ' +
+      '(was 30 s) and an 8 s heartbeat timeout that is not retried on the host (TemporalTimeout:Heartbeat ' +
+      'non-retryable); either timeout releases the host and the call is made again on the shared queue',
   },
 ];
 
