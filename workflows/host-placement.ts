@@ -31,13 +31,16 @@ export const HOST_START_FAST_TIMEOUT_MS = 5_000;
 /**
  * A call the host started counts as lost once its heartbeats stop for this long (PATCH.fastTakeover).
  * The foreground worker sends heartbeats as they come, at least every HOST_HEARTBEAT_THROTTLE_MS
- * (core/limits.ts), and its model and tool calls beat every 1–3 s: a live host keeps 3 s of margin, as
+ * (core/limits.ts), and its model and tool calls beat every 1–2 s: a live host keeps 3 s of margin, as
  * the 15 s timeout, sent every 12 s, left before.
  */
-export const HOST_HEARTBEAT_TIMEOUT_MS = 6_000;
+export const HOST_HEARTBEAT_TIMEOUT_MS = 5_000;
 
-/** After a heartbeat timeout, how long the call waits on the host's queue before the host counts as gone. */
-export const HOST_RECHECK_TIMEOUT_MS = 3_000;
+/**
+ * After a heartbeat timeout, how long the call waits on the host's queue before the host counts as
+ * gone: a live host has a poll open there and takes it in milliseconds.
+ */
+export const HOST_RECHECK_TIMEOUT_MS = 2_000;
 
 /** How Temporal names a heartbeat timeout in a retry policy's non-retryable types. */
 export const HEARTBEAT_TIMEOUT_TYPE = 'TemporalTimeout:Heartbeat';

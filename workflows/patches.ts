@@ -87,8 +87,8 @@ export const PATCH = {
   storeOutageWait: 'store-outage-wait',
   /**
    * Fast takeover (issue 26 item 6): a call on a foreground host's queue counts the host as gone when
-   * nobody takes it within 5 s, or when its heartbeats stop for 8 s (not retried on the host's queue),
-   * and is made again on the shared queue at once.
+   * nobody takes it within 5 s, or when its heartbeats stop for 5 s (not retried by Temporal; asked once
+   * more on the host with a 2 s start window), and is made again on the shared queue.
    */
   fastTakeover: 'fast-takeover',
 } as const;
@@ -233,8 +233,9 @@ export const PATCHES: readonly PatchRecord[] = [
     stage: 'patched',
     what:
       'a call placed on the foreground host (model step, tool, summarizer) has a 5 s schedule-to-start timeout ' +
-      '(was 30 s) and an 8 s heartbeat timeout that is not retried on the host (TemporalTimeout:Heartbeat ' +
-      'non-retryable); either timeout releases the host and the call is made again on the shared queue',
+      '(was 30 s) and a 5 s heartbeat timeout that Temporal does not retry (TemporalTimeout:Heartbeat); after ' +
+      'one, the call is scheduled once more on the host with a 2 s schedule-to-start timeout; a schedule-to-start ' +
+      'timeout releases the host and the call is made again on the shared queue',
   },
 ];
 
