@@ -32,7 +32,7 @@ export function compactionHostOf(run: GoalRun): CompactionHost {
       : {}),
     // Summarizer calls hold their worst case against the daily budget and count what they were billed.
     ...(run.features[PATCH.paidCalls] ? summarizerSpend(run) : {}),
-    onHost: (call) => onGoalHost(run, call),
+    onHost: (call, lost) => onGoalHost(run, call, lost),
     untilStored: (what, call) => run.untilStored(what, call),
     get: () => run.state,
     set: (next) => {

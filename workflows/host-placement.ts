@@ -55,8 +55,16 @@ export interface Placement {
   heartbeatNotRetried?: boolean;
 }
 
-/** Runs a call on the goal's host when it has one, else (or once the host is gone) where it would run anyway. */
-export async function onGoalHost<T>(run: GoalRun, call: (placement: Placement) => Promise<T>): Promise<T> {
+/**
+ * Runs a call on the goal's host when it has one, else (or once the host is gone) where it would run
+ * anyway. `lost` hears of an attempt the host started and lost (its heartbeats stopped): the call is
+ * made again as a new activity, so what that one was billed is counted there (paid-calls.ts).
+ */
+export async function onGoalHost<T>(
+  run: GoalRun,
+  call: (placement: Placement) => Promise<T>,
+  lost?: (err: unknown) => Promise<void>,
+): Promise<T> {
   const host = run.state.goal.hostQueue;
   if (!host) return call({});
   const fast = run.features[PATCH.fastTakeover];
@@ -72,6 +80,7 @@ export async function onGoalHost<T>(run: GoalRun, call: (placement: Placement) =
       });
     } catch (err) {
       if (timeoutOf(err) !== 'HEARTBEAT') throw err;
+      await lost?.(err);
       // Dead, or alive and late with a heartbeat: a live host takes the call again at once.
       startWithin = HOST_RECHECK_TIMEOUT_MS;
       return await call({
