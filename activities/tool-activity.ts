@@ -23,6 +23,7 @@ import type { SessionStore, ToolResultFacts } from '../store/types';
 import { createExtensionActivities, latestContext } from './extensions/extension-activities';
 import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
+import { KEEP_ALIVE_MS, keepAlive } from './keep-alive';
 import { defaultSandboxHost } from './sandbox/host';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
 import { type OutageContext, untilStored } from './store-outage';
@@ -40,8 +41,8 @@ import {
   workspaceRepository,
 } from './workspace-snapshot';
 
-/** How often a running snapshot heartbeats (well under TOOL_HEARTBEAT_TIMEOUT_MS). */
-const SNAPSHOT_HEARTBEAT_MS = 5_000;
+/** How often a running snapshot heartbeats (well under a foreground host's heartbeat timeout). */
+const SNAPSHOT_HEARTBEAT_MS = KEEP_ALIVE_MS;
 
 /** The tool activity's input. */
 export type ToolRunInput = RunToolInput;
@@ -111,6 +112,158 @@ export function createToolActivity(deps: ToolActivityDeps) {
   const host = () => deps.jobs?.host ?? defaultSandboxHost();
   const env = deps.env ?? process.env;
 
+  /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
+  const runToolCall = async (
+    input: ToolRunInput,
+    beat: (details?: unknown) => void,
+  ): Promise<ToolRunResult> => {
+    const resultKey = storeKeys.toolResult(input.toolCallId);
+    const eventKey = storeKeys.toolEvent(input.toolCallId);
+    // Both reads at once: a store round trip is on every tool call's path.
+    const [stored, assistant, workspaceContext] = await Promise.all([
+      store.getMessageByKey(input.sessionId, resultKey),
+      store.getMessageByKey(input.sessionId, input.assistantKey ?? storeKeys.assistant(1, input.stepNumber)),
+      latestContext(store, input.sessionId),
+    ]);
+    if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
+    // Checked after the stored result: a finished call still answers during shutdown.
+    jobs().assertAcceptingWork();
+
+    const call = assistant
+      ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
+      : undefined;
+    if (!call) {
+      throw ApplicationFailure.create({
+        message: `tool call ${input.toolCallId} of step ${input.stepNumber} is not in the store`,
+        type: 'ToolCallMissing',
+        nonRetryable: true,
+      });
+    }
+    const context = Context.current();
+    const { attempt } = context.info;
+    const refusal =
+      (deps.workspaceRoot ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot) : null) ??
+      // The goal's tool rules, before anything runs: the refusal is the result the model reads.
+      toolRuleRefusal(input.toolRules, call.toolName, call.input);
+    const toolContext: ToolContext = {
+      workspace: input.workspace,
+      sessionId: input.sessionId,
+      toolCallId: input.toolCallId,
+      signal: context.cancellationSignal,
+      heartbeat: beat,
+      store,
+      sandbox: input.sandbox ?? DEFAULT_SANDBOX,
+      escalated: input.escalationApproved ?? false,
+      jobId: input.jobId,
+      jobs: jobs(),
+    };
+    // Hooks, MCP tools and nested AGENTS.md, for goals whose execution gathered a workspace context.
+    const outcome: ToolOutcome & { secrets?: readonly string[]; instructionsShown?: string[] } = refusal
+      ? { ok: false, output: refusal, changedWorkspace: false }
+      : await runWithExtensions(
+          call.toolName,
+          call.input,
+          workspaceContext,
+          toolContext,
+          { hub: hub(), host: host(), env },
+          () => executeTool(call.toolName, call.input, toolContext),
+        );
+    // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
+    let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
+    if (outcome.secrets?.length) output = createRedactor(outcome.secrets)(output);
+    if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;
+    // On the call's `execute_tool` span, with --trace-content only; the output is the redacted one.
+    recordTraceContent(() => ({
+      'gen_ai.tool.call.arguments': JSON.stringify(call.input ?? null),
+      'gen_ai.tool.call.result': output,
+    }));
+    const bytes = Buffer.byteLength(output, 'utf8');
+    const spooled = estimateTokens(output) > SPOOL_MIN_TOKENS;
+    const edges = edgeLines(output);
+    const job: StartedJobRef | undefined = outcome.job
+      ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
+      : undefined;
+    // What the runaway breaker compares (the same call with the same result); kept with the result's
+    // event so that a retry that finds the result stored answers the same.
+    const digests = {
+      callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
+      outputDigest: shortHash(`${outcome.ok}\n${output}`),
+      ...(isWaitingCall(call.toolName, call.input) ? { waited: true as const } : {}),
+    };
+    // The command ran: its result must land in this attempt, or a retry would run it again.
+    const outage: OutageContext = {
+      signal: context.cancellationSignal,
+      heartbeat: beat,
+      deadlineMs: context.info.currentAttemptScheduledTimestampMs + context.info.startToCloseTimeoutMs,
+    };
+    const recorded = await untilStored('recording the tool result', outage, () =>
+      store.recordToolResult({
+        sessionId: input.sessionId,
+        toolCallId: input.toolCallId,
+        toolName: call.toolName,
+        messageKey: resultKey,
+        eventKey,
+        spoolContent: spooled ? output : undefined,
+        message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
+        facts: {
+          ok: outcome.ok,
+          changedWorkspace: outcome.changedWorkspace,
+          bytes,
+          chars: charCount(output),
+          lines: lineCount(output),
+          firstLine: edges.first,
+          lastLine: edges.last,
+          argsDigest: redact(argsDigest(call.input)),
+        },
+        eventExtra: {
+          attempt,
+          ...digests,
+          // The start of the output, for the event stream's tool_result (the whole is in the message).
+          head: clipBytes(output).text,
+          ...(job ? { job } : {}),
+          ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+          ...(input.escalationApproved ? { escalated: true } : {}),
+        },
+      }),
+    );
+    if (!recorded.created) {
+      return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
+    }
+    // Marked once the result that shows them is stored: a call cut short shows them again next time.
+    for (const label of outcome.instructionsShown ?? []) {
+      await untilStored('marking instructions shown', outage, () =>
+        store.appendEvent(
+          input.sessionId,
+          'instructions',
+          { label, toolCallId: input.toolCallId },
+          nestedInstructionsKey(label),
+        ),
+      );
+    }
+    const { facts } = recorded;
+    log.info(`${call.toolName} of ${input.sessionId} ${facts.ok ? 'ok' : 'failed'}`, {
+      step: input.stepNumber,
+      bytes,
+      spoolId: facts.spoolId,
+      lastLine: facts.lastLine,
+    });
+    return {
+      entry: ledgerEntryFor(recorded.seq, resultKey, recorded.message, {
+        spoolId: facts.spoolId,
+        bytes,
+        ok: facts.ok,
+      }),
+      ok: facts.ok,
+      changedWorkspace: facts.changedWorkspace,
+      firstLine: facts.firstLine,
+      lastLine: facts.lastLine,
+      ...digests,
+      facts,
+      ...(job ? { job } : {}),
+      ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
+    };
+  };
+
   return {
     ...createExtensionActivities({
       store,
@@ -154,156 +307,17 @@ export function createToolActivity(deps: ToolActivityDeps) {
       return workspaceRepository(input.workspace);
     },
 
-    /** Runs one workspace tool call and stores its result (spooled and truncated when large). */
+    /**
+     * Runs one workspace tool call and stores its result (spooled and truncated when large), beating
+     * every KEEP_ALIVE_MS besides the tool's own beats (a foreground host's heartbeat timeout is short).
+     */
     async runTool(input: ToolRunInput): Promise<ToolRunResult> {
-      const resultKey = storeKeys.toolResult(input.toolCallId);
-      const eventKey = storeKeys.toolEvent(input.toolCallId);
-      // Both reads at once: a store round trip is on every tool call's path.
-      const [stored, assistant, workspaceContext] = await Promise.all([
-        store.getMessageByKey(input.sessionId, resultKey),
-        store.getMessageByKey(
-          input.sessionId,
-          input.assistantKey ?? storeKeys.assistant(1, input.stepNumber),
-        ),
-        latestContext(store, input.sessionId),
-      ]);
-      if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
-      // Checked after the stored result: a finished call still answers during shutdown.
-      jobs().assertAcceptingWork();
-
-      const call = assistant
-        ? toolCallsOf(assistant.message).find((c) => c.toolCallId === input.toolCallId)
-        : undefined;
-      if (!call) {
-        throw ApplicationFailure.create({
-          message: `tool call ${input.toolCallId} of step ${input.stepNumber} is not in the store`,
-          type: 'ToolCallMissing',
-          nonRetryable: true,
-        });
+      const alive = keepAlive(Context.current());
+      try {
+        return await runToolCall(input, alive.beat);
+      } finally {
+        alive.stop();
       }
-      const context = Context.current();
-      const { attempt } = context.info;
-      const refusal =
-        (deps.workspaceRoot ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot) : null) ??
-        // The goal's tool rules, before anything runs: the refusal is the result the model reads.
-        toolRuleRefusal(input.toolRules, call.toolName, call.input);
-      const toolContext: ToolContext = {
-        workspace: input.workspace,
-        sessionId: input.sessionId,
-        toolCallId: input.toolCallId,
-        signal: context.cancellationSignal,
-        heartbeat: (details) => context.heartbeat(details),
-        store,
-        sandbox: input.sandbox ?? DEFAULT_SANDBOX,
-        escalated: input.escalationApproved ?? false,
-        jobId: input.jobId,
-        jobs: jobs(),
-      };
-      // Hooks, MCP tools and nested AGENTS.md, for goals whose execution gathered a workspace context.
-      const outcome: ToolOutcome & { secrets?: readonly string[]; instructionsShown?: string[] } = refusal
-        ? { ok: false, output: refusal, changedWorkspace: false }
-        : await runWithExtensions(
-            call.toolName,
-            call.input,
-            workspaceContext,
-            toolContext,
-            { hub: hub(), host: host(), env },
-            () => executeTool(call.toolName, call.input, toolContext),
-          );
-      // PostgreSQL text and jsonb cannot hold NUL; a binary-ish output would fail every retry.
-      let output = redact(outcome.output.replaceAll('\u0000', '\uFFFD'));
-      if (outcome.secrets?.length) output = createRedactor(outcome.secrets)(output);
-      if (attempt > 1) output = `${retryNotice(attempt)}\n${output}`;
-      // On the call's `execute_tool` span, with --trace-content only; the output is the redacted one.
-      recordTraceContent(() => ({
-        'gen_ai.tool.call.arguments': JSON.stringify(call.input ?? null),
-        'gen_ai.tool.call.result': output,
-      }));
-      const bytes = Buffer.byteLength(output, 'utf8');
-      const spooled = estimateTokens(output) > SPOOL_MIN_TOKENS;
-      const edges = edgeLines(output);
-      const job: StartedJobRef | undefined = outcome.job
-        ? { ...outcome.job, command: redact(outcome.job.command), processQueue: processQueue() }
-        : undefined;
-      // What the runaway breaker compares (the same call with the same result); kept with the result's
-      // event so that a retry that finds the result stored answers the same.
-      const digests = {
-        callDigest: shortHash(`${call.toolName}\n${JSON.stringify(call.input ?? null)}`),
-        outputDigest: shortHash(`${outcome.ok}\n${output}`),
-        ...(isWaitingCall(call.toolName, call.input) ? { waited: true as const } : {}),
-      };
-      // The command ran: its result must land in this attempt, or a retry would run it again.
-      const outage: OutageContext = {
-        signal: context.cancellationSignal,
-        heartbeat: (details) => context.heartbeat(details),
-        deadlineMs: context.info.currentAttemptScheduledTimestampMs + context.info.startToCloseTimeoutMs,
-      };
-      const recorded = await untilStored('recording the tool result', outage, () =>
-        store.recordToolResult({
-          sessionId: input.sessionId,
-          toolCallId: input.toolCallId,
-          toolName: call.toolName,
-          messageKey: resultKey,
-          eventKey,
-          spoolContent: spooled ? output : undefined,
-          message: (spoolId) => resultMessage(input.toolCallId, call.toolName, outcome.ok, output, spoolId),
-          facts: {
-            ok: outcome.ok,
-            changedWorkspace: outcome.changedWorkspace,
-            bytes,
-            chars: charCount(output),
-            lines: lineCount(output),
-            firstLine: edges.first,
-            lastLine: edges.last,
-            argsDigest: redact(argsDigest(call.input)),
-          },
-          eventExtra: {
-            attempt,
-            ...digests,
-            // The start of the output, for the event stream's tool_result (the whole is in the message).
-            head: clipBytes(output).text,
-            ...(job ? { job } : {}),
-            ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
-            ...(input.escalationApproved ? { escalated: true } : {}),
-          },
-        }),
-      );
-      if (!recorded.created) {
-        return storedResult(store, input, recorded.seq, resultKey, recorded.message, processQueue());
-      }
-      // Marked once the result that shows them is stored: a call cut short shows them again next time.
-      for (const label of outcome.instructionsShown ?? []) {
-        await untilStored('marking instructions shown', outage, () =>
-          store.appendEvent(
-            input.sessionId,
-            'instructions',
-            { label, toolCallId: input.toolCallId },
-            nestedInstructionsKey(label),
-          ),
-        );
-      }
-      const { facts } = recorded;
-      log.info(`${call.toolName} of ${input.sessionId} ${facts.ok ? 'ok' : 'failed'}`, {
-        step: input.stepNumber,
-        bytes,
-        spoolId: facts.spoolId,
-        lastLine: facts.lastLine,
-      });
-      return {
-        entry: ledgerEntryFor(recorded.seq, resultKey, recorded.message, {
-          spoolId: facts.spoolId,
-          bytes,
-          ok: facts.ok,
-        }),
-        ok: facts.ok,
-        changedWorkspace: facts.changedWorkspace,
-        firstLine: facts.firstLine,
-        lastLine: facts.lastLine,
-        ...digests,
-        facts,
-        ...(job ? { job } : {}),
-        ...(outcome.killedJobs ? { killedJobs: outcome.killedJobs } : {}),
-      };
     },
 
     /** Kills every job and running command of a session on this host (the goal ended). */

@@ -84,6 +84,8 @@ export async function followGoal(
   let pickedUp = false;
   let checkedWorkers = false;
   let waitingSince: Date | null = null;
+  /** When the followed run started: the stall clock starts no earlier (core/liveness.ts). */
+  let runStartedMs: number | null = null;
   let announcedApproval: string | null = null;
   let polls = 0;
   let livenessSaid = '';
@@ -105,6 +107,7 @@ export async function followGoal(
       const first = await firstEvents(client, workflowId).catch(() => null);
       pickedUp = first?.pickedUp ?? true;
       waitingSince = first?.startedAt ?? null;
+      runStartedMs = waitingSince?.getTime() ?? null;
     }
     if (live && !pickedUp) {
       live.update(
@@ -121,7 +124,7 @@ export async function followGoal(
     }
     const state = pickedUp ? await queryState(handle) : null;
     if (pickedUp && polls++ % LIVENESS_EVERY_POLLS === 0) {
-      liveness = await followedLiveness(context, sessionId, state?.status ?? 'running');
+      liveness = await followedLiveness(context, sessionId, state?.status ?? 'running', runStartedMs);
       // Said once per change: a dead worker, a build that cannot run the goal, a goal that stalled.
       const said = liveness ? livenessStatus('running', liveness) : 'running';
       if (said !== livenessSaid && (livenessSaid !== '' || said !== 'running')) {
@@ -272,6 +275,7 @@ async function followedLiveness(
   context: CliContext,
   sessionId: string,
   status: string,
+  runStartedMs: number | null,
 ): Promise<Liveness | undefined> {
   try {
     const client = await context.temporal();
@@ -282,6 +286,7 @@ async function followedLiveness(
       status,
       summary,
       store: await context.sessionStore(),
+      runStartedMs,
       stalledAfterMinutes: context.settings.config.stalled_after_minutes,
     });
   } catch {

@@ -4,7 +4,7 @@
  */
 import { EVENT_KINDS } from '../core/event-kinds';
 import { DEFAULT_STALLED_AFTER_MINUTES } from '../core/limits';
-import { type Liveness, livenessOf } from '../core/liveness';
+import { type Liveness, livenessOf, stallClockStart } from '../core/liveness';
 import { workflowIdOf } from '../core/workflow-names';
 import type { SessionStore } from '../store/types';
 import { readerOf, type TemporalSource, type WorkflowSummary } from './temporal-reader';
@@ -19,7 +19,7 @@ export interface LivenessInput {
   status: string;
   summary: WorkflowSummary;
   store: SessionStore;
-  /** When the current run started, when known: the clock of a goal with no finished step. */
+  /** When the current run started, when known: the stall clock starts no earlier (stallClockStart). */
   runStartedMs?: number | null;
   /** Config stalled_after_minutes. */
   stalledAfterMinutes?: number;
@@ -61,7 +61,7 @@ export async function goalLiveness(source: TemporalSource, input: LivenessInput)
     lastPollMs,
     activities: summary.pendingActivities,
     workflowTaskFailure,
-    lastStepMs: lastStep?.getTime() ?? input.runStartedMs ?? null,
+    lastStepMs: stallClockStart(lastStep?.getTime() ?? null, input.runStartedMs ?? null),
     stallAfterMs: (input.stalledAfterMinutes ?? DEFAULT_STALLED_AFTER_MINUTES) * 60_000,
   });
 }

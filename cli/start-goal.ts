@@ -34,7 +34,7 @@ export async function startGoal(
   const hostQueue = context.hostQueue;
   if (hostQueue) context.hostsGoal(goal.sessionId);
   const input: GoalWorkflowInput = {
-    goal: hostQueue ? { ...goal, hostQueue } : goal,
+    goal: withHost(goal, hostQueue),
     resume: options.resume,
     limitsOverride: options.limitsOverride,
     ...(options.resumeMessage ? { resumeMessage: options.resumeMessage } : {}),
@@ -48,6 +48,16 @@ export async function startGoal(
     ...goalStartMetadata(goal),
   });
   return { sessionId: goal.sessionId, workflowId, runId: handle.firstExecutionRunId, taskQueue };
+}
+
+/**
+ * The goal as a new execution starts it: hosted by this process's queue, or by none. A saved goal
+ * (`resume`, `start --name` of a stopped session) carries the queue of the process that ran it last,
+ * which may be gone: its calls would wait there until they counted it gone (issue 26 item 6).
+ */
+export function withHost(goal: GoalDefinition, hostQueue: string | undefined): GoalDefinition {
+  const { hostQueue: _previous, ...rest } = goal;
+  return hostQueue ? { ...rest, hostQueue } : rest;
 }
 
 /** What `start` prints once a goal's execution has started, and the warning when no worker runs it. */

@@ -52,8 +52,23 @@ export const JOB_COMMAND_MAX_CHARS = 120;
 
 /** A model step whose worker stops heartbeating for this long is retried elsewhere. */
 export const MODEL_HEARTBEAT_TIMEOUT_MS = 15_000;
-/** How often a model step heartbeats while it waits for the provider. */
-export const MODEL_HEARTBEAT_INTERVAL_MS = 3_000;
+/**
+ * A foreground worker sends an activity's heartbeats at least this often (the SDK holds them back for
+ * 80 % of the heartbeat timeout by default): the host's short heartbeat timeout (host-placement.ts)
+ * then has seconds of margin while the process lives.
+ */
+export const HOST_HEARTBEAT_THROTTLE_MS = 2_000;
+/**
+ * A workflow task bound for a foreground worker's sticky queue goes to the shared queue when that
+ * worker has not taken it within this long (the SDK's default is 10 s): a `run` killed with -9 holds
+ * up its goal's next workflow task no longer than this.
+ */
+export const HOST_STICKY_TIMEOUT_MS = 1_000;
+/**
+ * How often a model step heartbeats while it waits for the provider: well within a foreground host's
+ * heartbeat timeout (workflows/host-placement.ts), whose worker sends each beat at once.
+ */
+export const MODEL_HEARTBEAT_INTERVAL_MS = 2_000;
 /**
  * A model stream that sends nothing at all (no byte, not even an SSE comment or ping) for this
  * long is given up as stalled and retried (config stream_idle_timeout_s, --stream-idle-timeout).

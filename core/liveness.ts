@@ -24,7 +24,7 @@ export interface LivenessFacts {
   }>;
   /** Why the last workflow task failed (when none completed since), or null. */
   workflowTaskFailure: string | null;
-  /** When the last step finished (a model answer or a tool result), else when the run started. */
+  /** When the stall clock started: the last finished step, or the run's start when later (stallClockStart). */
   lastStepMs: number | null;
   /** How long without a finished step counts as stalled. */
   stallAfterMs: number;
@@ -113,6 +113,18 @@ function waitingOn(facts: LivenessFacts, noWorker: boolean, stuck: string | null
   const other = facts.activities[0];
   if (other) return `${other.activityType} to finish`;
   return 'the workflow to run its next step';
+}
+
+/**
+ * When the stall clock of a running goal started (ms): its last finished step, or the start of the
+ * current run when that is later, as when a resumed execution has not finished a step yet (the
+ * previous execution's last step says nothing about this one; issue 26 item 6). Null when neither is known.
+ * The workflow's own watch (workflows/stall-watch.ts) counts the same way: from its run's start.
+ */
+export function stallClockStart(lastStepMs: number | null, runStartedMs: number | null): number | null {
+  if (lastStepMs === null) return runStartedMs;
+  if (runStartedMs === null) return lastStepMs;
+  return Math.max(lastStepMs, runStartedMs);
 }
 
 /** The status reason of a goal the workflow marks stalled: no step finished since `sinceMs`. */

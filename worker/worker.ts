@@ -19,6 +19,7 @@ import { typingStoreOutages } from '../activities/store-outage';
 import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
+import { HOST_HEARTBEAT_THROTTLE_MS, HOST_STICKY_TIMEOUT_MS } from '../core/limits';
 import type { NotifyTarget } from '../core/notifications';
 import type { SessionStore } from '../store/types';
 import { findWorkflowBundle, workflowInterceptorsPath } from './bundle';
@@ -221,12 +222,23 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
             }),
         activities,
         ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),
-        // A foreground process takes no other goal's calls from the shared queue (local ones still run).
-        ...(options.hostQueue ? { enableNonLocalActivities: false } : {}),
+        // A foreground process takes no other goal's calls from the shared queue (local ones still run),
+        // and a task bound for its sticky queue moves on soon when the process is gone (fast takeover).
+        ...(options.hostQueue
+          ? { enableNonLocalActivities: false, stickyQueueScheduleToStartTimeout: HOST_STICKY_TIMEOUT_MS }
+          : {}),
       }),
     );
     if (options.hostQueue) {
-      workers.push(await Worker.create({ ...common, taskQueue: options.hostQueue, activities }));
+      workers.push(
+        await Worker.create({
+          ...common,
+          taskQueue: options.hostQueue,
+          activities,
+          // Heartbeats reach Temporal often enough for the host's short heartbeat timeout (host-placement.ts).
+          maxHeartbeatThrottleInterval: HOST_HEARTBEAT_THROTTLE_MS,
+        }),
+      );
     }
   }
   if (role === 'tools') {

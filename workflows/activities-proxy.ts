@@ -13,7 +13,7 @@ import {
   TOOL_STEP_MAX_ATTEMPTS,
   TOOL_STEP_TIMEOUT_MS,
 } from '../core/limits';
-import type { Placement } from './host-placement';
+import { type Placement, placedOptions } from './host-placement';
 
 /** Every activity a goal workflow calls. */
 type AllActivities = GoalActivities & ReturnType<typeof createCompactionActivities> & JobHostActivities;
@@ -47,16 +47,15 @@ export function modelActivities(
   placement: Placement = {},
 ) {
   return proxyActivities<AllActivities>({
-    ...placed(placement),
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
     heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
-    retry: {
+    ...placedOptions(placement, {
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '60s',
       maximumAttempts,
       nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
-    },
+    }),
     // Wait for the activity to acknowledge, so a cancelled stream is closed before cleanup runs.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary,
@@ -66,17 +65,17 @@ export function modelActivities(
 /** Tool calls: on the workspace's task queue; cancellation waits until the process group is gone. */
 export function toolActivities(summary: string, taskQueue: string | undefined, placement: Placement = {}) {
   return proxyActivities<AllActivities>({
-    ...placed(placement),
     startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
     heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
-    retry: {
+    // A tools queue (--tools-queue) is never a foreground host: its calls keep their own options.
+    ...placedOptions(taskQueue ? {} : placement, {
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '30s',
       maximumAttempts: TOOL_STEP_MAX_ATTEMPTS,
-    },
+    }),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    taskQueue: taskQueue ?? placement.taskQueue,
+    ...(taskQueue ? { taskQueue } : {}),
     summary,
   });
 }
@@ -103,21 +102,10 @@ export function jobActivities(summary: string, processQueue: string) {
  */
 export function summarizerActivities(placement: Placement = {}) {
   return proxyActivities<AllActivities>({
-    ...placed(placement),
     startToCloseTimeout: MODEL_STEP_TIMEOUT_MS,
     heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
-    retry: { maximumAttempts: 1 },
+    ...placedOptions(placement, { maximumAttempts: 1 }),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: 'summarize (compaction)',
   });
-}
-
-/** The queue options of a call placed on a goal's host (host-placement.ts); none otherwise. */
-function placed(placement: Placement): { taskQueue?: string; scheduleToStartTimeout?: number } {
-  return {
-    ...(placement.taskQueue ? { taskQueue: placement.taskQueue } : {}),
-    ...(placement.scheduleToStartTimeoutMs
-      ? { scheduleToStartTimeout: placement.scheduleToStartTimeoutMs }
-      : {}),
-  };
 }

@@ -29,8 +29,11 @@ export interface CompactionHost {
   serve<T>(work: Promise<T>): Promise<T>;
   /** Makes a store call until it gets through a store outage (store-wait.ts; absent: the call is made once). */
   untilStored?<T>(what: string, call: () => Promise<T>): Promise<T>;
-  /** Places a call on the goal's foreground host, if it has one (host-placement.ts). */
-  onHost<T>(call: (placement: Placement) => Promise<T>): Promise<T>;
+  /**
+   * Places a call on the goal's foreground host, if it has one (host-placement.ts); `lost` hears of an
+   * attempt the host started and lost, before the call is made again.
+   */
+  onHost<T>(call: (placement: Placement) => Promise<T>, lost?: (err: unknown) => Promise<void>): Promise<T>;
   /**
    * Stores the n-th notice of the session (the host makes its key: storeKeys.notice); with `done`, the
    * notice reports a compaction (the event stream shows it as one).

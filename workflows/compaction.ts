@@ -269,7 +269,16 @@ async function callSummarizer(
     return request.recovery ? { kind: 'failed', reason: 'daily budget', billed: false } : { kind: 'refused' };
   try {
     const result = await host.serve(
-      host.onHost((placement) => summarizerActivities(placement).summarize(input)),
+      host.onHost(
+        (placement) => summarizerActivities(placement).summarize(input),
+        // A call lost with the foreground host is made again: what it was billed counts now.
+        async (lost) => {
+          const billed = host.billedOnFailure
+            ? await host.billedOnFailure(lost, input.model, input.pricing)
+            : null;
+          if (billed) countSummarizerBilled(after, input.model, billed, card);
+        },
+      ),
     );
     await hold?.release();
     if (result.billed) countSummarizerBilled(after, input.model, result.billed, card);

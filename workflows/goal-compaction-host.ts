@@ -36,7 +36,7 @@ export function compactionHostOf(run: GoalRun): CompactionHost {
     ...(run.features[PATCH.failover]
       ? { summarizerFallback: (model: string, err: unknown) => summarizerFallback(run, model, err) }
       : {}),
-    onHost: (call) => onGoalHost(run, call),
+    onHost: (call, lost) => onGoalHost(run, call, lost),
     untilStored: (what, call) => run.untilStored(what, call),
     get: () => run.state,
     set: (next) => {

@@ -18,7 +18,7 @@ import { compactionHostOf } from './goal-compaction-host';
 import type { StepControl } from './goal-control';
 import type { GoalRun } from './goal-run-port';
 import { onGoalHost, type Placement } from './host-placement';
-import { countingBilled, stepPricing } from './paid-calls';
+import { countingBilled, countLostStep, stepPricing } from './paid-calls';
 import { PATCH } from './patches';
 
 /** A model call stopped because the goal paused: the step is not taken and runs again on unpause. */
@@ -77,7 +77,11 @@ export async function callModel(
               'modelStep',
               () =>
                 countingBilled(run, priced, () =>
-                  onGoalHost(run, (placement) => proxy(placement).modelStep(input)),
+                  onGoalHost(
+                    run,
+                    (placement) => proxy(placement).modelStep(input),
+                    (lost) => countLostStep(run, priced, lost),
+                  ),
                 ),
               { timeoutIsOutage: false },
             ),

@@ -49,6 +49,20 @@ export async function countingBilled(
 }
 
 /**
+ * Counts what a model step lost with its foreground host was billed (host-placement.ts): the step is
+ * asked again as a new activity, whose result counts only its own attempts.
+ */
+export async function countLostStep(
+  run: GoalRun,
+  priced: { model: string; card: ModelCard | null; pricing: CallPricing },
+  err: unknown,
+): Promise<void> {
+  if (!run.features[PATCH.paidCalls]) return;
+  const billed = await billedOnGiveUp(run, 'step', priced, err);
+  run.state = withBilledAttempts(run.state, priced.model, billed, priced.card);
+}
+
+/**
  * What an activity that ended without an answer was billed, read from the ledger; null when the
  * failure is not an activity's (nothing was called). Runs even when the goal is being cancelled.
  */

@@ -96,6 +96,12 @@ export const PATCH = {
    * primary after a cooldown; a /model makes the new model the primary.
    */
   failover: 'failover-to-backup',
+  /**
+   * Fast takeover (issue 26 item 6): a call on a foreground host's queue counts the host as gone when
+   * nobody takes it within 5 s, or when its heartbeats stop for 5 s (not retried by Temporal; asked once
+   * more on the host with a 2 s start window), and is made again on the shared queue.
+   */
+  fastTakeover: 'fast-takeover',
 } as const;
 
 /** A patch id. */
@@ -248,6 +254,16 @@ export const PATCHES: readonly PatchRecord[] = [
       'a goal with a backup model passes the failover rule to its model steps; a step that ends with ProviderOutage ' +
       'moves the goal to the backup (state.failover, a failover event, the budget resolved anew) and runs again; ' +
       'after the cooldown a step probes the primary and one success keeps it; /model clears the failover state',
+  },
+  {
+    id: PATCH.fastTakeover,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a call placed on the foreground host (model step, tool, summarizer) has a 5 s schedule-to-start timeout ' +
+      '(was 30 s) and a 5 s heartbeat timeout that Temporal does not retry (TemporalTimeout:Heartbeat); after ' +
+      'one, the call is scheduled once more on the host with a 2 s schedule-to-start timeout; a schedule-to-start ' +
+      'timeout releases the host and the call is made again on the shared queue',
   },
 ];
 

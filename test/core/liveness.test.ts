@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type LivenessFacts, livenessOf, stallDueInMs, stalledReason } from '../../core/liveness';
+import {
+  type LivenessFacts,
+  livenessOf,
+  stallClockStart,
+  stallDueInMs,
+  stalledReason,
+} from '../../core/liveness';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const facts = (over: Partial<LivenessFacts> = {}): LivenessFacts => ({
@@ -72,6 +78,31 @@ describe('livenessOf', () => {
       stalled({ activities: [{ activityType: 'modelStep', attempt: 1, lastFailure: null }] })?.waitingOn,
     ).toBe('waiting for the model');
     expect(livenessOf(facts({ lastStepMs: NOW - 9 * 60_000 })).stalled).toBeNull();
+  });
+});
+
+describe('the stall clock (issue 26 item 6)', () => {
+  it('starts at the current run when the last step finished before it (a resumed execution)', () => {
+    const previousStep = NOW - 15 * 60_000;
+    const resumedAt = NOW - 40_000;
+    expect(stallClockStart(previousStep, resumedAt)).toBe(resumedAt);
+    // What `status` said of such a goal: stalled, counted from the previous execution's last step.
+    const clock = stallClockStart(previousStep, resumedAt);
+    expect(livenessOf(facts({ lastStepMs: clock })).stalled).toBeNull();
+    expect(livenessOf(facts({ lastStepMs: previousStep })).stalled).not.toBeNull();
+  });
+
+  it('starts at the last step once one finished in this run, and at what is known otherwise', () => {
+    expect(stallClockStart(NOW - 60_000, NOW - 120_000)).toBe(NOW - 60_000);
+    expect(stallClockStart(null, NOW - 120_000)).toBe(NOW - 120_000);
+    expect(stallClockStart(NOW - 60_000, null)).toBe(NOW - 60_000);
+    expect(stallClockStart(null, null)).toBeNull();
+  });
+
+  it('marks a resumed execution stalled only stalled_after_minutes after it started', () => {
+    const resumedAt = NOW - 11 * 60_000;
+    const stalled = livenessOf(facts({ lastStepMs: stallClockStart(NOW - 60 * 60_000, resumedAt) })).stalled;
+    expect(stalled?.since).toBe(new Date(resumedAt).toISOString());
   });
 });
 
