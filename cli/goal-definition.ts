@@ -18,6 +18,7 @@ import type { GoalDefinition } from '../core/goal';
 import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES } from '../core/limits';
 import type { BreakerSettings } from '../core/runaway-breaker';
 import { parseToolRules } from '../core/tool-rules';
+import { checksProblem, mergeChecks } from '../core/verify';
 import type { Settings } from '../worker/settings';
 import {
   checkBaseUrl,
@@ -114,6 +115,27 @@ export function goalFromOptions(
       ? { stalledAfterMinutes: settings.config.stalled_after_minutes }
       : {}),
     ...snapshotFields(settings.config),
+    ...verifyFields(options, settings.config),
+  };
+}
+
+/**
+ * The goal's checks: config `verify` (the project's additions merged in by the settings), then
+ * `--verify`; with the config's failed-finish limit and check timeout. Nothing without checks.
+ */
+function verifyFields(options: GoalOptions, config: Settings['config']): Pick<GoalDefinition, 'verify'> {
+  const blank = (options.verify ?? []).find((command) => command.trim() === '');
+  if (blank !== undefined) throw new ConfigError('--verify needs a command, e.g. --verify "npm test"');
+  const checks = mergeChecks(config.verify, options.verify);
+  if (checks.length === 0) return {};
+  const problem = checksProblem(checks);
+  if (problem) throw new ConfigError(`--verify / config verify: ${problem}`);
+  return {
+    verify: {
+      checks,
+      ...(config.verify_max_failures ? { maxFailures: config.verify_max_failures } : {}),
+      ...(config.verify_timeout_s ? { timeoutS: config.verify_timeout_s } : {}),
+    },
   };
 }
 

@@ -47,6 +47,8 @@ export interface GoalOptions {
   disallowedTools?: string;
   outputLastMessage?: string;
   outputSchema?: string;
+  /** `--verify CMD`, repeatable: checks a finish complete must pass. */
+  verify?: string[];
 }
 
 /** The headless options of `run` and `start` (as `claude -p` and `codex exec` have them). */
@@ -61,6 +63,10 @@ export function headlessOptionList(): Option[] {
       '--output-schema <file>',
       "a JSON Schema file: the goal's final result (finish's `result`) must match it; status --json shows it as result",
     ),
+    new Option(
+      '--verify <command>',
+      'a check the goal must pass before it is completed (repeatable), e.g. --verify "npm test": run in the sandbox when the model says it is done; exit 0 passes, anything else (a timeout too) sends the model back to work, and after 3 failed finishes (config verify_max_failures) the goal ends blocked. Adds to config verify and the project\'s .goalrun/config.json verify',
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     new Option(
       '--disallowed-tools <rules>',
       'these tool calls never run (same form as --allowed-tools; wins over it); the model is told',

@@ -16,4 +16,6 @@ export const EVENT_KINDS = {
   goalEnded: 'goal-ended',
   /** A goal reached its money or token cap, or a raise let it go on (issue 18). */
   budget: 'budget',
+  /** The goal's checks ran at a finish complete (issue 27 §1): each with its exit code and spool reference. */
+  verify: 'verify',
 } as const;

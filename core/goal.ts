@@ -24,6 +24,7 @@ import type { TaskGraph } from './task-graph-types';
 import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
+import type { CheckOutcome, VerificationState, VerifySettings } from './verify';
 import type { SnapshotLimits, SnapshotState } from './workspace-snapshot-state';
 
 /**
@@ -154,6 +155,11 @@ export interface GoalDefinition {
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */
   snapshots?: SnapshotLimits;
+  /**
+   * The checks a `finish` complete must pass (`--verify`, config `verify`, a project's additions):
+   * absent for a goal without checks, which ends completed with `verified: false`.
+   */
+  verify?: VerifySettings;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -256,6 +262,8 @@ export interface GoalState {
    * carried over continue-as-new, so the wait's bound counts from its start; absent or null otherwise.
    */
   dailyWaitSinceMs?: number | null;
+  /** What the goal's checks said at its finishes (patch verified-completion); absent until they first ran. */
+  verification?: VerificationState;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -358,6 +366,10 @@ export interface GoalSnapshot {
   result?: unknown;
   /** Spent, reserved and cap, for a goal with a money or token cap (issue 18). */
   budget?: BudgetView;
+  /** Whether the goal ended completed with every check passed (false without checks). */
+  verified?: boolean;
+  /** The checks of the last finish that ran them, with their exit codes; empty when none ran. */
+  checks?: CheckOutcome[];
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -393,5 +405,12 @@ export function snapshotOf(
     ...(hasCap(state.goal.limits)
       ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
       : {}),
+    verified: isVerified(state),
+    checks: state.verification?.checks ?? [],
   };
+}
+
+/** Whether a goal ended completed with its checks passed: never for a goal without checks. */
+export function isVerified(state: Pick<GoalState, 'status' | 'verification'>): boolean {
+  return state.status === 'completed' && state.verification?.passed === true;
 }

@@ -109,6 +109,12 @@ function buildConfigSchema(z: typeof Zod) {
       snapshot_max_file_mib: positiveInt.optional(),
       /** A goal's snapshots stop once the objects they added pass this (MiB). */
       snapshot_max_total_mib: positiveInt.optional(),
+      /** Checks a goal's finish must pass (as `--verify`, repeatable there): shell commands, exit 0 passes. */
+      verify: z.array(z.string().trim().min(1, 'must be a command')).optional(),
+      /** Failed finishes (a check did not pass) before the goal ends blocked. */
+      verify_max_failures: positiveInt.optional(),
+      /** Seconds one check may run before it is killed and counts as failed. */
+      verify_timeout_s: positiveInt.optional(),
       /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
       retention: z
         .object({

@@ -85,6 +85,11 @@ export const PATCH = {
    * is made again until the store is back, the goal showing waiting_store meanwhile.
    */
   storeOutageWait: 'store-outage-wait',
+  /**
+   * Verified completion (issue 27 §1): a finish complete of a goal with checks runs them on the tool
+   * host first; a failed check keeps the goal going, and ends it blocked after the failed-finish limit.
+   */
+  verifiedCompletion: 'verified-completion',
 } as const;
 
 /** A patch id. */
@@ -220,6 +225,15 @@ export const PATCHES: readonly PatchRecord[] = [
       'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
       'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
       'when it starts and when it ends), an ended goal keeps its status',
+  },
+  {
+    id: PATCH.verifiedCompletion,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a runVerifyChecks activity on the tool queue when the model calls finish complete and the goal has checks ' +
+      '(--verify, config verify): a failed check turns the call into an error result and the goal goes on, ' +
+      'ending blocked after verify_max_failures failed finishes',
   },
 ];
 
