@@ -121,18 +121,24 @@ export function goalFromOptions(
 
 /**
  * The goal's checks: config `verify` (the project's additions merged in by the settings), then
- * `--verify`; with the config's failed-finish limit and check timeout. Nothing without checks.
+ * `--verify`; with the config's failed-finish limit and check timeout; the sign-off criteria
+ * (config `sign_off`, `--sign-off`). Nothing without either.
  */
 function verifyFields(options: GoalOptions, config: Settings['config']): Pick<GoalDefinition, 'verify'> {
   const blank = (options.verify ?? []).find((command) => command.trim() === '');
   if (blank !== undefined) throw new ConfigError('--verify needs a command, e.g. --verify "npm test"');
+  if ((options.signOff ?? []).some((criterion) => criterion.trim() === '')) {
+    throw new ConfigError('--sign-off needs a criterion, e.g. --sign-off "the page looks right"');
+  }
   const checks = mergeChecks(config.verify, options.verify);
-  if (checks.length === 0) return {};
-  const problem = checksProblem(checks);
-  if (problem) throw new ConfigError(`--verify / config verify: ${problem}`);
+  const signOff = mergeChecks(config.sign_off, options.signOff);
+  if (checks.length === 0 && signOff.length === 0) return {};
+  const problem = checksProblem(checks) ?? checksProblem(signOff);
+  if (problem) throw new ConfigError(`--verify / --sign-off / config verify, sign_off: ${problem}`);
   return {
     verify: {
       checks,
+      ...(signOff.length > 0 ? { signOff } : {}),
       ...(config.verify_max_failures ? { maxFailures: config.verify_max_failures } : {}),
       ...(config.verify_timeout_s ? { timeoutS: config.verify_timeout_s } : {}),
     },

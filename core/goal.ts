@@ -46,7 +46,9 @@ export type GoalStatus =
   /** Running, but the session store is out of reach: its calls are retried until it is back (patch store-outage-wait). */
   | 'waiting_store'
   /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
-  | 'stalled';
+  | 'stalled'
+  /** The model says it is done and the checks passed; a person's sign-off decides (issue 27 §1). */
+  | 'awaiting_user';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [

@@ -27,6 +27,11 @@ export interface VerifySettings {
   maxFailures?: number;
   /** Seconds one check may run; DEFAULT_VERIFY_TIMEOUT_S when absent. */
   timeoutS?: number;
+  /**
+   * Criteria only a person can judge (`--sign-off`): once the checks pass, the goal waits in
+   * `awaiting_user` with the evidence until `goalrun approve` (completed) or `deny --reason` (back to work).
+   */
+  signOff?: string[];
 }
 
 /** How one check ended. */
@@ -50,8 +55,35 @@ export interface VerificationState {
   failures: number;
   /** The checks of the last finish that ran them. */
   checks: CheckOutcome[];
-  /** Whether the last run of the checks passed them all. */
+  /** Whether the last run of the checks passed them all (and a person signed off, when asked). */
   passed: boolean;
+  /** Who signed the completion off, for a goal with sign-off criteria. */
+  signedOff?: { by: string; reason: string | null };
+}
+
+/** How long a goal waits in awaiting_user for a person's sign-off before it ends blocked (fails closed). */
+export const SIGN_OFF_WAIT_MINUTES = 7 * 24 * 60;
+/** The prefix of the pending approval that stands for a sign-off (approve/deny answer it as an escalation). */
+export const SIGN_OFF_PREFIX = 'sign-off: ';
+/** Most characters of the evidence shown with a sign-off request. */
+const SIGN_OFF_EVIDENCE_MAX_CHARS = 2_000;
+
+/** What a person is asked to sign off, and the evidence: the model's claim and the checks it passed. */
+export function signOffRequest(
+  criteria: readonly string[],
+  summary: string | null,
+  checks: readonly CheckOutcome[],
+): { command: string; justification: string } {
+  const evidence = [`the model says: ${summary ?? '(no summary)'}`, ...checkLines(checks)].join('\n');
+  return {
+    command: `${SIGN_OFF_PREFIX}${criteria.join('; ')}`,
+    justification: clip(evidence, SIGN_OFF_EVIDENCE_MAX_CHARS),
+  };
+}
+
+/** Whether a pending approval is a sign-off rather than an escalation out of the sandbox. */
+export function isSignOff(approval: { command: string } | null | undefined): boolean {
+  return approval?.command.startsWith(SIGN_OFF_PREFIX) === true;
 }
 
 /** The checks of a goal: the user's first, then those a project adds; duplicates and blanks dropped. */

@@ -111,6 +111,8 @@ function buildConfigSchema(z: typeof Zod) {
       snapshot_max_total_mib: positiveInt.optional(),
       /** Checks a goal's finish must pass (as `--verify`, repeatable there): shell commands, exit 0 passes. */
       verify: z.array(z.string().trim().min(1, 'must be a command')).optional(),
+      /** Criteria only a person can judge (as `--sign-off`): the goal waits in awaiting_user for approve or deny. */
+      sign_off: z.array(z.string().trim().min(1, 'must be a criterion')).optional(),
       /** Failed finishes (a check did not pass) before the goal ends blocked. */
       verify_max_failures: positiveInt.optional(),
       /** Seconds one check may run before it is killed and counts as failed. */

@@ -163,14 +163,14 @@ export function mergeProjectConfig(
       );
       continue;
     }
-    if (key === 'verify') {
+    if (key === 'verify' || key === 'sign_off') {
       // The model can write this file: it may add checks, never drop or replace the user's.
-      const before = (globals.verify ?? []) as string[];
+      const before = (globals[key] ?? []) as string[];
       const checks = mergeChecks(before, value as string[]);
       const added = checks.slice(mergeChecks(before).length);
       if (added.length > 0) {
-        merged.verify = checks;
-        applied.push(`verify +${added.map((check) => JSON.stringify(check)).join(' +')}`);
+        merged[key] = checks;
+        applied.push(`${key} +${added.map((check) => JSON.stringify(check)).join(' +')}`);
       }
       continue;
     }

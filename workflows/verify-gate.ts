@@ -7,6 +7,8 @@
  */
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { recordToolOutcome } from '../core/goal-rules';
+import { storeKeys } from '../core/store-keys';
+import { plural } from '../core/text';
 import { TOOL } from '../core/tool-names';
 import {
   type CheckOutcome,
@@ -16,10 +18,15 @@ import {
   checksPassed,
   DEFAULT_VERIFY_MAX_FAILURES,
   DEFAULT_VERIFY_TIMEOUT_S,
+  SIGN_OFF_WAIT_MINUTES,
+  signOffRequest,
+  type VerifySettings,
 } from '../core/verify';
 import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-tools';
 import { verifyActivities } from './activities-proxy';
+import type { ApprovalAnswer } from './definitions';
 import { innermostMessage } from './failures';
+import type { StepControl } from './goal-control';
 import type { GoalRun } from './goal-run-port';
 import { PATCH } from './patches';
 import { onToolHost } from './workspace-context';
@@ -29,10 +36,25 @@ export async function withVerification(
   run: GoalRun,
   call: WorkflowToolCall,
   outcome: WorkflowToolOutcome,
+  control: StepControl,
 ): Promise<WorkflowToolOutcome> {
   const verify = run.state.goal.verify;
   if (!run.features[PATCH.verifiedCompletion] || outcome.finished?.status !== 'completed') return outcome;
-  if (!verify || verify.checks.length === 0) return outcome;
+  if (!verify) return outcome;
+  const checked = verify.checks.length > 0 ? await runChecks(run, call, outcome, verify) : outcome;
+  if (checked.finished?.status !== 'completed') return checked;
+  return (verify.signOff ?? []).length > 0
+    ? askSignOff(run, call, checked, verify.signOff ?? [], control)
+    : checked;
+}
+
+/** Runs the checks; the outcome they allow (completed and verified, back to work, or blocked). */
+async function runChecks(
+  run: GoalRun,
+  call: WorkflowToolCall,
+  outcome: WorkflowToolOutcome,
+  verify: VerifySettings,
+): Promise<WorkflowToolOutcome> {
   const { goal } = run.state;
   const timeoutS = verify.timeoutS ?? DEFAULT_VERIFY_TIMEOUT_S;
   const maxFailures = verify.maxFailures ?? DEFAULT_VERIFY_MAX_FAILURES;
@@ -92,4 +114,87 @@ export async function withVerification(
     };
   }
   return { state, ok: false, text };
+}
+
+/**
+ * A criterion only a person can judge: the goal waits in awaiting_user with the evidence (the
+ * model's claim, the checks it passed), holding no worker. `goalrun approve` completes it (verified),
+ * `deny --reason` sends the model back to work with the reason; no answer in SIGN_OFF_WAIT_MINUTES
+ * ends it blocked.
+ */
+async function askSignOff(
+  run: GoalRun,
+  call: WorkflowToolCall,
+  outcome: WorkflowToolOutcome,
+  criteria: string[],
+  control: StepControl,
+): Promise<WorkflowToolOutcome> {
+  const { approvals } = control;
+  const checks = outcome.state.verification?.checks ?? [];
+  const request = signOffRequest(criteria, outcome.state.finishSummary, checks);
+  run.state = outcome.state;
+  approvals.answer = null;
+  run.session.requestApproval({ toolCallId: call.toolCallId, ...request }, SIGN_OFF_WAIT_MINUTES);
+  run.state = {
+    ...run.state,
+    status: 'awaiting_user',
+    reason: `the model says it is done; waiting for a person to sign off: ${criteria.join('; ')}`,
+  };
+  run.session.stopClock();
+  run.timeLimit.disarm();
+  run.publish();
+  await run.saveState(true, {
+    kind: 'approval-requested',
+    data: { toolCallId: call.toolCallId, ...request },
+    key: storeKeys.approvalRequestedEvent(call.toolCallId),
+  });
+  const answered = await control.waitInStep(() => approvals.answer !== null, SIGN_OFF_WAIT_MINUTES * 60_000);
+  // Set by the approval command while the step waited (the compiler saw it cleared above).
+  const reply = answered ? (approvals.answer as ApprovalAnswer | null) : null;
+  approvals.answer = null;
+  const approved = reply?.decision === 'approve';
+  const why = reply ? (reply.reason ?? '') : `no answer within ${plural(SIGN_OFF_WAIT_MINUTES / 60, 'hour')}`;
+  run.session.approvalAnswered(approved ? 'approved' : 'denied', why);
+  run.session.startClock();
+  run.timeLimit.arm(run.session.remainingMs());
+  run.publish();
+  await run.saveState(true, {
+    kind: 'approval',
+    data: {
+      toolCallId: call.toolCallId,
+      command: request.command,
+      decision: approved ? 'approved' : 'denied',
+      reason: reply?.reason ?? (reply ? null : why),
+      by: reply?.from ?? 'timeout',
+    },
+    key: storeKeys.approvalEvent(call.toolCallId),
+  });
+  const verification = run.state.verification ?? { failures: 0, checks: [], passed: false };
+  if (approved && reply) {
+    return {
+      ...outcome,
+      state: {
+        ...run.state,
+        verification: {
+          ...verification,
+          passed: true,
+          signedOff: { by: reply.from, reason: reply.reason ?? null },
+        },
+      },
+      text: `${outcome.text}; signed off by ${reply.from}`,
+    };
+  }
+  const state = recordToolOutcome(
+    { ...run.state, verification: { ...verification, passed: false } },
+    { toolName: TOOL.finish, summary: `${TOOL.finish}: not signed off`, ok: false, changedWorkspace: false },
+  );
+  if (!reply) {
+    // Fails closed: a completion nobody signed off is not a completion.
+    return { state, ok: false, text: why, finished: { status: 'blocked', reason: `not signed off: ${why}` } };
+  }
+  return {
+    state,
+    ok: false,
+    text: `[the goal is not finished: ${reply.from} did not sign it off${reply.reason ? `: ${reply.reason}` : ''}] Go on working on the objective, then call finish again.`,
+  };
 }

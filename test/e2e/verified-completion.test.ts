@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { goalArgs, statusOf } from '../support/goal-steps';
 import {
@@ -178,5 +178,59 @@ describe('verified completion', () => {
         problem: 'timed out after 2 s',
       }),
     ]);
+  }, 400_000);
+
+  it('a sign-off waits in awaiting_user with the evidence; deny sends it back, approve completes it', async () => {
+    const t = goalTestEnv('verify-sign-off');
+    const objective = `verify-sign-off-${randomUUID().slice(0, 8)}`;
+    const bodies: ChatRequestBody[] = [];
+    server.setFallback((body) => {
+      if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      bodies.push(body);
+      return finishComplete(`the page is blue (claim ${requestStep(body)})`);
+    });
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const started = await runCli(
+        goalArgs('start', objective, t, server, [
+          '--verify',
+          'true',
+          '--sign-off',
+          'the page looks right',
+          '--json',
+        ]),
+        t.env,
+      );
+      expect(started.code, started.stderr).toBe(0);
+      const { sessionId } = JSON.parse(started.stdout);
+      const awaiting = () =>
+        waitFor('the goal to await a sign-off', async () => {
+          const shown = await statusOf(t, sessionId);
+          return shown.status === 'awaiting_user' ? shown : undefined;
+        });
+      const first = await awaiting();
+      expect(first.approval.command).toBe('sign-off: the page looks right');
+      expect(first.approval.justification).toContain('the model says: the page is blue (claim 1)');
+      expect(first.approval.justification).toContain('passed: true (exit 0)');
+      expect(first.verified).toBe(false);
+
+      const denied = await runCli(['deny', sessionId, '--reason', 'the page is red'], t.env);
+      expect(denied.code, denied.stderr).toBe(0);
+      const second = await awaiting();
+      expect(second.approval.justification).toContain('(claim 2)');
+      expect(promptText(bodies[1])).toContain('did not sign it off: the page is red');
+
+      const approved = await runCli(['approve', sessionId], t.env);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain('signed off: the goal is completed');
+      const done = await waitFor('the goal to complete', async () => {
+        const shown = await statusOf(t, sessionId);
+        return shown.status === 'completed' ? shown : undefined;
+      });
+      expect(done.verified).toBe(true);
+      expect(bodies).toHaveLength(2);
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
   }, 400_000);
 });
