@@ -138,6 +138,8 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     );
   }
   if (snapshot.finishSummary) lines.push(`summary    ${snapshot.finishSummary}`);
+  // Beside the claim, the parts of the objective it names (the objective as written is above).
+  if (snapshot.claimedParts?.length) lines.push(`claims     ${snapshot.claimedParts.join('; ')}`);
   lines.push(...verificationLines(snapshot));
   if (snapshot.recent.length > 0) {
     lines.push(

@@ -266,6 +266,13 @@ export interface GoalState {
   dailyWaitSinceMs?: number | null;
   /** What the goal's checks said at its finishes (patch verified-completion); absent until they first ran. */
   verification?: VerificationState;
+  /**
+   * The objective's parts as the model named them at its first finish with parts (issue 27 §1): a
+   * later claim that leaves one out narrows the objective and is refused. Absent until then.
+   */
+  objectiveParts?: string[];
+  /** The parts the last accepted finish claimed, shown beside its summary. */
+  claimedParts?: string[];
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -372,6 +379,8 @@ export interface GoalSnapshot {
   verified?: boolean;
   /** The checks of the last finish that ran them, with their exit codes; empty when none ran. */
   checks?: CheckOutcome[];
+  /** The objective's parts the last finish claimed (`finish`'s objective_parts), beside the objective as written. */
+  claimedParts?: string[];
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -409,6 +418,7 @@ export function snapshotOf(
       : {}),
     verified: isVerified(state),
     checks: state.verification?.checks ?? [],
+    ...(state.claimedParts ? { claimedParts: state.claimedParts } : {}),
   };
 }
 

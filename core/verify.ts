@@ -73,8 +73,13 @@ export function signOffRequest(
   criteria: readonly string[],
   summary: string | null,
   checks: readonly CheckOutcome[],
+  claimedParts: readonly string[] = [],
 ): { command: string; justification: string } {
-  const evidence = [`the model says: ${summary ?? '(no summary)'}`, ...checkLines(checks)].join('\n');
+  const evidence = [
+    `the model says: ${summary ?? '(no summary)'}`,
+    ...(claimedParts.length > 0 ? [`it claims: ${claimedParts.join('; ')}`] : []),
+    ...checkLines(checks),
+  ].join('\n');
   return {
     command: `${SIGN_OFF_PREFIX}${criteria.join('; ')}`,
     justification: clip(evidence, SIGN_OFF_EVIDENCE_MAX_CHARS),
@@ -166,4 +171,30 @@ export function checksBlockedReason(outcomes: readonly CheckOutcome[], failures:
 export function outputTail(text: string): string {
   const trimmed = text.trimEnd();
   return trimmed.length <= VERIFY_TAIL_MAX_CHARS ? trimmed : `…${trimmed.slice(-VERIFY_TAIL_MAX_CHARS)}`;
+}
+
+/** A part as compared: case and spacing do not make a part another. */
+function partKey(part: string): string {
+  return part.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** The parts named first that a later claim leaves out (it narrows the objective); empty when none. */
+export function droppedParts(first: readonly string[], claimed: readonly string[]): string[] {
+  const now = new Set(claimed.map(partKey));
+  return first.filter((part) => !now.has(partKey(part)));
+}
+
+/** What the model reads when its claim narrows the objective: the objective as written, the parts it left out. */
+export function narrowedText(
+  objective: string,
+  first: readonly string[],
+  dropped: readonly string[],
+): string {
+  return [
+    '[the goal is not finished: this finish narrows the objective]',
+    `The objective stays what the user wrote: ${clip(objective, 2_000)}`,
+    `Its parts, as you named them at your first finish: ${first.join('; ')}`,
+    `This finish leaves out: ${dropped.join('; ')}`,
+    'Do every part, then call finish again naming all of them in objective_parts (or finish with status "blocked" and say what is missing).',
+  ].join('\n');
 }

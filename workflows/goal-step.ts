@@ -85,7 +85,7 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
       // Validated by the model step (zod belongs at the activity boundary, not in workflow code).
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
       const hooked = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
-      const outcome = await withVerification(run, call, hooked, control);
+      const outcome = await withVerification(run, call, hooked, control, args);
       run.state = outcome.state;
       breakerAfterWorkflowTool(run, call.toolName, args, outcome);
       handled.push({ toolName: call.toolName, ok: outcome.ok });

@@ -18,10 +18,13 @@ import {
   checksPassed,
   DEFAULT_VERIFY_MAX_FAILURES,
   DEFAULT_VERIFY_TIMEOUT_S,
+  droppedParts,
+  narrowedText,
   SIGN_OFF_WAIT_MINUTES,
   signOffRequest,
   type VerifySettings,
 } from '../core/verify';
+import type { WorkflowToolArgs } from '../core/workflow-tool-args';
 import type { WorkflowToolCall, WorkflowToolOutcome } from '../core/workflow-tools';
 import { verifyActivities } from './activities-proxy';
 import type { ApprovalAnswer } from './definitions';
@@ -37,15 +40,59 @@ export async function withVerification(
   call: WorkflowToolCall,
   outcome: WorkflowToolOutcome,
   control: StepControl,
+  args: WorkflowToolArgs,
 ): Promise<WorkflowToolOutcome> {
   const verify = run.state.goal.verify;
   if (!run.features[PATCH.verifiedCompletion] || outcome.finished?.status !== 'completed') return outcome;
-  if (!verify) return outcome;
-  const checked = verify.checks.length > 0 ? await runChecks(run, call, outcome, verify) : outcome;
+  const parts = args.tool === TOOL.finish && args.parsed.ok ? args.parsed.args.objective_parts : undefined;
+  const claimed = parts && parts.length > 0 ? withParts(run, outcome, parts) : outcome;
+  if (!verify || claimed.finished?.status !== 'completed') return claimed;
+  const checked = verify.checks.length > 0 ? await runChecks(run, call, claimed, verify) : claimed;
   if (checked.finished?.status !== 'completed') return checked;
   return (verify.signOff ?? []).length > 0
     ? askSignOff(run, call, checked, verify.signOff ?? [], control)
     : checked;
+}
+
+/**
+ * The parts a finish claims: the first claim's are kept as the objective's parts; a later claim that
+ * leaves one out narrows the objective, and the model is asked again (it counts as a failed finish).
+ */
+function withParts(run: GoalRun, outcome: WorkflowToolOutcome, parts: string[]): WorkflowToolOutcome {
+  const first = run.state.objectiveParts;
+  const dropped = first ? droppedParts(first, parts) : [];
+  if (dropped.length === 0) {
+    // Kept whatever the checks say next: a refused claim still named the objective's parts.
+    if (!first) run.state = { ...run.state, objectiveParts: parts };
+    return { ...outcome, state: { ...outcome.state, objectiveParts: first ?? parts, claimedParts: parts } };
+  }
+  run.session.note(`finish refused: it leaves out ${dropped.join('; ')}`);
+  const before = run.state.verification ?? { failures: 0, checks: [], passed: false };
+  const failures = before.failures + 1;
+  const maxFailures = run.state.goal.verify?.maxFailures ?? DEFAULT_VERIFY_MAX_FAILURES;
+  const state = {
+    ...recordToolOutcome(run.state, {
+      toolName: TOOL.finish,
+      summary: `${TOOL.finish}: narrows the objective`,
+      ok: false,
+      changedWorkspace: false,
+    }),
+    iterationProgress: false,
+    verification: { ...before, failures, passed: false },
+  };
+  const text = narrowedText(run.state.goal.objective, first ?? [], dropped);
+  if (failures >= maxFailures) {
+    return {
+      state,
+      ok: false,
+      text,
+      finished: {
+        status: 'blocked',
+        reason: `finish narrowed the objective ${plural(failures, 'time')}: it left out ${dropped.join('; ')}`,
+      },
+    };
+  }
+  return { state, ok: false, text };
 }
 
 /** Runs the checks; the outcome they allow (completed and verified, back to work, or blocked). */
@@ -131,7 +178,7 @@ async function askSignOff(
 ): Promise<WorkflowToolOutcome> {
   const { approvals } = control;
   const checks = outcome.state.verification?.checks ?? [];
-  const request = signOffRequest(criteria, outcome.state.finishSummary, checks);
+  const request = signOffRequest(criteria, outcome.state.finishSummary, checks, outcome.state.claimedParts);
   run.state = outcome.state;
   approvals.answer = null;
   run.session.requestApproval({ toolCallId: call.toolCallId, ...request }, SIGN_OFF_WAIT_MINUTES);

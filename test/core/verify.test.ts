@@ -6,8 +6,11 @@ import {
   checksFailedText,
   checksPassed,
   checksProblem,
+  droppedParts,
   mergeChecks,
+  narrowedText,
   outputTail,
+  signOffRequest,
   VERIFY_MAX_CHECKS,
   VERIFY_TAIL_MAX_CHARS,
 } from '../../core/verify';
@@ -71,5 +74,21 @@ describe('verify', () => {
     const tail = outputTail(`${'a'.repeat(5000)}END\n\n`);
     expect(tail.endsWith('END')).toBe(true);
     expect(tail.length).toBe(VERIFY_TAIL_MAX_CHARS + 1);
+  });
+
+  it('a claim that leaves out a part named before narrows the objective; case and spacing do not', () => {
+    expect(droppedParts(['Fix the bug', 'add a test'], ['fix  the BUG', 'add a test', 'docs'])).toEqual([]);
+    expect(droppedParts(['Fix the bug', 'add a test'], ['fix the bug'])).toEqual(['add a test']);
+    const text = narrowedText('fix the bug and add a test', ['Fix the bug', 'add a test'], ['add a test']);
+    expect(text).toContain('The objective stays what the user wrote: fix the bug and add a test');
+    expect(text).toContain('This finish leaves out: add a test');
+  });
+
+  it('asks a sign-off with the claim, its parts and the checks as evidence', () => {
+    const request = signOffRequest(['looks right'], 'it is blue', [passed], ['paint it']);
+    expect(request.command).toBe('sign-off: looks right');
+    expect(request.justification).toBe(
+      'the model says: it is blue\nit claims: paint it\npassed: npm test (exit 0) spool:1',
+    );
   });
 });

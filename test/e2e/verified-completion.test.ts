@@ -36,8 +36,11 @@ function writeProject(workspace: string): void {
   );
 }
 
-const finishComplete = (summary: string) => ({
-  toolCalls: [{ name: 'finish', args: { status: 'complete', summary } }],
+const PARTS = ['make npm test pass'];
+const finishComplete = (summary: string, parts: string[] | null = PARTS) => ({
+  toolCalls: [
+    { name: 'finish', args: { status: 'complete', summary, ...(parts ? { objective_parts: parts } : {}) } },
+  ],
 });
 
 describe('verified completion', () => {
@@ -86,13 +89,19 @@ describe('verified completion', () => {
     const t = goalTestEnv('verify-pass');
     writeProject(t.workspace);
     const objective = `verify-pass-${randomUUID().slice(0, 8)}`;
+    const bodies: ChatRequestBody[] = [];
     server.setFallback((body) => {
       if (!promptText(body).includes(objective)) return { text: 'not mine' };
+      bodies.push(body);
       const step = requestStep(body);
       // A premature claim first: refused, then fixed, then claimed again.
-      if (step === 1) return finishComplete('too early');
-      if (step === 2) return { toolCalls: [{ name: 'bash', args: { command: 'echo ok > fixed.txt' } }] };
-      return finishComplete('fixed and tested');
+      // A claim that names no part of the objective is refused before anything runs.
+      if (step === 1) return finishComplete('no parts named', null);
+      if (step === 2) return finishComplete('too early', ['fix it', 'make npm test pass']);
+      if (step === 3) return { toolCalls: [{ name: 'bash', args: { command: 'echo ok > fixed.txt' } }] };
+      // A claim that leaves out a part named before narrows the objective: asked again.
+      if (step === 4) return finishComplete('fixed', ['Fix  it']);
+      return finishComplete('fixed and tested', ['make npm test pass', 'fix it']);
     });
     const result = await runCli(
       goalArgs('run', objective, t, server, [
@@ -124,11 +133,21 @@ describe('verified completion', () => {
       events.some((event) => event.type === 'notice' && event.text.startsWith('checks failed at finish')),
     ).toBe(true);
 
+    expect(bodies).toHaveLength(5);
+    expect(promptText(bodies[1])).toContain('objective_parts: required');
+    const narrowed = promptText(bodies[4]);
+    expect(narrowed).toContain('this finish narrows the objective');
+    expect(narrowed).toContain('This finish leaves out: make npm test pass');
     const status = await statusOf(t, final.session_id);
-    expect(status).toMatchObject({ status: 'completed', verified: true });
+    expect(status).toMatchObject({
+      status: 'completed',
+      verified: true,
+      claimedParts: ['make npm test pass', 'fix it'],
+    });
     expect(status.checks.map((check: { exitCode: number }) => check.exitCode)).toEqual([0, 0]);
     const text = await runCli(['status', final.session_id], t.env);
     expect(text.stdout).toContain('verified   yes: every check passed');
+    expect(text.stdout).toContain('claims     make npm test pass; fix it');
     const list = await runCli(['list'], t.env);
     expect(list.stdout).toMatch(new RegExp(`${final.session_id}\\s+completed verified`));
     const listed = JSON.parse((await runCli(['list', '--json'], t.env)).stdout);
