@@ -7,7 +7,7 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
-import { finishSpecWithResult } from '../core/finish';
+import { finishSpecWithParts, finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
 import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
@@ -80,6 +80,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       ]);
       const goal = goalOf(input.state?.set.goal, session?.goalState);
       const outputSchema = goal?.outputSchema;
+      // A goal with checks or a sign-off: a complete finish must name the objective's parts.
+      const requireParts = goal?.verify !== undefined;
       if (stored) {
         // A retry after the answer was stored: the state write of this step may not have landed.
         if (input.state) await store.writeGoalState(input.sessionId, input.state);
@@ -87,7 +89,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         // The attempt that stored it may have seen its write fail and counted itself a billed retry.
         await meter.answeredBy(stored.meta?.attemptKey);
         if (stored.meta?.usage) await meter.recordAnswer(assistantKey, stored.meta.usage);
-        const result = modelStepResult(stored, stored.meta ?? {}, workspaceContext, outputSchema);
+        const result = modelStepResult(
+          stored,
+          stored.meta ?? {},
+          workspaceContext,
+          outputSchema,
+          requireParts,
+        );
         return withBilled(result, await meter.billedBefore());
       }
 
@@ -135,9 +143,11 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         appended: goal?.appendSystemPrompt ?? null,
       });
       // A goal with an output schema has a finish tool that requires a result matching it.
-      const offered = toolSpecsFor(input.tools).map((spec) =>
-        outputSchema && spec.name === TOOL.finish ? finishSpecWithResult(spec, outputSchema) : spec,
-      );
+      const offered = toolSpecsFor(input.tools).map((spec) => {
+        if (spec.name !== TOOL.finish) return spec;
+        const withResult = outputSchema ? finishSpecWithResult(spec, outputSchema) : spec;
+        return requireParts ? finishSpecWithParts(withResult) : withResult;
+      });
       const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
       // On the step's `chat` span, with --trace-content only (worker/genai-spans.ts).
       recordTraceContent(() => ({
@@ -256,7 +266,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           storeAnswer(answer),
         );
         kept.drop(input.sessionId, assistantKey);
-        const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext, outputSchema);
+        const result = modelStepResult(
+          entry,
+          entry.meta ?? meta,
+          workspaceContext,
+          outputSchema,
+          requireParts,
+        );
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),

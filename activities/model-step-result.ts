@@ -3,8 +3,10 @@
  * preview, and its tool calls as references with a one-line summary and routing facts. Only workflow
  * tools' arguments travel (validated here, at the activity boundary); other arguments stay in the store.
  */
+
 import { isMcpToolName, mcpCallSummary } from '../core/extensions/mcp-names';
 import type { WorkspaceContextData } from '../core/extensions/workspace-context';
+import { missingPartsError } from '../core/finish';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import {
   type MessageMeta,
@@ -53,16 +55,22 @@ export function modelStepResult(
   meta: MessageMeta,
   workspaceContext: WorkspaceContextData | null,
   outputSchema?: Record<string, unknown>,
+  requireParts = false,
 ): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const summary = summaryOf(call, workspaceContext);
     // Workflow tools get their arguments validated here, at the boundary, and carried to the
     // workflow parsed; any other tool's arguments stay in the store.
     const parsed = workflowToolArgsFor(call.toolName, call.input);
-    const args =
+    const withResult =
       parsed?.tool === TOOL.finish && outputSchema
         ? { ...parsed, parsed: checkFinishResult(parsed.parsed, call.input, outputSchema) }
         : parsed;
+    // A goal with checks needs the claim to name the objective's parts (issue 27 §1).
+    const args =
+      withResult?.tool === TOOL.finish && requireParts
+        ? { ...withResult, parsed: missingPartsError(withResult.parsed) }
+        : withResult;
     const routing = routingOf(call.toolName, call.input) ?? mcpRouting(call, workspaceContext);
     return {
       toolCallId: call.toolCallId,

@@ -33,6 +33,7 @@ import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
 import { recordTraceContent } from './trace-content';
 import type { RunToolInput, RunToolResult } from './types';
+import { createVerifyActivities } from './verify-checks';
 import {
   type SnapshotInput,
   type SnapshotResult,
@@ -275,6 +276,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
       workspaceRoot: deps.workspaceRoot,
       secrets: deps.secrets,
     }),
+    ...createVerifyActivities({ store, host, redact, workspaceRoot: deps.workspaceRoot }),
 
     /**
      * Records the workspace as the snapshot of a step (workspace-snapshot.ts). A workspace outside a

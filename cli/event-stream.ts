@@ -2,7 +2,7 @@
  * `--output-format stream-json`: the session's event log printed as one JSON event per line, read
  * from the store with a cursor, so a late `watch` can replay from the start or follow what is new.
  */
-import { type LoggedEvent, streamEventsOf } from '../core/event-log';
+import { type LoggedEvent, streamCheck, streamEventsOf } from '../core/event-log';
 import { roundedShare } from '../core/prompt-cache';
 import type { StreamEvent } from '../core/stream-events';
 import type { SessionStore } from '../store/types';
@@ -157,6 +157,8 @@ export class EventStreamPrinter {
         total_tokens: view.usage.totalTokens,
         requests: view.usage.requests,
       },
+      verified: view.verified === true,
+      checks: (view.checks ?? []).map(streamCheck),
     });
   }
 

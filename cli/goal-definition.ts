@@ -18,6 +18,7 @@ import type { GoalDefinition } from '../core/goal';
 import { APPENDED_PROMPT_MAX_CHARS, MAX_OBJECTIVE_CHARS, OUTPUT_SCHEMA_MAX_BYTES } from '../core/limits';
 import type { BreakerSettings } from '../core/runaway-breaker';
 import { parseToolRules } from '../core/tool-rules';
+import { checksProblem, mergeChecks } from '../core/verify';
 import type { Settings } from '../worker/settings';
 import { backupFields } from './backup-model';
 import {
@@ -116,6 +117,33 @@ export function goalFromOptions(
     ...snapshotFields(settings.config),
     // How many, never where: the targets' URLs and secrets stay in the worker's config.
     ...(settings.config.notify?.length ? { notifyTargets: settings.config.notify.length } : {}),
+    ...verifyFields(options, settings.config),
+  };
+}
+
+/**
+ * The goal's checks: config `verify` (the project's additions merged in by the settings), then
+ * `--verify`; with the config's failed-finish limit and check timeout; the sign-off criteria
+ * (config `sign_off`, `--sign-off`). Nothing without either.
+ */
+function verifyFields(options: GoalOptions, config: Settings['config']): Pick<GoalDefinition, 'verify'> {
+  const blank = (options.verify ?? []).find((command) => command.trim() === '');
+  if (blank !== undefined) throw new ConfigError('--verify needs a command, e.g. --verify "npm test"');
+  if ((options.signOff ?? []).some((criterion) => criterion.trim() === '')) {
+    throw new ConfigError('--sign-off needs a criterion, e.g. --sign-off "the page looks right"');
+  }
+  const checks = mergeChecks(config.verify, options.verify);
+  const signOff = mergeChecks(config.sign_off, options.signOff);
+  if (checks.length === 0 && signOff.length === 0) return {};
+  const problem = checksProblem(checks) ?? checksProblem(signOff);
+  if (problem) throw new ConfigError(`--verify / --sign-off / config verify, sign_off: ${problem}`);
+  return {
+    verify: {
+      checks,
+      ...(signOff.length > 0 ? { signOff } : {}),
+      ...(config.verify_max_failures ? { maxFailures: config.verify_max_failures } : {}),
+      ...(config.verify_timeout_s ? { timeoutS: config.verify_timeout_s } : {}),
+    },
   };
 }
 

@@ -54,6 +54,10 @@ export interface GoalOptions {
   /** `--image`, once per file. */
   image?: string[];
   includePartialMessages?: boolean;
+  /** `--verify CMD`, repeatable: checks a finish complete must pass. */
+  verify?: string[];
+  /** `--sign-off CRITERION`, repeatable: what only a person can judge. */
+  signOff?: string[];
 }
 
 /** The commander collector of a repeated `--image`. */
@@ -73,6 +77,14 @@ export function headlessOptionList(): Option[] {
       '--output-schema <file>',
       "a JSON Schema file: the goal's final result (finish's `result`) must match it; status --json shows it as result",
     ),
+    new Option(
+      '--verify <command>',
+      'a check the goal must pass before it is completed (repeatable), e.g. --verify "npm test": run in the sandbox when the model says it is done; exit 0 passes, anything else (a timeout too) sends the model back to work, and after 3 failed finishes (config verify_max_failures) the goal ends blocked. Adds to config verify and the project\'s .goalrun/config.json verify',
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    new Option(
+      '--sign-off <criterion>',
+      'a criterion only a person can judge (repeatable), e.g. --sign-off "the page looks right": when the model says it is done and the checks pass, the goal waits in awaiting_user with the evidence; goalrun approve completes it, goalrun deny --reason sends it back to work. Adds to config sign_off',
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     new Option(
       '--disallowed-tools <rules>',
       'these tool calls never run (same form as --allowed-tools; wins over it); the model is told',

@@ -4,6 +4,7 @@ import type { GoalSnapshot } from '../core/goal';
 import { type Liveness, STUCK_TEXT } from '../core/liveness';
 import { budgetLine } from '../core/spend-cap';
 import { plural, terminalSafe } from '../core/text';
+import { checkLines } from '../core/verify';
 
 /**
  * Prints a line for a person (stdout). Lines carry model and tool text: control characters in them
@@ -140,6 +141,9 @@ export function formatSnapshot(snapshot: SnapshotLike): string {
     );
   }
   if (snapshot.finishSummary) lines.push(`summary    ${snapshot.finishSummary}`);
+  // Beside the claim, the parts of the objective it names (the objective as written is above).
+  if (snapshot.claimedParts?.length) lines.push(`claims     ${snapshot.claimedParts.join('; ')}`);
+  lines.push(...verificationLines(snapshot));
   if (snapshot.recent.length > 0) {
     lines.push(
       `recent:\n${indent(
@@ -171,4 +175,17 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+/** Whether a goal's completion was checked, and how each check of its last finish ended. */
+function verificationLines(snapshot: Pick<SnapshotLike, 'status' | 'verified' | 'checks'>): string[] {
+  const checks = snapshot.checks ?? [];
+  const lines: string[] = [];
+  if (snapshot.status === 'completed') {
+    lines.push(
+      `verified   ${snapshot.verified ? 'yes: every check passed' : 'no: no check ran (declare them with --verify)'}`,
+    );
+  }
+  if (checks.length > 0) lines.push(`checks:\n${indent(checkLines(checks).join('\n'))}`);
+  return lines;
 }

@@ -110,12 +110,18 @@ export function registerSteeringCommands(program: Command): void {
       ),
     );
 
-  goalCommand('approve', 'let the command the goal waits on run outside the sandbox').action(
+  goalCommand(
+    'approve',
+    'let the command the goal waits on run outside the sandbox, or sign off a goal awaiting_user (it is completed)',
+  ).action(
     action(async (context, id: string | undefined, options) =>
       (await steer()).approvalVerb('approve')(context, id, options),
     ),
   );
-  goalCommand('deny', 'refuse the command the goal waits on; the model is told why')
+  goalCommand(
+    'deny',
+    'refuse the command the goal waits on, or the sign-off of a goal awaiting_user (it goes back to work); the model is told why',
+  )
     .option('--reason <text>', 'why, for the model')
     .action(
       action(async (context, id: string | undefined, options) =>

@@ -18,4 +18,6 @@ export const EVENT_KINDS = {
   budget: 'budget',
   /** The goal moved to its backup model, probed its primary, or went back to it (issue 27 §3). */
   failover: 'failover',
+  /** The goal's checks ran at a finish complete (issue 27 §1): each with its exit code and spool reference. */
+  verify: 'verify',
 } as const;

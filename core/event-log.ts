@@ -37,6 +37,15 @@ const NOTICE_KINDS: Record<string, (data: Record<string, unknown>, sessionId: st
         : data.outcome === 'failed'
           ? `${String(data.event)} hook failed: ${String(data.problem ?? '')}`
           : undefined,
+    // The goal's checks at a finish (issue 27 §1): one line per check, with its output's spool reference.
+    verify: (data) => {
+      const checks = Array.isArray(data.checks) ? (data.checks as GoalEndedCheck[]) : [];
+      const lines = checks.map(
+        (check) =>
+          `${check.ok ? 'passed' : 'FAILED'}: ${check.command} (${check.problem ?? `exit ${check.exitCode}`})${check.spool ? ` ${check.spool}` : ''}`,
+      );
+      return `checks ${data.passed ? 'passed' : 'failed'} at finish:\n${lines.join('\n')}`;
+    },
   };
 
 /** What the init event carries (written with session-opened and session-resumed). */
@@ -66,6 +75,19 @@ export interface GoalEndedData {
   elapsedMs?: number;
   costUsd?: number;
   usage?: UsageTotals;
+  /** Whether the goal ended completed with every check passed (absent in rows of older builds). */
+  verified?: boolean;
+  /** The checks of the last finish that ran them. */
+  checks?: GoalEndedCheck[];
+}
+
+/** A check as the goal-ended event keeps it: its exit code and the spool reference of its output. */
+export interface GoalEndedCheck {
+  command: string;
+  exitCode: number | null;
+  ok: boolean;
+  problem?: string;
+  spool?: string;
 }
 
 /** What a `budget` row carries: the budget view, where the goal is, and which cap stopped it. */
@@ -197,6 +219,8 @@ export function streamEventsOf(sessionId: string, row: LoggedEvent): StreamEvent
             total_tokens: usage?.totalTokens ?? 0,
             requests: usage?.requests ?? 0,
           },
+          verified: ended.verified === true,
+          checks: (ended.checks ?? []).map(streamCheck),
         },
       ];
     }
@@ -277,4 +301,21 @@ function dollars(value: unknown): number {
 
 function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : 0;
+}
+
+/** A check as stream-json's `result` shows it (snake case, like the rest of the stream). */
+export function streamCheck(check: GoalEndedCheck): {
+  command: string;
+  exit_code: number | null;
+  ok: boolean;
+  problem: string | null;
+  spool: string | null;
+} {
+  return {
+    command: check.command,
+    exit_code: check.exitCode,
+    ok: check.ok,
+    problem: check.problem ?? null,
+    spool: check.spool ?? null,
+  };
 }

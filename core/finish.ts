@@ -13,6 +13,8 @@ const FINISH_DESCRIPTION =
 /** Prefix of every error text about a finish call. */
 export const FINISH_ERROR_PREFIX = `invalid arguments for ${TOOL.finish}`;
 const NON_EMPTY_SUMMARY = 'expected a non-empty string';
+/** Most parts a finish may name. */
+export const OBJECTIVE_PARTS_MAX = 20;
 
 /** The arguments of finish, as the model is shown them and as its calls are validated. */
 export const finishSchema = z.object(
@@ -27,6 +29,22 @@ export const finishSchema = z.object(
       .string({ error: () => NON_EMPTY_SUMMARY })
       .refine((text) => text.trim() !== '', { error: () => NON_EMPTY_SUMMARY })
       .describe('What was done and how it was verified, or why you are blocked.'),
+    // Issue 27 §1: the claim names the objective's parts, so a summary cannot quietly narrow it.
+    objective_parts: z
+      .array(
+        z
+          .string({ error: () => 'expected a string' })
+          .trim()
+          .min(1, NON_EMPTY_SUMMARY),
+        {
+          error: () => 'expected a list of strings',
+        },
+      )
+      .max(OBJECTIVE_PARTS_MAX, `at most ${OBJECTIVE_PARTS_MAX} parts`)
+      .optional()
+      .describe(
+        'Every part of the objective as the user wrote it (as you understood it at the start), each one you claim done. Never fewer parts than the objective has.',
+      ),
   },
   { error: () => 'expected an object with status and summary' },
 );
@@ -85,4 +103,31 @@ export function parseFinishArgs(input: unknown): ParsedFinish {
   const result = finishSchema.safeParse(value);
   if (result.success) return { ok: true, args: result.data };
   return { ok: false, error: `${FINISH_ERROR_PREFIX}: ${result.error.issues.map(describeIssue).join('; ')}` };
+}
+
+/**
+ * The `finish` spec of a goal with checks (issue 27 §1): `objective_parts` is required, so every
+ * claim names the parts of the objective it covers. Goals without checks keep it optional.
+ */
+export function finishSpecWithParts(spec: {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}): { name: string; description: string; inputSchema: Record<string, unknown> } {
+  const required = (spec.inputSchema.required ?? []) as string[];
+  return {
+    ...spec,
+    description: `${spec.description} Name every part of the objective in \`objective_parts\`: the goal's checks run before it is completed.`,
+    inputSchema: { ...spec.inputSchema, required: [...required, 'objective_parts'] },
+  };
+}
+
+/** The error of a finish complete that names no parts, in a goal that requires them. */
+export function missingPartsError(parsed: ParsedFinish): ParsedFinish {
+  if (!parsed.ok || parsed.args.status !== 'complete' || (parsed.args.objective_parts?.length ?? 0) > 0)
+    return parsed;
+  return {
+    ok: false,
+    error: `${FINISH_ERROR_PREFIX}: objective_parts: required (name every part of the objective you claim done)`,
+  };
 }

@@ -23,6 +23,7 @@ export function detailsMarkdown(
           `**Waiting for approval:** \`${snapshot.approval.command}\` — ${snapshot.approval.justification} (answer with \`goalrun approve ${snapshot.sessionId}\` or \`goalrun deny ${snapshot.sessionId}\`)`,
         ]
       : []),
+    ...verificationFacts(snapshot),
     `**Iteration:** ${snapshot.iteration} · **steps:** ${snapshot.steps} · **no progress:** ${snapshot.noProgress}`,
     ...(contextLine ? [`**Context:** ${contextLine}`] : []),
     ...(snapshot.budget ? [`**Budget:** ${budgetLine(snapshot.budget)}`] : []),
@@ -37,4 +38,23 @@ export function detailsMarkdown(
     lines.push('', '**Recent:**', '', ...snapshot.recent.slice(-8).map((action) => `- ${action.text}`));
   }
   return escapeUiMarkdown(lines.join('\n'));
+}
+
+/** Whether the completion was checked, and the checks of the last finish (issue 27 §1). */
+function verificationFacts(snapshot: GoalSnapshot): string[] {
+  const checks = snapshot.checks ?? [];
+  const facts: string[] = [];
+  if (snapshot.status === 'completed')
+    facts.push(`**Verified:** ${snapshot.verified ? 'yes' : 'no (no check ran)'}`);
+  if (checks.length > 0) {
+    facts.push(
+      `**Checks:** ${checks
+        .map(
+          (check) =>
+            `\`${check.command}\` ${check.ok ? 'passed' : `failed (${check.problem ?? `exit ${check.exitCode}`})`}`,
+        )
+        .join(' · ')}`,
+    );
+  }
+  return facts;
 }

@@ -27,6 +27,7 @@ const STATUS_WORDS: Record<GoalStatus, string> = {
   waiting_quota: 'waiting for quota',
   waiting_store: 'waiting for the store',
   stalled: 'stalled',
+  awaiting_user: 'awaiting your sign-off',
 };
 
 /** What the headline needs of a goal. */
@@ -65,6 +66,8 @@ export function nextCommand(goal: HeadlineFacts): string {
       return `goalrun status ${id}`;
     case 'waiting_approval':
       return `goalrun approve ${id} or goalrun deny ${id}`;
+    case 'awaiting_user':
+      return `goalrun approve ${id} or goalrun deny ${id} --reason "…"`;
     case 'budget_reached':
       if (goal.reason?.startsWith('daily budget')) return 'goalrun budget set --daily-usd N';
       return `goalrun limits ${id} ${goal.reason?.startsWith('token budget') ? '--max-tokens' : '--max-cost-usd'} N`;

@@ -26,6 +26,7 @@ import type { TaskGraph } from './task-graph-types';
 import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
+import type { CheckOutcome, VerificationState, VerifySettings } from './verify';
 import type { SnapshotLimits, SnapshotState } from './workspace-snapshot-state';
 
 /**
@@ -47,7 +48,9 @@ export type GoalStatus =
   /** Running, but the session store is out of reach: its calls are retried until it is back (patch store-outage-wait). */
   | 'waiting_store'
   /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
-  | 'stalled';
+  | 'stalled'
+  /** The model says it is done and the checks passed; a person's sign-off decides (issue 27 §1). */
+  | 'awaiting_user';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -187,6 +190,11 @@ export interface GoalDefinition {
   breaker?: Partial<BreakerSettings>;
   /** The caps of the per-step snapshots (config snapshot_max_*_mib); the defaults where absent. */
   snapshots?: SnapshotLimits;
+  /**
+   * The checks a `finish` complete must pass (`--verify`, config `verify`, a project's additions):
+   * absent for a goal without checks, which ends completed with `verified: false`.
+   */
+  verify?: VerifySettings;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -291,6 +299,15 @@ export interface GoalState {
   dailyWaitSinceMs?: number | null;
   /** Whether the goal runs on its primary or its backup model, and when it probes the primary (issue 27 §3). */
   failover?: FailoverState | null;
+  /** What the goal's checks said at its finishes (patch verified-completion); absent until they first ran. */
+  verification?: VerificationState;
+  /**
+   * The objective's parts as the model named them at its first finish with parts (issue 27 §1): a
+   * later claim that leaves one out narrows the objective and is refused. Absent until then.
+   */
+  objectiveParts?: string[];
+  /** The parts the last accepted finish claimed, shown beside its summary. */
+  claimedParts?: string[];
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -393,6 +410,12 @@ export interface GoalSnapshot {
   result?: unknown;
   /** Spent, reserved and cap, for a goal with a money or token cap (issue 18). */
   budget?: BudgetView;
+  /** Whether the goal ended completed with every check passed (false without checks). */
+  verified?: boolean;
+  /** The checks of the last finish that ran them, with their exit codes; empty when none ran. */
+  checks?: CheckOutcome[];
+  /** The objective's parts the last finish claimed (`finish`'s objective_parts), beside the objective as written. */
+  claimedParts?: string[];
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -428,5 +451,13 @@ export function snapshotOf(
     ...(hasCap(state.goal.limits)
       ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
       : {}),
+    verified: isVerified(state),
+    checks: state.verification?.checks ?? [],
+    ...(state.claimedParts ? { claimedParts: state.claimedParts } : {}),
   };
+}
+
+/** Whether a goal ended completed with its checks passed: never for a goal without checks. */
+export function isVerified(state: Pick<GoalState, 'status' | 'verification'>): boolean {
+  return state.status === 'completed' && state.verification?.passed === true;
 }

@@ -191,6 +191,22 @@ export const STREAM_EVENT_SCHEMAS = {
       duration_ms: z.number(),
       total_cost_usd: z.number(),
       usage: usageShape.extend({ total_tokens: z.number().int(), requests: z.number().int() }),
+      verified: z
+        .boolean()
+        .describe('true when the goal ended completed and every check (`--verify`) passed; false otherwise'),
+      checks: z
+        .array(
+          z.object({
+            command: z.string(),
+            exit_code: z.number().int().nullable(),
+            ok: z.boolean(),
+            problem: z.string().nullable(),
+            spool: z.string().nullable(),
+          }),
+        )
+        .describe(
+          'The checks of the last finish that ran them: exit code (null: killed or never started), the spool reference of the output',
+        ),
     })
     .describe('The goal ended: the same facts as `status --json`.'),
 } as const;

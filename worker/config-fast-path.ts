@@ -53,6 +53,8 @@ export const FAST_CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   instructions_max_kib: positiveInt,
   snapshot_max_file_mib: positiveInt,
   snapshot_max_total_mib: positiveInt,
+  verify_max_failures: positiveInt,
+  verify_timeout_s: positiveInt,
 };
 
 /** The config, when the fast path can accept it as it is; null when the schema must decide. */

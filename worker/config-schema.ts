@@ -121,6 +121,14 @@ function buildConfigSchema(z: typeof Zod) {
       notify: z.array(notifyTargetSchema(z)).optional(),
       /** Every goal in a git worktree of its own, as `--worktree`. */
       worktree: z.boolean().optional(),
+      /** Checks a goal's finish must pass (as `--verify`, repeatable there): shell commands, exit 0 passes. */
+      verify: z.array(z.string().trim().min(1, 'must be a command')).optional(),
+      /** Criteria only a person can judge (as `--sign-off`): the goal waits in awaiting_user for approve or deny. */
+      sign_off: z.array(z.string().trim().min(1, 'must be a criterion')).optional(),
+      /** Failed finishes (a check did not pass) before the goal ends blocked. */
+      verify_max_failures: positiveInt.optional(),
+      /** Seconds one check may run before it is killed and counts as failed. */
+      verify_timeout_s: positiveInt.optional(),
       /** A daily clean (a Temporal Schedule a worker creates, see docs/configuration.md): as `clean --all --yes`. */
       retention: z
         .object({

@@ -2,7 +2,8 @@
  * The project-local config (issue 17, issue 24 §3): `.goalrun/config.json` in the workspace, else in
  * its git root. The workspace is the model's, so the file is the model's too: it is read by the
  * workspace reader (no link followed, size capped), and it may only make goals stricter. It may lower
- * a limit and tighten the breaker, choose the models and the compaction settings; it never raises a
+ * a limit and tighten the breaker, choose the models and the compaction settings, add checks a finish
+ * must pass (never remove the user's); it never raises a
  * limit, never sets what routes credentials, goals or processes (keys, URLs, queues, sandbox,
  * network, hooks, servers, trust), and never sets prices (cards are not read from a workspace). What
  * it asked for and did not get is said, not an error: a planted file must not stop the user's `run`.
@@ -13,6 +14,7 @@ import { readWorkspaceFileSync } from '../activities/workspace-files/read-worksp
 import { DEFAULT_LIMITS } from '../core/goal';
 import { DEFAULT_PROVIDER_UNREACHABLE_MINUTES, DEFAULT_STALLED_AFTER_MINUTES } from '../core/limits';
 import { DEFAULT_IDLE_TURNS, DEFAULT_REPEAT_LIMIT, DEFAULT_WAIT_LIMIT } from '../core/runaway-breaker';
+import { DEFAULT_VERIFY_MAX_FAILURES, DEFAULT_VERIFY_TIMEOUT_S, mergeChecks } from '../core/verify';
 import { DEFAULT_QUOTA_WAIT_MINUTES } from '../core/waits';
 import {
   DEFAULT_SNAPSHOT_MAX_FILE_BYTES,
@@ -62,6 +64,9 @@ const LOWER_ONLY_LIMITS: Readonly<Record<string, number | undefined>> = {
   stalled_after_minutes: DEFAULT_STALLED_AFTER_MINUTES,
   snapshot_max_file_mib: DEFAULT_SNAPSHOT_MAX_FILE_BYTES / (1024 * 1024),
   snapshot_max_total_mib: DEFAULT_SNAPSHOT_MAX_TOTAL_BYTES / (1024 * 1024),
+  // Fewer failed finishes before blocked, a shorter time per check: a project may only tighten its checks.
+  verify_max_failures: DEFAULT_VERIFY_MAX_FAILURES,
+  verify_timeout_s: DEFAULT_VERIFY_TIMEOUT_S,
 };
 
 /**
@@ -161,6 +166,17 @@ export function mergeProjectConfig(
       ignored.push(
         `${key} (only $GOALRUN_HOME/config.json may set it: it routes credentials, goals or processes)`,
       );
+      continue;
+    }
+    if (key === 'verify' || key === 'sign_off') {
+      // The model can write this file: it may add checks, never drop or replace the user's.
+      const before = (globals[key] ?? []) as string[];
+      const checks = mergeChecks(before, value as string[]);
+      const added = checks.slice(mergeChecks(before).length);
+      if (added.length > 0) {
+        merged[key] = checks;
+        applied.push(`${key} +${added.map((check) => JSON.stringify(check)).join(' +')}`);
+      }
       continue;
     }
     if (key === 'breaker') {

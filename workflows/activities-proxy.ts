@@ -81,6 +81,29 @@ export function toolActivities(summary: string, taskQueue: string | undefined, p
 }
 
 /**
+ * The goal's checks at a finish (issue 27 §1): on the tool host, bounded by the checks' own timeouts
+ * plus a margin; one retry after an infrastructure fault, after which the checks count as failed.
+ */
+export function verifyActivities(
+  timeoutMs: number,
+  taskQueue: string | undefined,
+  placement: Placement = {},
+) {
+  return proxyActivities<AllActivities>({
+    startToCloseTimeout: timeoutMs + VERIFY_MARGIN_MS,
+    heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
+    // As a tool call: a tools queue keeps its own options, a foreground host its takeover rules.
+    ...placedOptions(taskQueue ? {} : placement, { initialInterval: '1s', maximumAttempts: 2 }),
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    ...(taskQueue ? { taskQueue } : {}),
+    summary: 'verify: run the checks',
+  });
+}
+
+/** What a verify activity gets beyond its checks' timeouts (spooling, starting the sandbox). */
+const VERIFY_MARGIN_MS = 60_000;
+
+/**
  * Operations on a background job, sent to the process that holds it. A process that is gone never
  * picks the task up: after JOB_HOST_WAIT the job is marked lost instead of waiting forever.
  */

@@ -10,6 +10,7 @@ import type { InboxRequest } from '../core/goal-inbox';
 import { renderJobs } from '../core/jobs-registry';
 import { storeKeys } from '../core/store-keys';
 import { clipHead } from '../core/text';
+import { isSignOff } from '../core/verify';
 import { storeActivities } from './activities-proxy';
 import { breakerAfterSteering } from './breaker-gate';
 import { compact, compactionOf, ensureBudget } from './compaction';
@@ -78,7 +79,9 @@ export async function carryOut(
         kind: 'answer',
         value:
           reply.decision === 'approve'
-            ? 'approved: the command runs outside the sandbox now'
+            ? isSignOff(run.state.approval)
+              ? 'signed off: the goal is completed'
+              : 'approved: the command runs outside the sandbox now'
             : 'denied: the model is told why',
       };
     }

@@ -5,10 +5,11 @@
  */
 import { breakdownTotal } from '../core/cost';
 import { EVENT_KINDS } from '../core/event-kinds';
-import type { GoalEndedData } from '../core/event-log';
-import type { GoalStatus } from '../core/goal';
+import type { GoalEndedCheck, GoalEndedData } from '../core/event-log';
+import { type GoalStatus, isVerified } from '../core/goal';
 import { keptProgressSummary } from '../core/goal-messages';
 import { storeKeys } from '../core/store-keys';
+import type { CheckOutcome } from '../core/verify';
 import type { GoalRun } from './goal-run-port';
 
 /** Ends the goal with a status: jobs killed, a checkpoint and an event saved, the UI told. */
@@ -30,12 +31,25 @@ export async function endGoal(run: GoalRun, status: GoalStatus, reason: string |
     elapsedMs: run.session.elapsedMs(),
     costUsd: breakdownTotal(run.state.breakdown ?? {}).costUsd,
     usage: run.state.usage,
+    verified: isVerified({ status, verification: run.state.verification }),
+    checks: (run.state.verification?.checks ?? []).map(checkFacts),
   };
   await run.saveState(true, {
     kind: EVENT_KINDS.goalEnded,
     data: ended,
     key: storeKeys.goalEnded(run.execution),
   });
+}
+
+/** What the goal-ended event keeps of a check: no output, only its reference. */
+function checkFacts(check: CheckOutcome): GoalEndedCheck {
+  return {
+    command: check.command,
+    exitCode: check.exitCode,
+    ok: check.ok,
+    ...(check.problem ? { problem: check.problem } : {}),
+    ...(check.spool ? { spool: check.spool } : {}),
+  };
 }
 
 /** The cleanup of a cancelled goal: answered calls, a kept-progress summary, status cancelled. */

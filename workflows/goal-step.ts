@@ -34,6 +34,7 @@ import { callModel, ModelCallInterrupted } from './model-call';
 import { PATCH } from './patches';
 import { waitForQuota } from './quota-wait';
 import { answerToolCall } from './tool-answer';
+import { withVerification } from './verify-gate';
 import { runWorkspaceTool } from './workspace-tool';
 
 /** How a step ended the goal, if it did. */
@@ -91,7 +92,8 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
     if (isWorkflowTool(call.toolName)) {
       // Validated by the model step (zod belongs at the activity boundary, not in workflow code).
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
-      const outcome = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
+      const hooked = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
+      const outcome = await withVerification(run, call, hooked, control, args);
       run.state = outcome.state;
       breakerAfterWorkflowTool(run, call.toolName, args, outcome);
       handled.push({ toolName: call.toolName, ok: outcome.ok });

@@ -102,6 +102,11 @@ export const PATCH = {
    * more on the host with a 2 s start window), and is made again on the shared queue.
    */
   fastTakeover: 'fast-takeover',
+  /**
+   * Verified completion (issue 27 §1): a finish complete of a goal with checks runs them on the tool
+   * host first; a failed check keeps the goal going, and ends it blocked after the failed-finish limit.
+   */
+  verifiedCompletion: 'verified-completion',
 } as const;
 
 /** A patch id. */
@@ -264,6 +269,15 @@ export const PATCHES: readonly PatchRecord[] = [
       '(was 30 s) and a 5 s heartbeat timeout that Temporal does not retry (TemporalTimeout:Heartbeat); after ' +
       'one, the call is scheduled once more on the host with a 2 s schedule-to-start timeout; a schedule-to-start ' +
       'timeout releases the host and the call is made again on the shared queue',
+  },
+  {
+    id: PATCH.verifiedCompletion,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a runVerifyChecks activity on the tool queue when the model calls finish complete and the goal has checks ' +
+      '(--verify, config verify): a failed check turns the call into an error result and the goal goes on, ' +
+      'ending blocked after verify_max_failures failed finishes',
   },
 ];
 

@@ -145,6 +145,8 @@ function listStatus(view: StatusView): string {
   if (liveness?.stuck) return `${STUCK_TEXT} (${liveness.stuck})`;
   if (liveness?.waitingForWorkerSince) return statusText(WAITING_FOR_WORKER);
   if (liveness?.stalled) return 'stalled';
+  // A completion whose checks passed says so (issue 27): a bare `completed` was the model's word alone.
+  if (view.status === 'completed' && view.verified) return 'completed verified';
   return statusText(view.status);
 }
 

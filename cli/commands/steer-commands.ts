@@ -166,7 +166,8 @@ export function approvalVerb(decision: 'approve' | 'deny') {
     const handle = client.workflow.getHandle(workflowIdOf(sessionId));
     // A goal that is doing something else says so at once instead of leaving the answer to hang (issue 16).
     const live = await queryState(handle);
-    if (live && live.status !== 'waiting_approval') {
+    // A sign-off (awaiting_user) is answered the same way as an escalation.
+    if (live && live.status !== 'waiting_approval' && live.status !== 'awaiting_user') {
       throw new ConfigError(
         `goal ${sessionId} is not waiting for approval: it is ${statusText(live.status)} (${doingNow(live)}); nothing to ${decision}`,
       );

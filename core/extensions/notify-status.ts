@@ -13,6 +13,7 @@ export const NOTIFY_STATUSES: readonly string[] = [
   'failed',
   'blocked',
   'waiting_approval',
+  'awaiting_user',
   'paused',
   'limit_reached',
   'budget_reached',

@@ -480,6 +480,8 @@ describe('snapshotOf and detailsMarkdown', () => {
       approval: null,
       runningJobs: 0,
       modelNote: null,
+      verified: false,
+      checks: [],
     });
   });
 

@@ -181,4 +181,20 @@ describe('project config', () => {
     const later = mergeProjectConfig({}, { some_future_key: true } as never);
     expect(later.ignored).toEqual(['some_future_key (only $GOALRUN_HOME/config.json may set it)']);
   });
+
+  it("adds checks to the user's and never drops one; tightens but never loosens their limits (issue 27)", () => {
+    const { config, applied, ignored } = mergeProjectConfig(
+      { verify: ['npm test', 'npm run lint'], verify_max_failures: 2 },
+      { verify: ['npm run lint', 'npm run e2e'], verify_max_failures: 5, verify_timeout_s: 60 },
+    );
+    expect(config.verify).toEqual(['npm test', 'npm run lint', 'npm run e2e']);
+    expect(applied).toEqual(['verify +"npm run e2e"', 'verify_timeout_s 60']);
+    expect(config.verify_max_failures).toBe(2);
+    expect(ignored).toEqual(['verify_max_failures 5 (above your 2: a project may only lower a limit)']);
+    // An empty list removes nothing.
+    expect(mergeProjectConfig({ verify: ['npm test'] }, { verify: [] }).config.verify).toEqual(['npm test']);
+    expect(mergeProjectConfig({}, { verify_timeout_s: 100_000 }).ignored).toEqual([
+      'verify_timeout_s 100000 (above your 600: a project may only lower a limit)',
+    ]);
+  });
 });
