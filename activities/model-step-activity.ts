@@ -3,8 +3,10 @@
  * answer, and stores it once under the step's key, so a retry after a crash calls no model twice.
  * What it returns for a stored answer is model-step-result.ts; its clients are model-clients.ts.
  */
+
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { AGENT_SUMMARY_CHARS } from '../core/agents';
 import { FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithResult } from '../core/finish';
@@ -82,7 +84,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         // The attempt that stored it may have seen its write fail and counted itself a billed retry.
         await meter.answeredBy(stored.meta?.attemptKey);
         if (stored.meta?.usage) await meter.recordAnswer(assistantKey, stored.meta.usage);
-        const result = modelStepResult(stored, stored.meta ?? {}, workspaceContext, outputSchema);
+        const result = modelStepResult(
+          stored,
+          stored.meta ?? {},
+          workspaceContext,
+          outputSchema,
+          input.handBack ? AGENT_SUMMARY_CHARS : undefined,
+        );
         return withBilled(result, await meter.billedBefore());
       }
 
@@ -236,7 +244,13 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           storeAnswer(answer),
         );
         kept.drop(input.sessionId, assistantKey);
-        const result = modelStepResult(entry, entry.meta ?? meta, workspaceContext, outputSchema);
+        const result = modelStepResult(
+          entry,
+          entry.meta ?? meta,
+          workspaceContext,
+          outputSchema,
+          input.handBack ? AGENT_SUMMARY_CHARS : undefined,
+        );
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,
           toolCalls: result.toolCalls.map((call) => call.summary),

@@ -53,6 +53,7 @@ export function modelStepResult(
   meta: MessageMeta,
   workspaceContext: WorkspaceContextData | null,
   outputSchema?: Record<string, unknown>,
+  fullTextChars?: number,
 ): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const summary = summaryOf(call, workspaceContext);
@@ -79,5 +80,6 @@ export function modelStepResult(
     usage: meta.usage ?? ZERO_USAGE,
     finishReason: meta.finishReason ?? 'unknown',
     textPreview: clipChars(text.split('\n')[0] ?? '', 120),
+    ...(fullTextChars ? { text: clipChars(text, fullTextChars) } : {}),
   };
 }

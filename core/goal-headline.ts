@@ -27,6 +27,7 @@ const STATUS_WORDS: Record<GoalStatus, string> = {
   waiting_quota: 'waiting for quota',
   waiting_store: 'waiting for the store',
   stalled: 'stalled',
+  budget_exhausted: 'budget exhausted',
 };
 
 /** What the headline needs of a goal. */

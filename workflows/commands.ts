@@ -3,12 +3,15 @@
  * steering delivered to the transcript, app commands, compactions, auto-compact switches, approval
  * answers, and the notice of a request that was refused on arrival. The model never sees a command.
  */
+import { applyAgentClaim, withHolders } from '../core/agent-tasks';
 import { type AppCommand, appCommandHelp } from '../core/app-commands';
 import { setAutoCompact } from '../core/compaction/failure-budget';
+import { EVENT_KINDS } from '../core/event-kinds';
 import { type GoalStatus, noteAction } from '../core/goal';
 import type { InboxRequest } from '../core/goal-inbox';
 import { renderJobs } from '../core/jobs-registry';
 import { storeKeys } from '../core/store-keys';
+import { taskView } from '../core/task-graph';
 import { clipHead } from '../core/text';
 import { storeActivities } from './activities-proxy';
 import { breakerAfterSteering } from './breaker-gate';
@@ -85,6 +88,9 @@ export async function carryOut(
       const text = run.setHost(request.queue, clip(request.from));
       return { kind: 'answer', value: text };
     }
+    case 'agent-tasks':
+      await applyAgentTasks(run, request);
+      return { kind: 'none' };
     case 'refused': {
       await run.untilStored('recordEvent', () =>
         storeActivities.recordEvent({
@@ -100,6 +106,27 @@ export async function carryOut(
       };
     }
   }
+}
+
+/** A sub-agent's todo-write on this goal's graph (issue 27 §2), with the task-update event. */
+async function applyAgentTasks(
+  run: GoalRun,
+  request: Extract<InboxRequest, { kind: 'agent-tasks' }>,
+): Promise<void> {
+  const outcome = applyAgentClaim(
+    run.state.tasks,
+    run.state.taskHolders ?? {},
+    run.state.agents ?? [],
+    request,
+  );
+  run.session.note(outcome.text);
+  if (!outcome.ok) return;
+  run.state = { ...run.state, tasks: outcome.tasks, taskHolders: outcome.holders };
+  await run.saveState(false, {
+    kind: EVENT_KINDS.taskUpdate,
+    data: { tasks: withHolders(taskView(run.state.tasks), outcome.holders) },
+    key: storeKeys.taskUpdateEvent(request.id),
+  });
 }
 
 /** An app command (spec F-CMDS). */

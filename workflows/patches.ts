@@ -85,6 +85,12 @@ export const PATCH = {
    * is made again until the store is back, the goal showing waiting_store meanwhile.
    */
   storeOutageWait: 'store-outage-wait',
+  /**
+   * Sub-agents (issue 27 §2): the model is offered the `agent` tool, whose calls start the goal
+   * workflow as a child workflow with a share of the goal's budget; a sub-agent at its share gets one
+   * tools-off turn and ends budget_exhausted; its todo-write claims go to its parent by signal.
+   */
+  subAgents: 'sub-agents',
 } as const;
 
 /** A patch id. */
@@ -220,6 +226,15 @@ export const PATCHES: readonly PatchRecord[] = [
       'a store call (local activity) that gave up on a store outage (StoreUnavailable or a timeout) is scheduled ' +
       'again until it gets through; a goal still going shows waiting_store meanwhile (a search attribute upsert ' +
       'when it starts and when it ends), an ended goal keeps its status',
+  },
+  {
+    id: PATCH.subAgents,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'the agent tool is offered (modelStep input); an agent call starts goalWorkflow as a child workflow ' +
+      '(parent close policy REQUEST_CANCEL) and waits for it; a sub-agent at its share of the budget makes one ' +
+      'model step without tools and ends budget_exhausted; its todo-write calls signal its parent (agentTasks)',
   },
 ];
 

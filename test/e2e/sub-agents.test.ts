@@ -1,0 +1,220 @@
+/**
+ * Issue 27 §2, sub-agents end to end over HTTP: a parent goal's model calls `agent` twice in one step;
+ * each call starts the goal workflow as a Temporal child workflow (ParentWorkflowId set), the children
+ * claim one task each of the parent's graph through its command queue, one finishes and one reaches
+ * its money share and hands back in a tools-off turn, ending budget_exhausted; the parent's status
+ * shows each child's cost, and its own cost adds them up. Cancelling a parent cancels the child it
+ * waits for, held mid-call by a gate in the test model.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIdOf } from '../../core/workflow-names';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+import { goalTestEnv, testStore } from '../support/goal-env';
+import { gate, startGoal, statusOf } from '../support/goal-steps';
+import {
+  type ChatRequestBody,
+  type OpenAITestServer,
+  startOpenAITestServer,
+  type TestResponse,
+} from '../support/openai-test-server';
+import { PRICED_MODEL, writePricedModelCard } from '../support/priced-model';
+
+/** Every turn reports 500 output tokens: $0.005 on the priced card (a call reserves $0.01). */
+const USAGE = { prompt_tokens: 400, completion_tokens: 500 };
+
+/** The first user message of a request: the objective of the goal that sent it. */
+function objectiveOf(body: ChatRequestBody): string {
+  const first = (body.messages ?? []).find((message) => message.role === 'user');
+  return JSON.stringify(first?.content ?? '');
+}
+
+/** Answers each goal by its objective, turn after turn: `scripts[marker][n]` is its n-th answer. */
+function byObjective(
+  server: OpenAITestServer,
+  scripts: Record<string, Array<TestResponse | ((body: ChatRequestBody) => Promise<TestResponse>)>>,
+) {
+  const counts = new Map<string, number>();
+  server.setFallback(async (body) => {
+    const objective = objectiveOf(body);
+    const marker = Object.keys(scripts).find((key) => objective.includes(key));
+    if (!marker) return { status: 400, body: `no script for ${objective.slice(0, 80)}` };
+    const n = counts.get(marker) ?? 0;
+    counts.set(marker, n + 1);
+    const turn = scripts[marker][n] ?? { text: `(${marker}: no turn ${n + 1})`, usage: USAGE };
+    return typeof turn === 'function' ? turn(body) : turn;
+  });
+}
+
+describe('sub-agents', () => {
+  let server: OpenAITestServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+    client = new Client({
+      connection: await Connection.connect({ address: goalTestEnv('agents-probe').temporalAddress }),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await client?.connection.close();
+  });
+
+  it('runs two children as child workflows that claim tasks; one ends budget_exhausted; costs add up', async () => {
+    const t = goalTestEnv('agents', { OPENAI_API_KEY: 'sk-test' });
+    writePricedModelCard(t.home);
+    const handBackTools: unknown[] = [];
+    byObjective(server, {
+      'PARENT-GOAL': [
+        {
+          toolCalls: [
+            {
+              name: 'todo-write',
+              args: {
+                todos: [
+                  { id: 'task-1', content: 'write a.txt' },
+                  { id: 'task-2', content: 'write b.txt' },
+                ],
+              },
+            },
+            { name: 'agent', args: { prompt: 'CHILD-A: take task-1 and write a.txt' } },
+            {
+              name: 'agent',
+              args: { objective: 'CHILD-B: take task-2 and write b.txt', max_cost_usd: 0.012 },
+            },
+          ],
+          usage: USAGE,
+        },
+        {
+          toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'both children reported' } }],
+          usage: USAGE,
+        },
+      ],
+      'CHILD-A': [
+        {
+          toolCalls: [
+            { name: 'todo-write', args: { merge: true, todos: [{ id: 'task-1', status: 'in_progress' }] } },
+            { name: 'file-write', args: { path: 'a.txt', content: 'a\n' } },
+          ],
+          usage: USAGE,
+        },
+        {
+          toolCalls: [
+            { name: 'todo-write', args: { merge: true, todos: [{ id: 'task-1', status: 'completed' }] } },
+            { name: 'finish', args: { status: 'complete', summary: 'a.txt written' } },
+          ],
+          usage: USAGE,
+        },
+      ],
+      'CHILD-B': [
+        {
+          toolCalls: [
+            { name: 'todo-write', args: { merge: true, todos: [{ id: 'task-2', status: 'in_progress' }] } },
+          ],
+          usage: USAGE,
+        },
+        // The hand-back turn: offered no tools.
+        async (body) => {
+          handBackTools.push(body.tools ?? []);
+          return { text: 'HANDED-BACK: task-2 claimed, b.txt not written yet', usage: USAGE };
+        },
+      ],
+    });
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId, workflowId } = await startGoal(
+        t,
+        server,
+        'PARENT-GOAL: split the work',
+        ['--max-cost-usd', '1'],
+        PRICED_MODEL,
+      );
+      const done = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
+      expect(done.code, done.stdout + done.stderr + worker.output()).toBe(0);
+      const final = JSON.parse(done.stdout);
+      expect(final.status).toBe('completed');
+
+      const shown = await statusOf(t, sessionId);
+      const agents = shown.agents as Array<Record<string, any>>;
+      expect(agents.map((agent) => [agent.agentId, agent.status])).toEqual([
+        ['agent-1', 'completed'],
+        ['agent-2', 'budget_exhausted'],
+      ]);
+      expect(agents[0].costUsd).toBeCloseTo(0.01, 9);
+      expect(agents[0].summary).toBe('a.txt written');
+      // Child B: one step ($0.005), then at its $0.012 share a call reserving $0.01 would not fit: the hand-back ($0.005).
+      expect(agents[1].costUsd).toBeCloseTo(0.01, 9);
+      expect(agents[1].summary).toContain('HANDED-BACK');
+      expect(agents[1].share.maxCostUsd).toBe(0.012);
+      expect(handBackTools).toEqual([[]]);
+      // The parent's two steps ($0.01) plus its children's.
+      expect(shown.costUsd).toBeCloseTo(0.03, 9);
+
+      // The children are Temporal child workflows of the parent.
+      for (const agent of agents) {
+        const described = await client.workflow.getHandle(agent.workflowId).describe();
+        expect(described.parentExecution?.workflowId).toBe(workflowId);
+      }
+      expect(agents[0].workflowId).toBe(workflowIdOf(agents[0].sessionId));
+
+      // The claims went through the parent's queue: the graph shows who holds which task.
+      const store = await testStore(t.databaseUrl);
+      try {
+        const events = await store.listEvents(sessionId);
+        const spawned = events.filter(
+          (event) => event.kind === 'agent' && (event.data as { at?: string }).at === 'spawned',
+        );
+        expect(spawned).toHaveLength(2);
+        const updates = events.filter((event) => event.kind === 'task-update');
+        const last = updates.at(-1)!.data as { tasks: Array<{ id: string }> };
+        const byId = Object.fromEntries(last.tasks.map((task) => [task.id, task]));
+        expect(byId['task-1']).toMatchObject({ status: 'completed', agent: 'agent-1' });
+        expect(byId['task-2']).toMatchObject({ status: 'in_progress', agent: 'agent-2' });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+
+  it('cancels a running child when its parent is cancelled', async () => {
+    const t = goalTestEnv('agents-cancel', { OPENAI_API_KEY: 'sk-test' });
+    const held = gate();
+    const reached = gate();
+    byObjective(server, {
+      'PARENT-CANCEL': [{ toolCalls: [{ name: 'agent', args: { prompt: 'CHILD-HELD: wait here' } }] }],
+      'CHILD-HELD': [
+        async () => {
+          reached.open();
+          await held.opened;
+          return { text: 'too late' };
+        },
+      ],
+    });
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(t, server, 'PARENT-CANCEL: start one child');
+      await reached.opened;
+      const childId = `${sessionId}-agent1`;
+      const child = client.workflow.getHandle(workflowIdOf(childId));
+      expect((await child.describe()).status.name).toBe('RUNNING');
+      const cancelled = await runCli(['cancel', sessionId], t.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      await waitFor(
+        'the child to be cancelled',
+        async () => (await child.describe()).status.name === 'CANCELLED',
+        90_000,
+      );
+      await waitFor(
+        'the parent to be cancelled',
+        async () => (await statusOf(t, sessionId)).status === 'cancelled',
+        90_000,
+      );
+      expect((await statusOf(t, childId)).status).toBe('cancelled');
+    } finally {
+      held.open();
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+});
