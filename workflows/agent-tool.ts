@@ -29,6 +29,7 @@ import {
   childLimits,
   depthOf,
   endedAgent,
+  runningAgents,
   startedAgent,
 } from '../core/agents';
 import type { GoalDefinition, GoalSnapshot } from '../core/goal';
@@ -44,6 +45,7 @@ import {
   GoalModelKey,
   GoalSessionKey,
   GoalStatusKey,
+  steerSignal,
 } from './definitions';
 import { failureDetail, innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
@@ -243,5 +245,25 @@ export async function tellParent(
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.session.note(`the parent did not take the task update: ${innermostMessage(err)}`);
+  }
+}
+
+/**
+ * Passes a /pause or /unpause on to the running children (issue 27 §2): each takes it as its own, so
+ * it reaches their children too. A child that already ended is skipped; one that cannot be reached
+ * is only a note.
+ */
+export async function tellChildren(run: GoalRun, text: '/pause' | '/unpause', requestId: string): Promise<void> {
+  for (const agent of runningAgents(run.state.agents ?? [])) {
+    try {
+      await getExternalWorkflowHandle(agent.workflowId).signal(steerSignal, {
+        id: `${requestId}:${agent.agentId}`,
+        text,
+        from: `parent ${run.state.goal.sessionId}`,
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      run.session.note(`${agent.agentId} did not take ${text}: ${innermostMessage(err)}`);
+    }
   }
 }

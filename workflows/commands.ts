@@ -14,6 +14,7 @@ import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { clipHead } from '../core/text';
 import { storeActivities } from './activities-proxy';
+import { tellChildren } from './agent-tool';
 import { breakerAfterSteering } from './breaker-gate';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
@@ -152,10 +153,17 @@ async function runAppCommand(
       return done(appCommandHelp());
     case 'jobs':
       return done(renderJobs(run.state.jobs, Date.now()));
-    case 'pause':
-      return done(run.session.pause());
-    case 'unpause':
-      return done(run.session.unpause());
+    case 'pause': {
+      const text = run.session.pause();
+      // Pausing a parent pauses its children (issue 27 §2); none runs in goals without sub-agents.
+      await tellChildren(run, '/pause', request.id);
+      return done(text);
+    }
+    case 'unpause': {
+      const text = run.session.unpause();
+      await tellChildren(run, '/unpause', request.id);
+      return done(text);
+    }
     case 'limits': {
       const text = run.session.setLimits(command.limits);
       // A running clock keeps its timer in step with the new time limit.

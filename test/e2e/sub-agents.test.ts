@@ -3,8 +3,8 @@
  * each call starts the goal workflow as a Temporal child workflow (ParentWorkflowId set), the children
  * claim one task each of the parent's graph through its command queue, one finishes and one reaches
  * its money share and hands back in a tools-off turn, ending budget_exhausted; the parent's status
- * shows each child's cost, and its own cost adds them up. Cancelling a parent cancels the child it
- * waits for, held mid-call by a gate in the test model.
+ * shows each child's cost, and its own cost adds them up. Pausing a parent pauses the child it waits
+ * for, held mid-call by a gate in the test model, and cancelling the parent cancels it.
  */
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,7 +178,7 @@ describe('sub-agents', () => {
     }
   });
 
-  it('cancels a running child when its parent is cancelled', async () => {
+  it('pauses and cancels a running child with its parent', async () => {
     const t = goalTestEnv('agents-cancel', { OPENAI_API_KEY: 'sk-test' });
     const held = gate();
     const reached = gate();
@@ -199,6 +199,10 @@ describe('sub-agents', () => {
       const childId = `${sessionId}-agent1`;
       const child = client.workflow.getHandle(workflowIdOf(childId));
       expect((await child.describe()).status.name).toBe('RUNNING');
+      // Pausing the parent pauses the child: its model call in flight is stopped.
+      const paused = await runCli(['pause', sessionId], t.env);
+      expect(paused.code, paused.stderr).toBe(0);
+      await waitFor('the child to pause', async () => (await statusOf(t, childId)).status === 'paused', 90_000);
       const cancelled = await runCli(['cancel', sessionId], t.env);
       expect(cancelled.code, cancelled.stderr).toBe(0);
       await waitFor(
