@@ -236,3 +236,16 @@ export function agentSessionId(parentSessionId: string, n: number): string {
 export function agentSucceeded(status: string): boolean {
   return status === 'completed';
 }
+
+/** The lines `status` and `stats` show for a goal's sub-agents and its parent (issue 27 §2). */
+export function agentLines(agents: readonly AgentRecord[] | undefined, parent?: AgentLink): string[] {
+  const lines: string[] = [];
+  if (parent)
+    lines.push(`parent     ${parent.parentSessionId} (this is its ${parent.agentId}, depth ${parent.depth})`);
+  for (const agent of agents ?? []) {
+    lines.push(
+      `${agent.agentId.padEnd(10)} ${agent.status} · $${agent.costUsd.toFixed(4)} · ${agent.tokens} tokens · ${agent.steps} steps · ${agent.sessionId}`,
+    );
+  }
+  return lines;
+}

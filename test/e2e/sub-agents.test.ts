@@ -150,6 +150,25 @@ describe('sub-agents', () => {
       // The parent's two steps ($0.01) plus its children's.
       expect(shown.costUsd).toBeCloseTo(0.03, 9);
 
+      // status and stats show each child's cost; the transcript nests the children's.
+      const text = await runCli(['status', sessionId], t.env);
+      expect(text.stdout).toMatch(/agent-2\s+budget_exhausted · \$0\.0100/);
+      const stats = JSON.parse((await runCli(['stats', sessionId, '--json'], t.env)).stdout);
+      expect(stats.agents.map((agent: { costUsd: number }) => agent.costUsd)).toEqual([
+        agents[0].costUsd,
+        agents[1].costUsd,
+      ]);
+      const transcript = await runCli(['transcript', sessionId, '--format', 'jsonl'], t.env);
+      const lines = transcript.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { agent?: string; role: string });
+      expect(lines.some((line) => line.agent === 'agent-1' && line.role === 'assistant')).toBe(true);
+      expect(lines.some((line) => line.agent === 'agent-2' && line.role === 'assistant')).toBe(true);
+      const markdown = await runCli(['transcript', sessionId], t.env);
+      expect(markdown.stdout).toContain('## Sub-agent agent-2');
+      expect(markdown.stdout).toContain('HANDED-BACK');
+
       // The children are Temporal child workflows of the parent.
       for (const agent of agents) {
         const described = await client.workflow.getHandle(agent.workflowId).describe();
@@ -202,7 +221,11 @@ describe('sub-agents', () => {
       // Pausing the parent pauses the child: its model call in flight is stopped.
       const paused = await runCli(['pause', sessionId], t.env);
       expect(paused.code, paused.stderr).toBe(0);
-      await waitFor('the child to pause', async () => (await statusOf(t, childId)).status === 'paused', 90_000);
+      await waitFor(
+        'the child to pause',
+        async () => (await statusOf(t, childId)).status === 'paused',
+        90_000,
+      );
       const cancelled = await runCli(['cancel', sessionId], t.env);
       expect(cancelled.code, cancelled.stderr).toBe(0);
       await waitFor(
