@@ -8,6 +8,7 @@
  * cancellation scope, and the close policy asks Temporal to cancel them if it ends first).
  */
 import {
+  ActivityFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   type ChildWorkflowHandle,
@@ -16,6 +17,7 @@ import {
   ParentClosePolicy,
   startChild,
 } from '@temporalio/workflow';
+import type { AgentWorktree } from '../activities/agent-worktree';
 import type { ToolCallRef } from '../activities/types';
 import type { AgentArgs } from '../core/agent-args';
 import {
@@ -39,6 +41,7 @@ import { clipBytes, clipHead } from '../core/text';
 import { TOOL } from '../core/tool-names';
 import { GOAL_END_FAILURE_TYPES, GOAL_WORKFLOW_TYPE, workflowIdOf } from '../core/workflow-names';
 import type { WorkflowToolArgs } from '../core/workflow-tool-args';
+import { toolActivities } from './activities-proxy';
 import {
   agentTasksSignal,
   GoalIterationKey,
@@ -51,6 +54,7 @@ import { failureDetail, innermostMessage } from './failures';
 import type { StepControl } from './goal-control';
 import type { GoalRun } from './goal-run-port';
 import { answerToolCall } from './tool-answer';
+import { onToolHost } from './workspace-context';
 
 /** Event kind of a spawn and of a child's end, in the parent's log. */
 export const AGENT_EVENT_KIND = 'agent';
@@ -99,6 +103,15 @@ async function startAgent(run: GoalRun, call: ToolCallRef): Promise<StartedChild
   }
   const n = agents.length + 1;
   const sessionId = agentSessionId(goal.sessionId, n);
+  let workspace = goal.workspace;
+  if (parsed.args.isolation === 'worktree') {
+    const made = await worktreeFor(run, sessionId);
+    if ('error' in made) {
+      await refuse(run, call, `refused: isolation "worktree": ${made.error}`);
+      return null;
+    }
+    workspace = made.worktree;
+  }
   const workflowId = workflowIdOf(sessionId);
   const agentId = `agent-${n}`;
   const minutesLeft = run.session.remainingMs() / 60_000;
@@ -109,6 +122,7 @@ async function startAgent(run: GoalRun, call: ToolCallRef): Promise<StartedChild
     depth: depthOf(goal) + 1,
   });
   child.limits = childLimits(goal.limits, share.share, minutesLeft);
+  child.workspace = workspace;
   const record = startedAgent({
     agentId,
     sessionId,
@@ -253,7 +267,11 @@ export async function tellParent(
  * it reaches their children too. A child that already ended is skipped; one that cannot be reached
  * is only a note.
  */
-export async function tellChildren(run: GoalRun, text: '/pause' | '/unpause', requestId: string): Promise<void> {
+export async function tellChildren(
+  run: GoalRun,
+  text: '/pause' | '/unpause',
+  requestId: string,
+): Promise<void> {
   for (const agent of runningAgents(run.state.agents ?? [])) {
     try {
       await getExternalWorkflowHandle(agent.workflowId).signal(steerSignal, {
@@ -265,5 +283,21 @@ export async function tellChildren(run: GoalRun, text: '/pause' | '/unpause', re
       if (isCancellation(err)) throw err;
       run.session.note(`${agent.agentId} did not take ${text}: ${innermostMessage(err)}`);
     }
+  }
+}
+
+/** A git worktree of the workspace for a child, made on the goal's tool host; a failure is a refusal. */
+async function worktreeFor(run: GoalRun, sessionId: string): Promise<AgentWorktree> {
+  const { goal } = run.state;
+  try {
+    return await onToolHost(run, (placement) =>
+      toolActivities('make a worktree for a sub-agent', goal.toolTaskQueue, placement).agentWorktree({
+        workspace: goal.workspace,
+        sessionId,
+      }),
+    );
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    return { error: innermostMessage(err) };
   }
 }

@@ -6,6 +6,9 @@
  * shows each child's cost, and its own cost adds them up. Pausing a parent pauses the child it waits
  * for, held mid-call by a gate in the test model, and cancelling the parent cancels it.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIdOf } from '../../core/workflow-names';
@@ -241,6 +244,43 @@ describe('sub-agents', () => {
       expect((await statusOf(t, childId)).status).toBe('cancelled');
     } finally {
       held.open();
+      await killAndWait(worker, 'SIGTERM');
+    }
+  });
+
+  it('runs a child with isolation "worktree" on a git worktree of the workspace', async () => {
+    const t = goalTestEnv('agents-worktree', { OPENAI_API_KEY: 'sk-test' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', t.workspace, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    git('init', '-q');
+    fs.writeFileSync(path.join(t.workspace, 'README'), 'base\n');
+    git('add', 'README');
+    git('commit', '-q', '-m', 'base');
+    byObjective(server, {
+      'PARENT-TREE': [
+        {
+          toolCalls: [{ name: 'agent', args: { prompt: 'CHILD-TREE: write c.txt', isolation: 'worktree' } }],
+        },
+        { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] },
+      ],
+      'CHILD-TREE': [
+        { toolCalls: [{ name: 'file-write', args: { path: 'c.txt', content: 'from the child\n' } }] },
+        { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'c.txt written' } }] },
+      ],
+    });
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      const { sessionId } = await startGoal(t, server, 'PARENT-TREE: isolate the child');
+      const done = await runCli(['watch', sessionId, '--json'], t.env, 180_000);
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      const child = await statusOf(t, `${sessionId}-agent1`);
+      expect(child.status).toBe('completed');
+      expect(child.workspace).not.toBe(t.workspace);
+      expect(fs.readFileSync(path.join(child.workspace, 'c.txt'), 'utf8')).toBe('from the child\n');
+      expect(fs.readFileSync(path.join(child.workspace, 'README'), 'utf8')).toBe('base\n');
+      // The parent's workspace is untouched.
+      expect(fs.existsSync(path.join(t.workspace, 'c.txt'))).toBe(false);
+    } finally {
       await killAndWait(worker, 'SIGTERM');
     }
   });
