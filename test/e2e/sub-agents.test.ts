@@ -172,6 +172,10 @@ describe('sub-agents', () => {
       expect(markdown.stdout).toContain('## Sub-agent agent-2');
       expect(markdown.stdout).toContain('HANDED-BACK');
 
+      const listed = await runCli(['tasks', sessionId], t.env);
+      expect(listed.stdout).toContain('task-1 is held by sub-agent agent-1');
+      expect(listed.stdout).toContain('task-2 is held by sub-agent agent-2');
+
       // The children are Temporal child workflows of the parent.
       for (const agent of agents) {
         const described = await client.workflow.getHandle(agent.workflowId).describe();
