@@ -16,4 +16,6 @@ export const EVENT_KINDS = {
   goalEnded: 'goal-ended',
   /** A goal reached its money or token cap, or a raise let it go on (issue 18). */
   budget: 'budget',
+  /** A sub-agent started, or ended with its status and cost (issue 27 §2). */
+  agent: 'agent',
 } as const;

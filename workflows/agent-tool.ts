@@ -34,6 +34,7 @@ import {
   runningAgents,
   startedAgent,
 } from '../core/agents';
+import { EVENT_KINDS } from '../core/event-kinds';
 import type { GoalDefinition, GoalSnapshot } from '../core/goal';
 import { recordToolOutcome } from '../core/goal-rules';
 import { spentOf } from '../core/spend-cap';
@@ -56,8 +57,6 @@ import type { GoalRun } from './goal-run-port';
 import { answerToolCall } from './tool-answer';
 import { onToolHost } from './workspace-context';
 
-/** Event kind of a spawn and of a child's end, in the parent's log. */
-export const AGENT_EVENT_KIND = 'agent';
 /** The Web UI's one-line summary is capped at 200 bytes. */
 const STATIC_SUMMARY_MAX_BYTES = 200;
 
@@ -150,7 +149,7 @@ async function startAgent(run: GoalRun, call: ToolCallRef): Promise<StartedChild
   });
   run.session.note(`${agentId} started: ${record.objective}`);
   await run.saveState(false, {
-    kind: AGENT_EVENT_KIND,
+    kind: EVENT_KINDS.agent,
     data: { at: 'spawned', agent: agentId, sessionId, workflowId, share: share.share, notes: share.notes },
     key: `agent:${sessionId}:spawned`,
   });
@@ -172,7 +171,7 @@ async function awaitAgent(run: GoalRun, child: StartedChild, control: StepContro
     changedWorkspace: ended.steps > 0,
   });
   await run.saveState(false, {
-    kind: AGENT_EVENT_KIND,
+    kind: EVENT_KINDS.agent,
     data: {
       at: 'ended',
       agent: ended.agentId,

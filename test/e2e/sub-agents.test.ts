@@ -172,6 +172,16 @@ describe('sub-agents', () => {
       expect(markdown.stdout).toContain('## Sub-agent agent-2');
       expect(markdown.stdout).toContain('HANDED-BACK');
 
+      const stream = await runCli(
+        ['watch', sessionId, '--output-format', 'stream-json', '--from-start'],
+        t.env,
+      );
+      const events = stream.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; text?: string; total_cost_usd?: number });
+      expect(events.filter((event) => event.text?.startsWith('sub-agent agent-'))).toHaveLength(4);
+      expect(events.at(-1)?.total_cost_usd).toBeCloseTo(0.03, 9);
       const listed = await runCli(['tasks', sessionId], t.env);
       expect(listed.stdout).toContain('task-1 is held by sub-agent agent-1');
       expect(listed.stdout).toContain('task-2 is held by sub-agent agent-2');
