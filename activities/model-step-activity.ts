@@ -3,8 +3,10 @@
  * answer, and stores it once under the step's key, so a retry after a crash calls no model twice.
  * What it returns for a stored answer is model-step-result.ts; its clients are model-clients.ts.
  */
+
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { AGENT_SUMMARY_CHARS } from '../core/agents';
 import { FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithParts, finishSpecWithResult } from '../core/finish';
@@ -95,6 +97,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           workspaceContext,
           outputSchema,
           requireParts,
+          input.handBack ? AGENT_SUMMARY_CHARS : undefined,
         );
         return withBilled(result, await meter.billedBefore());
       }
@@ -272,6 +275,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
           workspaceContext,
           outputSchema,
           requireParts,
+          input.handBack ? AGENT_SUMMARY_CHARS : undefined,
         );
         log.info(`model step ${input.stepNumber} of ${input.sessionId}`, {
           model: input.model,

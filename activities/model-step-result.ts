@@ -56,6 +56,7 @@ export function modelStepResult(
   workspaceContext: WorkspaceContextData | null,
   outputSchema?: Record<string, unknown>,
   requireParts = false,
+  fullTextChars?: number,
 ): ModelStepResult {
   const toolCalls = toolCallsOf(entry.message).map((call) => {
     const summary = summaryOf(call, workspaceContext);
@@ -87,5 +88,6 @@ export function modelStepResult(
     usage: meta.usage ?? ZERO_USAGE,
     finishReason: meta.finishReason ?? 'unknown',
     textPreview: clipChars(text.split('\n')[0] ?? '', 120),
+    ...(fullTextChars ? { text: clipChars(text, fullTextChars) } : {}),
   };
 }

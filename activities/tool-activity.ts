@@ -3,6 +3,7 @@
  * secrets, spools and truncates the output, and stores spool row, event and result message in one
  * transaction under the tool-call id. Also the job activities the workflow calls on the tool host.
  */
+
 import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -20,6 +21,7 @@ import { toolRuleRefusal } from '../core/tool-rules';
 import { edgeLines, truncateForModel } from '../core/truncate';
 import { isWaitingCall } from '../core/waiting-call';
 import type { SessionStore, ToolResultFacts } from '../store/types';
+import { type AgentWorktree, makeAgentWorktree } from './agent-worktree';
 import { createExtensionActivities, latestContext } from './extensions/extension-activities';
 import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
@@ -307,6 +309,18 @@ export function createToolActivity(deps: ToolActivityDeps) {
         : null;
       if (refusal) return { repository: null, refused: refusal };
       return workspaceRepository(input.workspace);
+    },
+
+    /**
+     * A git worktree of the workspace for a sub-agent (issue 27 §2, isolation "worktree"); a
+     * workspace outside a tools worker's root is refused.
+     */
+    async agentWorktree(input: { workspace: string; sessionId: string }): Promise<AgentWorktree> {
+      const refusal = deps.workspaceRoot
+        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
+        : null;
+      if (refusal) return { error: refusal };
+      return makeAgentWorktree(input.workspace, input.sessionId, host());
     },
 
     /**

@@ -1,4 +1,5 @@
 /** Every tool that runs as an activity, with argument parsing and the specs the model is shown. */
+import { agentToolSpec } from '../core/agent-args';
 import { finishToolSpec } from '../core/finish';
 import { modelJsonSchema } from '../core/model-json-schema';
 import { todoWriteToolSpec } from '../core/todo-write-schema';
@@ -40,7 +41,7 @@ export function findTool(name: string): CatalogTool | undefined {
 }
 
 /** The tools the workflow handles itself, as the model is shown them. */
-const WORKFLOW_TOOL_SPECS: ToolSpec[] = [finishToolSpec(), todoWriteToolSpec()];
+const WORKFLOW_TOOL_SPECS: ToolSpec[] = [finishToolSpec(), todoWriteToolSpec(), agentToolSpec()];
 
 /** Specs already built: a schema's JSON form does not change while the process runs. */
 const specCache = new Map<string, ToolSpec>();

@@ -74,6 +74,11 @@ export interface ModelStepInput {
    * only while the goal has a backup to go to; the step then ends with a non-retryable ProviderOutage.
    */
   failover?: FailoverRule;
+  /**
+   * A sub-agent's last turn at its share of the budget (issue 27 §2): no tools are offered, and the
+   * result carries the answer's text (clipped) as what the agent hands back.
+   */
+  handBack?: boolean;
 }
 
 /** A tool call as the workflow sees it: a reference, with the arguments inline only when small. */
@@ -104,6 +109,8 @@ export interface ModelStepResult {
   finishReason: string;
   /** The first line of the model's text, for the log. */
   textPreview: string;
+  /** The whole text (clipped), only for a hand-back step (input handBack). */
+  text?: string;
   /** Estimated tokens of the system prompt and tool schemas: pressure no compaction relieves. */
   fixedTokens?: number;
   /** Set when the step needed more than one attempt: how many, and the last error. */

@@ -20,4 +20,6 @@ export const EVENT_KINDS = {
   failover: 'failover',
   /** The goal's checks ran at a finish complete (issue 27 §1): each with its exit code and spool reference. */
   verify: 'verify',
+  /** A sub-agent started, or ended with its status and cost (issue 27 §2). */
+  agent: 'agent',
 } as const;

@@ -29,6 +29,11 @@ const NOTICE_KINDS: Record<string, (data: Record<string, unknown>, sessionId: st
       `limit reached: ${String(data.reason ?? '')}; waiting for goalrun limits ${sessionId} --max-steps N (or --max-iterations, --max-minutes)`,
     'limits-raised': () => 'limits raised; going on',
     'kept-progress': (data) => `kept progress:\n${String(data.summary ?? '')}`,
+    // A sub-agent started or ended (issue 27 §2).
+    agent: (data) =>
+      data.at === 'spawned'
+        ? `sub-agent ${String(data.agent)} started: session ${String(data.sessionId)}`
+        : `sub-agent ${String(data.agent)} ${String(data.status)}: $${Number(data.costUsd ?? 0).toFixed(4)}, ${String(data.steps ?? 0)} steps`,
     command: (data) => `command from ${String(data.from ?? 'someone')}: ${String(data.text ?? '')}`,
     // A hook that said no or failed is worth a line; one that let things go on is not.
     hook: (data) =>

@@ -28,6 +28,7 @@ const STATUS_WORDS: Record<GoalStatus, string> = {
   waiting_store: 'waiting for the store',
   stalled: 'stalled',
   awaiting_user: 'awaiting your sign-off',
+  budget_exhausted: 'budget exhausted',
 };
 
 /** What the headline needs of a goal. */

@@ -7,6 +7,8 @@
  *
  * Pure: the workflow keeps one in its state, tests drive it without Temporal.
  */
+
+import type { AgentTasksRequest } from './agent-tasks';
 import { type AppCommand, AppCommandError, isAppCommand, parseAppCommand } from './app-commands';
 import { jsonBytes } from './compaction/state-size';
 import { clip } from './text';
@@ -45,7 +47,9 @@ export type InboxRequest =
   /** A request that came by signal and failed its checks: the loop makes it a visible notice. */
   | { kind: 'refused'; id: string; text: string; from: string; why: string }
   /** A foreground `run`/`resume` takes the goal's steps (queue), or gives them back (null). */
-  | { kind: 'host'; id: string; queue: string | null; from: string };
+  | { kind: 'host'; id: string; queue: string | null; from: string }
+  /** A sub-agent's todo-write on this goal's task graph (issue 27 §2): applied in arrival order. */
+  | ({ kind: 'agent-tasks' } & AgentTasksRequest);
 
 /** Where the main loop stands when it looks at the inbox. */
 export type InboxPhase =

@@ -3,8 +3,9 @@
  * GoalState; the rules over it are in goal-rules.ts and the texts it writes in goal-messages.ts.
  * Everything here is deterministic, so it runs inside workflow code and in unit tests alike.
  */
+import type { AgentLink, AgentRecord } from './agents';
 import type { CompactionState } from './compaction/state';
-import { breakdownTotal, type UsageBreakdown } from './cost';
+import type { UsageBreakdown } from './cost';
 import type { ExtensionSources, WorkspaceContextCounts } from './extensions/workspace-context';
 import type { FailoverSettings, FailoverState } from './failover';
 import type { InboxRequest } from './goal-inbox';
@@ -50,7 +51,9 @@ export type GoalStatus =
   /** Running, but no step finished for stalled_after_minutes (set by the workflow's stall watch). */
   | 'stalled'
   /** The model says it is done and the checks passed; a person's sign-off decides (issue 27 §1). */
-  | 'awaiting_user';
+  | 'awaiting_user'
+  /** A sub-agent reached its share of its parent's budget and handed back what it had (issue 27 §2); never a success. */
+  | 'budget_exhausted';
 
 /** Statuses after which a goal does no more work (a goal at limit_reached or budget_reached may still be raised with /limits). */
 export const FINAL_STATUSES: GoalStatus[] = [
@@ -61,6 +64,7 @@ export const FINAL_STATUSES: GoalStatus[] = [
   'limit_reached',
   'cleared',
   'budget_reached',
+  'budget_exhausted',
 ];
 
 /** Limits of one goal. */
@@ -195,6 +199,8 @@ export interface GoalDefinition {
    * absent for a goal without checks, which ends completed with `verified: false`.
    */
   verify?: VerifySettings;
+  /** Set on a sub-agent: its parent and its depth (issue 27 §2). */
+  agent?: AgentLink;
 }
 
 /** A steering message on its way to the model (spec F-CMDS): delivered at the next step boundary. */
@@ -308,6 +314,10 @@ export interface GoalState {
   objectiveParts?: string[];
   /** The parts the last accepted finish claimed, shown beside its summary. */
   claimedParts?: string[];
+  /** The sub-agents this goal started (issue 27 §2, patch sub-agents); absent until the first. */
+  agents?: AgentRecord[];
+  /** Which agent holds which task of the graph (task id → agent id), set by the agents' claims. */
+  taskHolders?: Record<string, string>;
 }
 
 /** The fields added to GoalState after its first release, with their values for older states. */
@@ -416,6 +426,10 @@ export interface GoalSnapshot {
   checks?: CheckOutcome[];
   /** The objective's parts the last finish claimed (`finish`'s objective_parts), beside the objective as written. */
   claimedParts?: string[];
+  /** The sub-agents it started, each with its status and cost (included in costUsd). */
+  agents?: AgentRecord[];
+  /** Its parent, for a sub-agent. */
+  parent?: AgentLink;
 }
 
 /** The snapshot of a goal state at a given elapsed time. */
@@ -437,7 +451,7 @@ export function snapshotOf(
     noProgress: state.noProgress,
     elapsedMs,
     usage: state.usage,
-    costUsd: breakdownTotal(state.breakdown ?? {}).costUsd,
+    costUsd: spentOf(state).costUsd,
     lastTool: state.lastTool,
     finishSummary: state.finishSummary,
     recent: state.recent,
@@ -448,6 +462,8 @@ export function snapshotOf(
     runningJobs: (state.jobs ?? []).filter((job) => job.status === 'running').length,
     modelNote: state.modelNote ?? null,
     ...(state.finishResult !== undefined ? { result: state.finishResult } : {}),
+    ...(state.agents?.length ? { agents: state.agents } : {}),
+    ...(state.goal.agent ? { parent: state.goal.agent } : {}),
     ...(hasCap(state.goal.limits)
       ? { budget: budgetView(spentOf(state), state.budgetReserved ?? null, state.goal.limits) }
       : {}),

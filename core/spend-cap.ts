@@ -68,9 +68,22 @@ export function reservationFor(card: ModelCard | null, estimatedInputTokens: num
   return { costUsd, tokens: input + maxOutput };
 }
 
-/** What a goal has spent: every request's cost and tokens, summarizer requests included. */
-export function spentOf(state: { breakdown?: UsageBreakdown; usage: UsageTotals }): SpendAmount {
-  return { costUsd: breakdownTotal(state.breakdown ?? {}).costUsd, tokens: state.usage.totalTokens };
+/**
+ * What a goal has spent: every request's cost and tokens, summarizer requests included, and what its
+ * sub-agents spent (charged to it when each ended; issue 27 §2).
+ */
+export function spentOf(state: {
+  breakdown?: UsageBreakdown;
+  usage: UsageTotals;
+  agents?: ReadonlyArray<{ costUsd: number; tokens: number }>;
+}): SpendAmount {
+  let costUsd = breakdownTotal(state.breakdown ?? {}).costUsd;
+  let tokens = state.usage.totalTokens;
+  for (const agent of state.agents ?? []) {
+    costUsd += agent.costUsd;
+    tokens += agent.tokens;
+  }
+  return { costUsd, tokens };
 }
 
 /** Null when the call may start (spent + reservation within every cap), else which cap stops it. */

@@ -17,6 +17,8 @@ export const TOOL = {
   memorySearch: 'memory-search',
   todoWrite: 'todo-write',
   finish: 'finish',
+  /** Starts a sub-agent: a child goal (issue 27 §2). */
+  agent: 'agent',
 } as const;
 
 /** Retired names that still work, each handled as the tool that replaced it; never offered. */
@@ -57,10 +59,21 @@ export const LEGACY_TASK_TOOL_NAMES = [
 ] as const;
 
 /** Every tool name the workflow handles itself. */
-export const WORKFLOW_HANDLED_TOOL_NAMES: string[] = [...WORKFLOW_TOOL_NAMES, ...LEGACY_TASK_TOOL_NAMES];
+export const WORKFLOW_HANDLED_TOOL_NAMES: string[] = [
+  ...WORKFLOW_TOOL_NAMES,
+  ...LEGACY_TASK_TOOL_NAMES,
+  TOOL.agent,
+];
 
 /** Every tool a goal of release 0.1.0 offers its model (its histories record this list). */
 export const GOAL_TOOL_NAMES_0_1: string[] = [...WORKSPACE_TOOL_NAMES, ...WORKFLOW_TOOL_NAMES];
 
 /** Every tool a goal offers its model, in the order the model sees them (memory-search since 0.2.0). */
 export const GOAL_TOOL_NAMES: string[] = [...WORKSPACE_TOOL_NAMES, TOOL.memorySearch, ...WORKFLOW_TOOL_NAMES];
+
+/**
+ * Every tool a goal of the sub-agents release offers its model while it may still start children
+ * (patch sub-agents, depth below the limit): the agent tool comes last, so the prefix a provider
+ * caches stays the one of goals without it.
+ */
+export const GOAL_TOOL_NAMES_WITH_AGENT: string[] = [...GOAL_TOOL_NAMES, TOOL.agent];

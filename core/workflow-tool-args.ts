@@ -3,6 +3,7 @@
  * validated where they enter: the model step parses them with their zod schemas and hands the
  * workflow the parsed form, or the problems with them.
  */
+import { AGENT_ERROR_PREFIX, type ParsedAgent, parseAgentArgs } from './agent-args';
 import { FINISH_ERROR_PREFIX, type ParsedFinish, parseFinishArgs } from './finish';
 import { WORKFLOW_TOOL_ARGS_MAX_BYTES } from './limits';
 import type { ParsedTodoWrite } from './task-graph-args';
@@ -13,7 +14,8 @@ import { TOOL } from './tool-names';
 /** A workflow tool call's arguments as validated, tagged with the tool that handles them. */
 export type WorkflowToolArgs =
   | { tool: typeof TOOL.todoWrite; parsed: ParsedTodoWrite }
-  | { tool: typeof TOOL.finish; parsed: ParsedFinish };
+  | { tool: typeof TOOL.finish; parsed: ParsedFinish }
+  | { tool: typeof TOOL.agent; parsed: ParsedAgent };
 
 /**
  * Validates a workflow tool's raw arguments (an object, or its JSON text); a retired task tool's are
@@ -21,6 +23,7 @@ export type WorkflowToolArgs =
  */
 export function parseWorkflowToolArgs(toolName: string, input: unknown): WorkflowToolArgs | undefined {
   if (toolName === TOOL.finish) return { tool: TOOL.finish, parsed: parseFinishArgs(input) };
+  if (toolName === TOOL.agent) return { tool: TOOL.agent, parsed: parseAgentArgs(input) };
   if (!isTodoWriteCall(toolName)) return undefined;
   return { tool: TOOL.todoWrite, parsed: parseTodoWriteArgs(legacyCallToTodoWrite(toolName, input)) };
 }
@@ -29,6 +32,9 @@ export function parseWorkflowToolArgs(toolName: string, input: unknown): Workflo
 function refused(toolName: string, problem: string): WorkflowToolArgs | undefined {
   if (toolName === TOOL.finish) {
     return { tool: TOOL.finish, parsed: { ok: false, error: `${FINISH_ERROR_PREFIX}: ${problem}` } };
+  }
+  if (toolName === TOOL.agent) {
+    return { tool: TOOL.agent, parsed: { ok: false, error: `${AGENT_ERROR_PREFIX}: ${problem}` } };
   }
   return isTodoWriteCall(toolName)
     ? { tool: TOOL.todoWrite, parsed: { ok: false, errors: [problem] } }

@@ -58,9 +58,13 @@ export function handleWorkflowTool(
   state: GoalState,
   call: WorkflowToolCall,
   args: WorkflowToolArgs,
+  options: { subAgent?: boolean } = {},
 ): WorkflowToolOutcome {
   if (args.tool === TOOL.finish) return handleFinish(state, args.parsed);
-  return handleTodoWrite(state, call.toolName, args.parsed);
+  // Agent calls start child workflows (workflows/agent-tool.ts); none reaches here.
+  if (args.tool === TOOL.agent)
+    return { state, ok: false, text: `${TOOL.agent} is not available to this goal` };
+  return handleTodoWrite(state, call.toolName, args.parsed, options.subAgent === true);
 }
 
 function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutcome {
@@ -97,8 +101,13 @@ function handleFinish(state: GoalState, parsed: ParsedFinish): WorkflowToolOutco
 }
 
 /** A todo-write call, or a call of one of its retired aliases (toolName) mapped onto one. */
-function handleTodoWrite(state: GoalState, toolName: string, parsed: ParsedTodoWrite): WorkflowToolOutcome {
-  const outcome = applyTodoWrite(state.tasks, parsed, { subAgent: false });
+function handleTodoWrite(
+  state: GoalState,
+  toolName: string,
+  parsed: ParsedTodoWrite,
+  subAgent: boolean,
+): WorkflowToolOutcome {
+  const outcome = applyTodoWrite(state.tasks, parsed, { subAgent });
   const summary = `${TOOL.todoWrite}: ${outcome.ok ? summarizeTaskList(outcome.view) : 'rejected'}`;
   const next = recordToolOutcome(
     { ...state, tasks: outcome.graph },

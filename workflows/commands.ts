@@ -3,15 +3,19 @@
  * steering delivered to the transcript, app commands, compactions, auto-compact switches, approval
  * answers, and the notice of a request that was refused on arrival. The model never sees a command.
  */
+import { applyAgentClaim, withHolders } from '../core/agent-tasks';
 import { type AppCommand, appCommandHelp } from '../core/app-commands';
 import { setAutoCompact } from '../core/compaction/failure-budget';
+import { EVENT_KINDS } from '../core/event-kinds';
 import { type GoalStatus, noteAction } from '../core/goal';
 import type { InboxRequest } from '../core/goal-inbox';
 import { renderJobs } from '../core/jobs-registry';
 import { storeKeys } from '../core/store-keys';
+import { taskView } from '../core/task-graph';
 import { clipHead } from '../core/text';
 import { isSignOff } from '../core/verify';
 import { storeActivities } from './activities-proxy';
+import { tellChildren } from './agent-tool';
 import { breakerAfterSteering } from './breaker-gate';
 import { compact, compactionOf, ensureBudget } from './compaction';
 import type { SteerResult } from './definitions';
@@ -89,6 +93,9 @@ export async function carryOut(
       const text = run.setHost(request.queue, clip(request.from));
       return { kind: 'answer', value: text };
     }
+    case 'agent-tasks':
+      await applyAgentTasks(run, request);
+      return { kind: 'none' };
     case 'refused': {
       await run.untilStored('recordEvent', () =>
         storeActivities.recordEvent({
@@ -104,6 +111,27 @@ export async function carryOut(
       };
     }
   }
+}
+
+/** A sub-agent's todo-write on this goal's graph (issue 27 §2), with the task-update event. */
+async function applyAgentTasks(
+  run: GoalRun,
+  request: Extract<InboxRequest, { kind: 'agent-tasks' }>,
+): Promise<void> {
+  const outcome = applyAgentClaim(
+    run.state.tasks,
+    run.state.taskHolders ?? {},
+    run.state.agents ?? [],
+    request,
+  );
+  run.session.note(outcome.text);
+  if (!outcome.ok) return;
+  run.state = { ...run.state, tasks: outcome.tasks, taskHolders: outcome.holders };
+  await run.saveState(false, {
+    kind: EVENT_KINDS.taskUpdate,
+    data: { tasks: withHolders(taskView(run.state.tasks), outcome.holders) },
+    key: storeKeys.taskUpdateEvent(request.id),
+  });
 }
 
 /** An app command (spec F-CMDS). */
@@ -129,10 +157,17 @@ async function runAppCommand(
       return done(appCommandHelp());
     case 'jobs':
       return done(renderJobs(run.state.jobs, Date.now()));
-    case 'pause':
-      return done(run.session.pause());
-    case 'unpause':
-      return done(run.session.unpause());
+    case 'pause': {
+      const text = run.session.pause();
+      // Pausing a parent pauses its children (issue 27 §2); none runs in goals without sub-agents.
+      await tellChildren(run, '/pause', request.id);
+      return done(text);
+    }
+    case 'unpause': {
+      const text = run.session.unpause();
+      await tellChildren(run, '/unpause', request.id);
+      return done(text);
+    }
     case 'limits': {
       const text = run.session.setLimits(command.limits);
       // A running clock keeps its timer in step with the new time limit.

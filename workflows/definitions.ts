@@ -4,6 +4,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AgentTasksRequest } from '../core/agent-tasks';
 import type { PolicyView } from '../core/budget';
 import type { GoalSnapshot, SteeringRequest } from '../core/goal';
 import type { JobRecord } from '../core/jobs-registry';
@@ -82,6 +83,9 @@ export interface ApprovalAnswer {
 
 /** Answers the escalation a goal waits for; returns what happens next. */
 export const approvalUpdate = defineUpdate<string, [ApprovalAnswer]>('answerApproval');
+
+/** A sub-agent's todo-write, sent by the child to its parent (issue 27 §2): the parent applies it in order. */
+export const agentTasksSignal = defineSignal<[AgentTasksRequest]>('agentTasks');
 
 /** The goal's background jobs (spec S-JOBS). */
 export const jobsQuery = defineQuery<JobRecord[]>(JOBS_QUERY.name);

@@ -3,11 +3,11 @@
  * cancelled, after a cleanup that leaves no call without a result and saves a kept-progress summary.
  * Either way running jobs are killed, a checkpoint and a goal-ended event are saved, the UI is told.
  */
-import { breakdownTotal } from '../core/cost';
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { GoalEndedCheck, GoalEndedData } from '../core/event-log';
 import { type GoalStatus, isVerified } from '../core/goal';
 import { keptProgressSummary } from '../core/goal-messages';
+import { spentOf } from '../core/spend-cap';
 import { storeKeys } from '../core/store-keys';
 import type { CheckOutcome } from '../core/verify';
 import type { GoalRun } from './goal-run-port';
@@ -29,7 +29,8 @@ export async function endGoal(run: GoalRun, status: GoalStatus, reason: string |
     steps: run.state.steps,
     iterations: run.state.iteration,
     elapsedMs: run.session.elapsedMs(),
-    costUsd: breakdownTotal(run.state.breakdown ?? {}).costUsd,
+    // Its sub-agents' spend included (issue 27 §2).
+    costUsd: spentOf(run.state).costUsd,
     usage: run.state.usage,
     verified: isVerified({ status, verification: run.state.verification }),
     checks: (run.state.verification?.checks ?? []).map(checkFacts),

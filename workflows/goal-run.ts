@@ -79,7 +79,9 @@ export class TemporalGoalRun implements GoalRun {
     private readonly input: GoalWorkflowInput,
     private readonly parts: GoalRunParts,
   ) {
-    const state = input.state ? withLaterFields(input.state) : initialGoalState(input.goal);
+    const state = input.state
+      ? withLaterFields(input.state)
+      : { ...initialGoalState(input.goal), ...(input.tasks ? { tasks: input.tasks } : {}) };
     this.session = new GoalSession(state, () => Date.now());
     this.opened = Boolean(input.state);
     this.publisher = createPublisher(() => ({

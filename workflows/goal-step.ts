@@ -16,6 +16,7 @@ import type { ModelCard } from '../core/model-card';
 import { spentOf } from '../core/spend-cap';
 import { storeKeys } from '../core/store-keys';
 import { isTodoWriteCall } from '../core/todo-write-tool';
+import { TOOL } from '../core/tool-names';
 import { addRequestUsage } from '../core/usage';
 import {
   handleWorkflowTool,
@@ -23,6 +24,7 @@ import {
   planOnlyNudge,
   unvalidatedWorkflowToolArgs,
 } from '../core/workflow-tools';
+import { runAgentCalls, tellParent } from './agent-tool';
 import { writeNotice } from './boundary';
 import { breakerAfterTurn, breakerAfterWorkflowTool, takeBreakerWarning } from './breaker-gate';
 import { afterAnswer, isOutage, switchToBackup } from './failover';
@@ -84,16 +86,35 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
   let finished: StepEnd = null;
   const planOnly = step.toolCalls.every((call) => isTodoWriteCall(call.toolName));
   const handled: Array<{ toolName: string; ok: boolean }> = [];
+  // Calls before this index were already run (a run of agent calls runs together).
+  let ranUpTo = 0;
+  const agents = run.features[PATCH.subAgents];
   for (const [index, call] of step.toolCalls.entries()) {
+    if (index < ranUpTo) continue;
     if (finished) {
       await answerToolCall(run, call, 'not run: the goal was already finished by an earlier call', false);
+      continue;
+    }
+    if (agents && call.toolName === TOOL.agent) {
+      // The consecutive agent calls start together, so their children run at once (issue 27 §2).
+      let end = index;
+      while (end < step.toolCalls.length && step.toolCalls[end].toolName === TOOL.agent) end += 1;
+      await runAgentCalls(run, step.toolCalls.slice(index, end), control);
+      ranUpTo = end;
       continue;
     }
     if (isWorkflowTool(call.toolName)) {
       // Validated by the model step (zod belongs at the activity boundary, not in workflow code).
       const args = call.args ?? unvalidatedWorkflowToolArgs(call);
-      const hooked = await withStopHooks(run, call, handleWorkflowTool(run.state, call, args));
+      // A sub-agent shares its parent's list: its writes are merged, and go to the parent (issue 27 §2).
+      const child = agents ? run.state.goal.agent : undefined;
+      const hooked = await withStopHooks(
+        run,
+        call,
+        handleWorkflowTool(run.state, call, args, { subAgent: child !== undefined }),
+      );
       const outcome = await withVerification(run, call, hooked, control, args);
+      if (child && outcome.ok) await tellParent(run, child, call, args);
       run.state = outcome.state;
       breakerAfterWorkflowTool(run, call.toolName, args, outcome);
       handled.push({ toolName: call.toolName, ok: outcome.ok });
@@ -115,7 +136,7 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
 }
 
 /** Adds the model step's answer, usage and pressure figures to the state (priced as the model it called). */
-function recordModelStep(
+export function recordModelStep(
   run: GoalRun,
   step: ModelStepResult,
   stepNumber: number,

@@ -1,5 +1,6 @@
 /** The input of the goal workflow: what `start`, `resume` and a continue-as-new hand to a run. */
 import type { GoalDefinition, GoalLimits, GoalState } from '../core/goal';
+import type { TaskGraph } from '../core/task-graph-types';
 
 /** Input of the goal workflow. */
 export interface GoalWorkflowInput {
@@ -14,4 +15,6 @@ export interface GoalWorkflowInput {
   resumeMessage?: string;
   /** `resume --trust-project`: trust the project's hooks and MCP servers as they are now (issue 24 §3). */
   trustProject?: boolean;
+  /** A sub-agent's start: its parent's task graph, which it shares (issue 27 §2). */
+  tasks?: TaskGraph;
 }

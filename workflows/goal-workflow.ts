@@ -16,8 +16,10 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { withHolders } from '../core/agent-tasks';
 import type { GoalSnapshot } from '../core/goal';
 import { taskView } from '../core/task-graph';
+import { handBack, handsBackAtShare } from './agent-hand-back';
 import { checkNextCall, reserve } from './budget-gate';
 import { CommandQueue } from './command-queue';
 import { settleDailyStep } from './daily-budget-gate';
@@ -64,7 +66,8 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
   const control = messagePath(run);
   let stall: StallWatch | null = null;
   setHandler(stateQuery, () => run.session.snapshot(run.workflowId));
-  setHandler(tasksQuery, () => taskView(run.state.tasks));
+  // Which agent holds which task shows beside it (issue 27 §2).
+  setHandler(tasksQuery, () => withHolders(taskView(run.state.tasks), run.state.taskHolders));
   setHandler(jobsQuery, () => run.state.jobs);
 
   // Set when the loop ends: the goal's final snapshot (a blocked or failed goal's fails the run, below).
@@ -82,6 +85,11 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
         break;
       }
       const stop = run.session.stopDecision();
+      // A sub-agent at its share hands back what it has and ends, never waits (issue 27 §2).
+      if (stop?.status === 'limit_reached' && handsBackAtShare(run)) {
+        await handBack(run, control, stop.reason);
+        break;
+      }
       if (stop?.status === 'limit_reached') {
         if (await control.waitAtLimit(stop)) continue;
         break;
@@ -92,6 +100,10 @@ export async function goalWorkflow(input: GoalWorkflowInput): Promise<GoalSnapsh
       }
       // The money and token cap (issue 18): the next call's worst case must fit, or the goal waits.
       const budget = run.features[PATCH.commandQueue] ? checkNextCall(run.state) : null;
+      if (budget?.stop && handsBackAtShare(run)) {
+        await handBack(run, control, budget.stop.reason);
+        break;
+      }
       if (budget?.stop && control.waitAtBudget) {
         if (await control.waitAtBudget(budget.stop)) continue;
         break;

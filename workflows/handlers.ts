@@ -6,6 +6,7 @@
  * Queries only read.
  */
 import { currentUpdateInfo, setHandler } from '@temporalio/workflow';
+import type { AgentTasksRequest } from '../core/agent-tasks';
 import { isAppCommand } from '../core/app-commands';
 import type { SteeringRequest } from '../core/goal';
 import {
@@ -19,6 +20,7 @@ import type { CommandQueue } from './command-queue';
 import type { CompactionResult } from './compaction';
 import {
   type ApprovalAnswer,
+  agentTasksSignal,
   approvalUpdate,
   compactUpdate,
   type HostRequest,
@@ -119,6 +121,24 @@ export function setupHandlers(run: GoalRun, queue: CommandQueue): void {
     }
   });
 
+  // A sub-agent's claims (issue 27 §2): durable when sent; one that does not fit is only a note.
+  setHandler(agentTasksSignal, (request: AgentTasksRequest) => {
+    if (typeof request?.id !== 'string' || typeof request.agentId !== 'string' || !request.args) return;
+    if (queue.inbox.has(request.id)) return;
+    try {
+      const queued: InboxRequest = {
+        kind: 'agent-tasks',
+        id: request.id,
+        agentId: request.agentId,
+        args: request.args,
+      };
+      checkRequest(run, queue, queued, 'signal');
+      queue.inbox.add(queued);
+    } catch (err) {
+      run.session.note(`${request.agentId}'s task update ignored: ${(err as Error).message}`);
+    }
+  });
+
   setHandler(policyQuery, () => policyWithStateSize(run.state));
 }
 
@@ -215,6 +235,7 @@ function checkRequest(
         session.checkOpen('change its host');
         break;
       case 'refused':
+      case 'agent-tasks':
         break;
     }
   } catch (err) {

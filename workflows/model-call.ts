@@ -6,10 +6,11 @@
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ModelStepResult } from '../activities/types';
+import { depthOf, mayStartAgents } from '../core/agents';
 import { FailureType } from '../core/errors';
 import { lastSeqOf } from '../core/ledger';
 import { modelStepAttempts } from '../core/model-attempts';
-import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1 } from '../core/tool-names';
+import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_0_1, GOAL_TOOL_NAMES_WITH_AGENT } from '../core/tool-names';
 import { modelActivities } from './activities-proxy';
 import { compact } from './compaction';
 import { stepFailover } from './failover';
@@ -34,6 +35,7 @@ export async function callModel(
   run: GoalRun,
   control: StepControl,
   stepNumber: number,
+  options: { handBack?: boolean } = {},
 ): Promise<ModelStepResult> {
   const attempt = async () => {
     const { goal } = run.state;
@@ -53,8 +55,9 @@ export async function callModel(
       ...(goal.apiKeyEnv ? { apiKeyEnv: goal.apiKeyEnv } : {}),
       upToSeq: lastSeqOf(run.state.ledger),
       plan: run.state.compaction?.plan,
-      // A goal of 0.1.0 keeps the tool list its history recorded; memory-search came with the command queue's release.
-      tools: run.features[PATCH.commandQueue] ? GOAL_TOOL_NAMES : GOAL_TOOL_NAMES_0_1,
+      // A sub-agent's hand-back turn is offered no tools (agent-hand-back.ts).
+      tools: options.handBack ? [] : toolsOf(run),
+      ...(options.handBack ? { handBack: true } : {}),
       state,
       providerUnreachableMinutes: goal.providerUnreachableMinutes,
       ...(run.features[PATCH.commandQueue] ? { waitsOutQuota: true } : {}),
@@ -112,4 +115,16 @@ export async function callModel(
     await compact(compactionHostOf(run), stepNumber, { forced: true, recovery: true });
     return attempt();
   }
+}
+
+/**
+ * The tools the model is offered: a goal of 0.1.0 keeps the list its history recorded (memory-search
+ * came with the command queue's release); the agent tool comes with patch sub-agents, to goals not
+ * yet at the depth limit (issue 27 §2).
+ */
+function toolsOf(run: GoalRun): string[] {
+  if (!run.features[PATCH.commandQueue]) return GOAL_TOOL_NAMES_0_1;
+  if (run.features[PATCH.subAgents] && mayStartAgents(depthOf(run.state.goal)))
+    return GOAL_TOOL_NAMES_WITH_AGENT;
+  return GOAL_TOOL_NAMES;
 }

@@ -107,6 +107,12 @@ export const PATCH = {
    * host first; a failed check keeps the goal going, and ends it blocked after the failed-finish limit.
    */
   verifiedCompletion: 'verified-completion',
+  /**
+   * Sub-agents (issue 27 §2): the model is offered the `agent` tool, whose calls start the goal
+   * workflow as a child workflow with a share of the goal's budget; a sub-agent at its share gets one
+   * tools-off turn and ends budget_exhausted; its todo-write claims go to its parent by signal.
+   */
+  subAgents: 'sub-agents',
 } as const;
 
 /** A patch id. */
@@ -278,6 +284,15 @@ export const PATCHES: readonly PatchRecord[] = [
       'a runVerifyChecks activity on the tool queue when the model calls finish complete and the goal has checks ' +
       '(--verify, config verify): a failed check turns the call into an error result and the goal goes on, ' +
       'ending blocked after verify_max_failures failed finishes',
+  },
+  {
+    id: PATCH.subAgents,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'the agent tool is offered (modelStep input); an agent call starts goalWorkflow as a child workflow ' +
+      '(parent close policy REQUEST_CANCEL) and waits for it; a sub-agent at its share of the budget makes one ' +
+      'model step without tools and ends budget_exhausted; its todo-write calls signal its parent (agentTasks)',
   },
 ];
 

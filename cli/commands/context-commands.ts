@@ -1,5 +1,7 @@
 /** `compact`, `policy` and `stats`: the context window and what the goal has spent. */
+
 import { randomUUID } from 'node:crypto';
+import { agentLines } from '../../core/agents';
 import { computeBudget, type PolicyView, policyView, renderPolicy } from '../../core/budget';
 import type { CompactionState } from '../../core/compaction/state';
 import { renderSummarizerShare, summarizerInputShare } from '../../core/compaction/summarizer-share';
@@ -204,6 +206,15 @@ export async function statsCommand(
       steps,
       failover,
       compactions: compaction?.compactions ?? 0,
+      // What each sub-agent cost (issue 27 §2); the breakdown above is this goal's own calls.
+      agents: (saved?.agents ?? []).map(({ agentId, sessionId, status, costUsd, tokens, steps }) => ({
+        agentId,
+        sessionId,
+        status,
+        costUsd,
+        tokens,
+        steps,
+      })),
       summarizer: {
         requests: compaction?.summarizerRequests ?? 0,
         tokens: compaction?.summarizerTokens ?? 0,
@@ -220,5 +231,9 @@ export async function statsCommand(
     `compactions: ${compaction?.compactions ?? 0} (summarizer requests: ${compaction?.summarizerRequests ?? 0})`,
   );
   say(renderSummarizerShare(share));
+  if (saved?.agents?.length) {
+    say("sub-agents (their cost is included in the goal's):");
+    for (const line of agentLines(saved.agents)) say(`  ${line}`);
+  }
   return 0;
 }

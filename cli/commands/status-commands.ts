@@ -3,6 +3,7 @@
  * load neither the gRPC client nor the worker (issue 10; test/e2e/cli-module-graph.test.ts).
  */
 
+import { agentLines } from '../../core/agents';
 import { ConfigError } from '../../core/errors';
 import { FINAL_STATUSES, type GoalDefinition } from '../../core/goal';
 import { STUCK_TEXT } from '../../core/liveness';
@@ -73,6 +74,8 @@ export async function statusCommand(
         ...(worktree ? [`worktree   branch ${worktree.branch} of ${worktree.repository}`] : []),
         ...(view.status === 'paused' ? [`go on      ${pausedNextCommand(sessionId, view.reason)}`] : []),
         ...(extensions ? extensionsLines(extensions) : []),
+        // Each sub-agent with its cost (included in the goal's), and a sub-agent's parent (issue 27 §2).
+        ...agentLines(view.agents, view.parent),
       ],
     }),
   );

@@ -1,5 +1,6 @@
 /** `goalrun tasks <id>`: the goal's task graph with status, blocked_by and ready. */
 
+import { type TaskHolders, withHolders } from '../../core/agent-tasks';
 import {
   renderTaskList,
   summarizeTaskList,
@@ -25,7 +26,9 @@ export async function loadTasks(context: CliContext, sessionId: string): Promise
   await loadStatus(context, sessionId);
   const store = await context.sessionStore();
   const checkpoint = await store.latestCheckpoint(sessionId);
-  return taskView((checkpoint?.tasks as TaskGraph | null) ?? []);
+  // Which sub-agent holds which task (issue 27 §2), from the saved state.
+  const saved = (await store.getSession(sessionId))?.goalState as { taskHolders?: TaskHolders } | null;
+  return withHolders(taskView((checkpoint?.tasks as TaskGraph | null) ?? []), saved?.taskHolders);
 }
 
 /** `goalrun tasks <id> [--json]`. */
@@ -44,5 +47,8 @@ export async function tasksCommand(
   }
   say(summarizeTaskList(view));
   if (view.length > 0) say(renderTaskList(view));
+  for (const task of view as Array<TaskView & { agent?: string }>) {
+    if (task.agent) say(`${task.id} is held by sub-agent ${task.agent}`);
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
  */
 
 import { redactSecrets } from '../../activities/providers/errors';
+import type { AgentRecord } from '../../core/agents';
 import { ConfigError } from '../../core/errors';
 import { userKindOf } from '../../core/ledger-entry';
 import type { StoredMessage, TranscriptEntry } from '../../core/messages';
@@ -47,11 +48,42 @@ export async function transcriptCommand(
       `Session \`${session.id}\` · model \`${session.model}\` · workspace \`${session.projectDir}\` · ${session.status}`,
     );
   }
+  await printEntries(store, sessionId, entries, { format, full: options.full === true, out, agent: [] });
+  return 0;
+}
+
+/** How the entries of one session are printed, and where in the tree of sub-agents it is. */
+interface PrintOptions {
+  format: string;
+  full: boolean;
+  out: (line: string) => void;
+  /** The agent ids from the top goal down to this session (empty for the goal itself). */
+  agent: string[];
+}
+
+/** Deepest sub-agent nesting printed: a cycle in bad data can never make the command loop. */
+const MAX_NESTING = 4;
+
+/**
+ * Prints a session's messages in order; a sub-agent's transcript follows the result of the `agent`
+ * call that started it, nested: Markdown headings one level deeper, JSONL lines naming the agent.
+ */
+async function printEntries(
+  store: SessionStore,
+  sessionId: string,
+  entries: TranscriptEntry[],
+  options: PrintOptions,
+): Promise<void> {
+  const { format, out } = options;
+  const children = await childrenByCall(store, sessionId);
+  const nested = (text: string) =>
+    options.agent.length > 0 ? text.replace(/^(#+) /gm, `$1${'#'.repeat(options.agent.length)} `) : text;
   for (const entry of entries) {
     const message = options.full ? await expanded(store, sessionId, entry) : entry.message;
     if (format === 'jsonl') {
       out(
         JSON.stringify({
+          ...(options.agent.length > 0 ? { agent: options.agent.join('/'), session: sessionId } : {}),
           seq: entry.seq,
           key: entry.key,
           role: message.role,
@@ -62,10 +94,32 @@ export async function transcriptCommand(
       );
     } else {
       out('');
-      out(markdownOf(entry, message));
+      out(nested(markdownOf(entry, message)));
+    }
+    if (message.role !== 'tool' || options.agent.length >= MAX_NESTING) continue;
+    for (const part of message.content) {
+      const child = children.get(part.toolCallId);
+      if (!child) continue;
+      if (format === 'md') {
+        out('');
+        out(nested(`## Sub-agent ${child.agentId}: session \`${child.sessionId}\` · ${child.status}`));
+      }
+      const childEntries = await store.listMessages(child.sessionId);
+      await printEntries(store, child.sessionId, childEntries, {
+        ...options,
+        agent: [...options.agent, child.agentId],
+      });
     }
   }
-  return 0;
+}
+
+/** The sub-agents a session started, by the agent call that started each (from its saved state). */
+async function childrenByCall(store: SessionStore, sessionId: string): Promise<Map<string, AgentRecord>> {
+  const state = (await store.getSession(sessionId))?.goalState as
+    | { agents?: AgentRecord[] }
+    | null
+    | undefined;
+  return new Map((state?.agents ?? []).map((agent) => [agent.toolCallId, agent]));
 }
 
 /** A tool result with its full output read back from the spool, when it was spooled. */

@@ -65,7 +65,16 @@ describe('limits defaults', () => {
       expect(FINAL_STATUSES).not.toContain(waiting);
     }
     expect([...FINAL_STATUSES].sort()).toEqual(
-      ['blocked', 'budget_reached', 'cancelled', 'cleared', 'completed', 'failed', 'limit_reached'].sort(),
+      [
+        'blocked',
+        'budget_exhausted',
+        'budget_reached',
+        'cancelled',
+        'cleared',
+        'completed',
+        'failed',
+        'limit_reached',
+      ].sort(),
     );
   });
 });

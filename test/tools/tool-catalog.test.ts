@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { toolSpecsFor } from '../../activities/tool-catalog';
-import { GOAL_TOOL_NAMES, LEGACY_TOOL, TOOL } from '../../core/tool-names';
+import { GOAL_TOOL_NAMES, GOAL_TOOL_NAMES_WITH_AGENT, LEGACY_TOOL, TOOL } from '../../core/tool-names';
 
 /** Whether a value is a plain JSON object (not an array, not null). */
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 describe('toolSpecsFor: the tools a goal offers its model', () => {
-  const specs = toolSpecsFor(GOAL_TOOL_NAMES);
+  const specs = toolSpecsFor(GOAL_TOOL_NAMES_WITH_AGENT);
 
   it('offers every named tool, workspace tools first, in the order the workflow asks', () => {
     expect(specs.map((spec) => spec.name)).toEqual([
@@ -23,9 +23,12 @@ describe('toolSpecsFor: the tools a goal offers its model', () => {
       'memory-search',
       'todo-write',
       'finish',
+      'agent',
     ]);
     // Every tool that has a name is offered: none is named but forgotten.
-    expect([...GOAL_TOOL_NAMES].sort()).toEqual(Object.values(TOOL).sort());
+    expect([...GOAL_TOOL_NAMES_WITH_AGENT].sort()).toEqual(Object.values(TOOL).sort());
+    // A goal that may start no more sub-agents (or of a build before them) is offered the rest, in the same order.
+    expect(GOAL_TOOL_NAMES_WITH_AGENT.slice(0, -1)).toEqual(GOAL_TOOL_NAMES);
   });
 
   it('gives each a description and a JSON Schema object of its arguments, without $schema', () => {
