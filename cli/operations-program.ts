@@ -39,6 +39,7 @@ Examples:
   goalrun down            # after goalrun demo: stop the dev server and the store
   goalrun down --force    # stop them even though goals are open
 `;
+const serveCommands = (): typeof import('./commands/serve-command') => require('./commands/serve-command');
 
 /** Adds `worker`, `deploy`, `codec-server` and `doctor`. */
 export function registerServiceCommands(program: Command): void {
@@ -97,6 +98,25 @@ export function registerServiceCommands(program: Command): void {
     .description("the deployment's builds and which one is current")
     .option('--json', 'print as JSON')
     .action(action((context, options) => deployCommands().showCommand(context, options)));
+
+  program
+    .command('serve')
+    .description(
+      'one page for every goal of the store, grouped by what needs you, with approve, deny, steer, pause, raise and cancel; live',
+    )
+    .option('--port <port>', 'port to listen on (default 8399; 0 picks a free one)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1; anything else is reachable by others)')
+    .addHelpText(
+      'after',
+      `
+It prints a URL with an access token (kept in $GOALRUN_HOME/serve-token, so links survive a restart).
+Every request needs it; actions are POSTs with "Authorization: Bearer <token>".
+API: GET /api/goals, GET /api/goals/:id, POST /api/goals/:id/approve|deny|steer|pause|unpause|limits|cancel
+
+Example (from a phone, through your own tunnel; see docs/deploying.md):
+  goalrun serve --port 8399`,
+    )
+    .action(action((context, options) => serveCommands().serveCommand(context, options)));
 
   program
     .command('codec-server')

@@ -35,6 +35,8 @@ export type SteerOutcome =
 
 /** Who is sending, as the transcript and the Web UI show it: `user@host`. */
 export function senderName(): string {
+  // `goalrun serve` runs its actions through these commands: they come from the web page.
+  if (process.env.GOALRUN_STEER_FROM === 'web') return 'web';
   let user = 'someone';
   try {
     user = os.userInfo().username;
