@@ -18,7 +18,7 @@ import { createToolActivity } from '../activities/tool-activity';
 import { processJobManager } from '../activities/tools/jobs';
 import { ConfigError } from '../core/errors';
 import type { SessionStore } from '../store/types';
-import { findWorkflowBundle, workflowInterceptorsPath } from './bundle';
+import { findWorkflowBundle, workflowInterceptorsPath, workflowPreloadModules } from './bundle';
 import { goalrunDataConverter } from './data-converter';
 import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
@@ -209,6 +209,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
           : {
               workflowsPath: require.resolve('../workflows'),
               interceptors: { ...common.interceptors, workflowModules: [workflowInterceptorsPath()] },
+              bundlerOptions: { preloadModules: workflowPreloadModules() },
             }),
         activities,
         ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),
