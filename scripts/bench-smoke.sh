@@ -26,6 +26,7 @@ benches=(
   "bench-prune|scripts/bench-prune.js"
   "bench-snapshots|scripts/bench-snapshots.js 100 1"
   "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1"
+  "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
 )
 
 failed=()
