@@ -4,8 +4,8 @@
  * process with a time limit; where it is missing, a Node child process runs the same search with a
  * JavaScript RegExp under the same limit. Both are killed on timeout and on cancellation.
  */
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { startChild } from '../sandbox/spawn-child';
 import { killProcessGroup } from './process-group';
 
 /** What to search. */
@@ -70,25 +70,24 @@ interface SearchProcess {
 /** Runs a searcher process, collecting matches until it ends, times out, is cancelled or hits the cap. */
 async function runSearch(search: SearchProcess, query: GrepQuery): Promise<GrepResult> {
   query.signal.throwIfAborted();
-  const result: GrepResult = { matches: [], total: 0, capped: false, timedOut: false };
-  // From the tool host's spawn server, in a process group of its own (pgid = pid).
-  const started = await startChild({
-    file: search.file,
-    args: search.args,
+  const child = spawn(search.file, search.args, {
     cwd: search.cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
-    stdin: false,
-    infoFd: false,
   });
-  if (!started.ok) return { ...result, error: started.error.replace(/^failed to start/, 'cannot start') };
-  const { child, pid: pgid } = started;
+  const result: GrepResult = { matches: [], total: 0, capped: false, timedOut: false };
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString('utf8');
   });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('close', (code: number | null) => resolve(code)),
-  );
+  const spawned = await new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (spawned) return { ...result, error: `cannot start ${search.file}: ${spawned.message}` };
+  const pgid = child.pid as number;
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   let stopped: 'timeout' | 'cancel' | 'cap' | undefined;
   const stop = (reason: 'timeout' | 'cancel' | 'cap') => {
     if (stopped) return;
