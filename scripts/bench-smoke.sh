@@ -25,6 +25,8 @@ benches=(
   "bench-memory-search|scripts/bench-memory-search.js --messages 500 --sessions 5 --repeat 2"
   "bench-prune|scripts/bench-prune.js"
   "bench-snapshots|scripts/bench-snapshots.js 100 1"
+  "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1"
+  "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
 )
 
 failed=()

@@ -18,6 +18,14 @@ export function workflowInterceptorsPath(): string {
   return require.resolve('../workflows/tracing-interceptors');
 }
 
+/**
+ * Modules the bundle evaluates once, before the SDK freezes the isolate's globals: the one that turns
+ * off the SDK's per-promise stack capture (workflows/promise-stacks.ts). Resolved like the interceptors.
+ */
+export function workflowPreloadModules(): string[] {
+  return [require.resolve('../workflows/promise-stacks')];
+}
+
 /** Where the prebuilt bundle lives: beside the compiled folders in dist/. */
 export const BUNDLE_FILE = 'workflow-bundle.js';
 /** The bundle of workers that encrypt payloads (see encrypted-failure-converter.ts). */
@@ -44,6 +52,7 @@ async function writeBundle(file: string, failureConverterPath?: string): Promise
     workflowsPath: require.resolve('../workflows'),
     // Always in: a worker with traces off makes their sink silent, so tracing changes no build id.
     workflowInterceptorModules: [workflowInterceptorsPath()],
+    preloadModules: workflowPreloadModules(),
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });

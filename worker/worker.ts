@@ -22,7 +22,7 @@ import { ConfigError } from '../core/errors';
 import { HOST_HEARTBEAT_THROTTLE_MS, HOST_STICKY_TIMEOUT_MS } from '../core/limits';
 import type { NotifyTarget } from '../core/notifications';
 import type { SessionStore } from '../store/types';
-import { findWorkflowBundle, workflowInterceptorsPath } from './bundle';
+import { findWorkflowBundle, workflowInterceptorsPath, workflowPreloadModules } from './bundle';
 import { goalrunDataConverter } from './data-converter';
 import { buildIdOf, deploymentOptions } from './deployment';
 import type { PayloadCodecError } from './payload-codec';
@@ -219,6 +219,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
           : {
               workflowsPath: require.resolve('../workflows'),
               interceptors: { ...common.interceptors, workflowModules: [workflowInterceptorsPath()] },
+              bundlerOptions: { preloadModules: workflowPreloadModules() },
             }),
         activities,
         ...(buildId ? { workerDeploymentOptions: deploymentOptions(buildId) } : {}),

@@ -3,11 +3,11 @@
  * stderr and exit code apart: the environment snapshot (`git status`) and hooks. A timeout or a
  * cancellation kills its whole process group (and with it the sandbox).
  */
-import { spawn } from 'node:child_process';
 import type { SandboxSettings } from '../../core/sandbox-settings';
 import { killProcessGroup } from '../tools/process-group';
 import type { SandboxHost } from './host';
 import { prepareLaunch } from './launch';
+import { startChild } from './spawn-child';
 
 /** Each of stdout and stderr keeps at most this much. */
 const CAPTURE_MAX_BYTES = 256 * 1024;
@@ -54,29 +54,29 @@ export async function runCaptured(request: CapturedRequest): Promise<CapturedRun
   });
   if (!launch.ok) return { code: null, stdout: '', stderr: '', timedOut: false, startError: launch.error };
   const { spec } = launch;
-  const child = spawn(spec.file, spec.args, {
-    cwd: spec.cwd,
+  // From the tool host's spawn server, in a process group of its own (pgid = pid).
+  const started = await startChild({
+    file: spec.file,
+    args: spec.args,
     env: spec.env,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: spec.cwd,
+    stdin: true,
+    infoFd: false,
   });
-  const startError = await new Promise<string | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', (err) => resolve(`failed to start ${spec.file}: ${err.message}`));
-  });
-  if (startError) {
+  if (!started.ok) {
     await spec.limits?.cleanup();
-    return { code: null, stdout: '', stderr: '', timedOut: false, startError };
+    return { code: null, stdout: '', stderr: '', timedOut: false, startError: started.error };
   }
+  const { child, pid } = started;
   const out = capture(child.stdout);
   const err = capture(child.stderr);
   // A program that does not read its stdin must not fail the run with EPIPE.
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(request.stdin ?? '');
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(request.stdin ?? '');
   let timedOut = false;
   let stopping: Promise<boolean> | undefined;
   const stop = () => {
-    stopping ??= killProcessGroup(child.pid as number, KILL_GRACE_MS);
+    stopping ??= killProcessGroup(pid, KILL_GRACE_MS);
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -84,7 +84,9 @@ export async function runCaptured(request: CapturedRequest): Promise<CapturedRun
   }, request.timeoutMs);
   request.signal?.addEventListener('abort', stop, { once: true });
   try {
-    const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+    const code = await new Promise<number | null>((resolve) =>
+      child.once('close', (exit: number | null) => resolve(exit)),
+    );
     await stopping;
     return { code: timedOut ? null : code, stdout: out.text(), stderr: err.text(), timedOut };
   } finally {

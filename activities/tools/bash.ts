@@ -189,15 +189,19 @@ async function runLaunched(
   const graceMs = options.killGraceMs ?? BASH_KILL_GRACE_MS;
   const output = new HeadTailBuffer(options.outputCapBytes ?? BASH_OUTPUT_CAP_BYTES);
   const startedAt = Date.now();
-  const started = await ToolProcess.start(spec, (chunk) => output.push(chunk));
-  if (!started.ok) return { ok: false, output: started.error, changedWorkspace: false };
-  const child = started.process;
-
   let requestStop: (reason: StopReason) => void = () => {};
   const stopRequested = new Promise<StopReason>((resolve) => {
     requestStop = resolve;
   });
+  // Tracked before it starts: a shutdown that begins while the process is being started stops it too.
   const untrack = jobs.trackForeground(context.sessionId, () => requestStop('shutdown'));
+  const started = await ToolProcess.start(spec, (chunk) => output.push(chunk));
+  if (!started.ok) {
+    untrack();
+    return { ok: false, output: started.error, changedWorkspace: false };
+  }
+  const child = started.process;
+
   const timer = setTimeout(() => requestStop('timeout'), timeoutMs);
   const onAbort = () => requestStop('cancel');
   signal.addEventListener('abort', onAbort, { once: true });

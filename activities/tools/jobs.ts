@@ -208,6 +208,11 @@ export class JobManager {
       void launch.spec.limits?.cleanup();
       this.forgetOldJobs(request.sessionId);
     });
+    if (this.stopping) {
+      // The shutdown began while it was being started, after it had collected the jobs to kill.
+      await this.killJob(job);
+      throw shuttingDownFailure();
+    }
     return { ok: true, job: this.snapshot(job), existing: false };
   }
 

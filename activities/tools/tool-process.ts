@@ -5,11 +5,11 @@
  * SIGTERM, then bwrap is killed, and the namespace dies with bwrap (--die-with-parent), so nothing
  * it started survives, not even a process that left its group.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isProcessAlive, processGroupExists } from '../../system/processes';
 import type { LaunchSpec } from '../sandbox/launch';
 import { BWRAP_INFO_FD } from '../sandbox/launch';
+import { type StartedChild, startChild } from '../sandbox/spawn-child';
 import { isGroupAlive, killProcessGroup, signalGroup } from './process-group';
 
 /** How often a dying sandbox is checked. */
@@ -44,14 +44,15 @@ export class ToolProcess {
   private exit: ProcessExit | undefined;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly child: StartedChild,
+    pid: number,
     spec: LaunchSpec,
     onOutput: (chunk: Buffer) => void,
   ) {
-    this.pid = child.pid as number;
+    this.pid = pid;
     this.sandboxed = spec.sandboxed;
     this.exited = new Promise((resolve) =>
-      child.once('exit', (code, signal) => {
+      child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
         this.exit = { code, signal };
         resolve(this.exit);
       }),
@@ -93,19 +94,17 @@ export class ToolProcess {
     spec: LaunchSpec,
     onOutput: (chunk: Buffer) => void,
   ): Promise<{ ok: true; process: ToolProcess } | { ok: false; error: string }> {
-    const child = spawn(spec.file, spec.args, {
-      cwd: spec.cwd,
+    // From the tool host's spawn server, in a process group of its own (pgid = pid).
+    const started = await startChild({
+      file: spec.file,
+      args: spec.args,
       env: spec.env,
-      // Own process group (pgid = pid), so the whole tree can be signalled at once.
-      detached: true,
-      stdio: spec.sandboxed ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      cwd: spec.cwd,
+      stdin: false,
+      infoFd: spec.sandboxed,
     });
-    const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
-    if (child.pid === undefined) {
-      const error = await spawnError;
-      return { ok: false, error: `failed to start ${spec.file}: ${error.message}` };
-    }
-    return { ok: true, process: new ToolProcess(child, spec, onOutput) };
+    if (!started.ok) return started;
+    return { ok: true, process: new ToolProcess(started.child, started.pid, spec, onOutput) };
   }
 
   /** How the process ended, once it has. */
