@@ -79,9 +79,14 @@ export function installWorkerLogging(target: WorkerLogTarget, options: WorkerLog
       if (!EXPECTED_SDK_WARNINGS.has(entry.message)) write(terminalSafe(formatLogEntry(entry, detailed)));
     }),
     ...(options.shutdownOnSignals === false ? { shutdownSignals: [] } : {}),
-    ...(options.prometheusBindAddress
-      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } } }
-      : {}),
+    telemetryOptions: {
+      // The SDK core's own warnings come through the logger above. Without `forward` the core prints
+      // them itself on stdout, where they broke `--json` output under load (a timestamped line first).
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(options.prometheusBindAddress
+        ? { metrics: { prometheus: { bindAddress: options.prometheusBindAddress } } }
+        : {}),
+    },
   });
 }
 
