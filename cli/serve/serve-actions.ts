@@ -108,6 +108,27 @@ export function runAction(args: readonly string[]): Promise<ActionOutcome> {
   });
 }
 
+/** The store's schedules, as `goalrun schedule list --json` gives them (an empty list when none can be read). */
+export function listSchedules(): Promise<unknown[]> {
+  const main = path.join(__dirname, '..', 'main.js');
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [main, 'schedule', 'list', '--json'],
+      { timeout: ACTION_TIMEOUT_MS },
+      (err, stdout) => {
+        if (err) return resolve([]);
+        try {
+          const parsed = JSON.parse(stdout) as { schedules?: unknown[] };
+          resolve(Array.isArray(parsed.schedules) ? parsed.schedules : []);
+        } catch {
+          resolve([]);
+        }
+      },
+    );
+  });
+}
+
 /** The readable part of a command's `--json` answer, or its text. */
 function answerText(stdout: string): string {
   try {

@@ -82,6 +82,20 @@ async function refresh() {
     section.querySelector('.count').textContent = String(shown.length);
   }
 }
+async function schedules() {
+  const box = document.getElementById('schedules'); if (!box) return;
+  const res = await fetch('/api/schedules', { headers: { Authorization: 'Bearer ' + token } });
+  if (!res.ok) return;
+  const rows = (await res.json()).schedules;
+  box.replaceChildren(...rows.map((s) => {
+    const line = document.createElement('div'); line.className = 'goal';
+    line.textContent = s.name + ' · ' + s.spec + (s.paused ? ' · paused' : '') +
+      (s.nextRuns && s.nextRuns[0] ? ' · next ' + s.nextRuns[0] : '') + (s.objective ? ' · ' + s.objective : '');
+    return line;
+  }));
+  if (rows.length === 0) box.textContent = 'none (goalrun schedule add)';
+}
+schedules();
 const events = new EventSource('/api/events?token=' + token);
 events.addEventListener('goals', refresh);
 refresh();`;
@@ -100,7 +114,11 @@ export function goalsPage(token: string): string {
     (group) =>
       `<section class="${group}" data-group="${group}"><h2>${GROUP_TITLES[group]} (<span class="count">…</span>)</h2><div class="goals"></div></section>`,
   ).join('');
-  return shell('goalrun', token, `<h1>goalrun</h1><div id="groups">${sections}</div>`);
+  return shell(
+    'goalrun',
+    token,
+    `<h1>goalrun</h1><div id="groups">${sections}</div><h2>Schedules</h2><div id="schedules" class="meta">…</div>`,
+  );
 }
 
 /** The page of one goal: its state, its actions, its transcript as text, and a link to the Web UI. */

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { SessionStore } from '../../store/types';
 import { type ServedGoal, servedGoal, servedGoals } from './goal-list';
-import { actionArgs, BadAction, runAction } from './serve-actions';
+import { actionArgs, BadAction, listSchedules, runAction } from './serve-actions';
 import { goalPage, goalsPage } from './serve-page';
 import { tokenMatches } from './serve-token';
 
@@ -80,6 +80,7 @@ async function handle(deps: ServeDeps, live: LiveGoals, req: http.IncomingMessag
   if (url.pathname === '/') return sendHtml(res, goalsPage(deps.token));
   if (url.pathname === '/api/goals') return send(res, 200, { goals: await servedGoals(deps.store) });
   if (url.pathname === '/api/events') return live.subscribe(req, res);
+  if (url.pathname === '/api/schedules') return send(res, 200, { schedules: await listSchedules() });
   const api = /^\/api\/goals\/([^/]+)$/.exec(url.pathname);
   const page = /^\/goals\/([^/]+)$/.exec(url.pathname);
   const id = decodeURIComponent((api ?? page)?.[1] ?? '');

@@ -16,7 +16,7 @@ import {
 } from '../support/browser';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { gate, startGoal } from '../support/goal-steps';
+import { gate, startGoal, TEST_MODEL } from '../support/goal-steps';
 import { type OpenAITestServer, requestStep, startOpenAITestServer } from '../support/openai-test-server';
 
 const SCRIPT_OUTPUT = '<script>window.pwned=1</script>';
@@ -94,6 +94,31 @@ describe('goalrun serve', () => {
           objective: 'wait for a person',
         }),
       ]);
+      // The store's schedules are on the page too (read once when it loads).
+      const added = await runCli(
+        [
+          'schedule',
+          'add',
+          'nightly',
+          '--every',
+          '6h',
+          'check the nightly build',
+          '--workspace',
+          t.workspace,
+          '--model',
+          TEST_MODEL,
+          '--base-url',
+          model.url,
+        ],
+        t.env,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      await waitFor('the schedule in the API', async () => {
+        const res = await fetch(`${base}/api/schedules`, { headers: { Authorization: `Bearer ${token}` } });
+        const { schedules } = (await res.json()) as { schedules: Array<{ name: string }> };
+        return schedules.some((schedule) => schedule.name === 'nightly');
+      });
+
       // An action with the cookie a link sets, but not the header: what a form of another site could send.
       const csrf = await fetch(`${base}/api/goals/${sessionId}/approve`, {
         method: 'POST',
@@ -112,6 +137,10 @@ describe('goalrun serve', () => {
         'Needs you (1)',
         'wait for a person',
         'Approve',
+      ]);
+      await waitForText('the schedule', () => page.$eval('#schedules', (box) => box.textContent ?? ''), [
+        'nightly',
+        'check the nightly build',
       ]);
       await saveScreenshot(page, 'serve', '01-needs-you');
       await page.click(`section.needs_you .goal[data-id="${sessionId}"] button:first-of-type`);
@@ -137,6 +166,7 @@ describe('goalrun serve', () => {
       expect(transcript).toContain(SCRIPT_OUTPUT);
       expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
       await saveScreenshot(page, 'serve', '03-goal-page', { fullPage: true });
+      expect((await runCli(['schedule', 'delete', 'nightly'], t.env)).code).toBe(0);
       finishGate.open();
       const done = await runCli(['watch', sessionId, '--json'], t.env, 120_000);
       expect(JSON.parse(done.stdout)).toMatchObject({ status: 'completed' });
