@@ -27,6 +27,7 @@ benches=(
   "bench-snapshots|scripts/bench-snapshots.js 100 1"
   "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1"
   "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
+  "bench-serve|scripts/bench-serve.js --goals 5 --requests 3"
 )
 
 failed=()
