@@ -215,13 +215,26 @@ function fromSnapshot(snapshot: GoalSnapshot): AgentOutcome {
 }
 
 /** The child's goal: the parent's model, sandbox and settings, its own objective, no transcript. */
-function childGoal(
+export function childGoal(
   parent: GoalDefinition,
   args: AgentArgs,
   sessionId: string,
   agent: NonNullable<GoalDefinition['agent']>,
 ): GoalDefinition {
-  const { name: _name, outputSchema: _schema, hostQueue: _host, agent: _parentsLink, ...inherited } = parent;
+  // Not inherited: what is the parent's own (its name, result schema, foreground host, link), its
+  // first message's images, its worktree (a clean of the child must never remove it), its checks (they
+  // judge the whole objective, not the child's part) and its notifications (the parent tells people).
+  const {
+    name: _name,
+    outputSchema: _schema,
+    hostQueue: _host,
+    agent: _parentsLink,
+    images: _images,
+    worktree: _worktree,
+    verify: _verify,
+    notifyTargets: _notify,
+    ...inherited
+  } = parent;
   return { ...inherited, sessionId, objective: args.prompt, agent };
 }
 
