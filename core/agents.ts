@@ -6,6 +6,7 @@
  */
 import type { AgentArgs } from './agent-args';
 import type { GoalLimits } from './goal';
+import type { BreakerSettings } from './runaway-breaker';
 import { clip } from './text';
 
 /** How deep children may nest: a goal of depth 2 is offered no `agent` tool. */
@@ -18,6 +19,26 @@ export const DEFAULT_AGENT_STEPS = 40;
 const AGENT_OBJECTIVE_CHARS = 120;
 /** Characters of a child's summary that travel back to the parent's model. */
 export const AGENT_SUMMARY_CHARS = 4_000;
+
+/**
+ * The rate limits of a child (the runaway breaker's per-minute money and tokens): the parent's,
+ * divided among the children that may run at once. A parent spends nothing while it waits for its
+ * children, so the whole tree stays within the parent's rates: one governor over the tree, shared
+ * again at each level. Count caps alone are a poor proxy for what a fan-out burns per minute.
+ */
+export function childBreaker(
+  parent: Partial<BreakerSettings> | undefined,
+): Partial<BreakerSettings> | undefined {
+  if (!parent) return undefined;
+  const share = (rate: number | undefined) => (rate === undefined ? undefined : rate / MAX_CONCURRENT_AGENTS);
+  const tokens = share(parent.maxTokensPerMinute);
+  const usd = share(parent.maxUsdPerMinute);
+  return {
+    ...parent,
+    ...(tokens === undefined ? {} : { maxTokensPerMinute: Math.max(1, Math.floor(tokens)) }),
+    ...(usd === undefined ? {} : { maxUsdPerMinute: usd }),
+  };
+}
 
 /** What ties a child goal to its parent (in the child's GoalDefinition). */
 export interface AgentLink {

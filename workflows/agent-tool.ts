@@ -28,6 +28,7 @@ import {
   agentSessionId,
   agentShare,
   agentSucceeded,
+  childBreaker,
   childLimits,
   depthOf,
   endedAgent,
@@ -235,7 +236,8 @@ export function childGoal(
     notifyTargets: _notify,
     ...inherited
   } = parent;
-  return { ...inherited, sessionId, objective: args.prompt, agent };
+  const breaker = childBreaker(parent.breaker);
+  return { ...inherited, sessionId, objective: args.prompt, agent, ...(breaker ? { breaker } : {}) };
 }
 
 /** Answers an agent call that starts no child. */

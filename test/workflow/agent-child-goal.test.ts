@@ -15,6 +15,7 @@ const parent: GoalDefinition = {
   verify: { checks: ['npm test'] },
   notifyTargets: 2,
   images: [],
+  breaker: { repeatLimit: 5, maxTokensPerMinute: 30_000, maxUsdPerMinute: 0.3 },
   appendSystemPrompt: 'be brief',
 };
 
@@ -34,6 +35,9 @@ describe('a sub-agent goal', () => {
       appendSystemPrompt: 'be brief',
     });
     // Its clean must never remove the parent's worktree; the parent's checks judge the whole objective.
+    // One rate governor over the tree: the children that may run at once share the parent's rates.
+    expect(child.breaker).toMatchObject({ repeatLimit: 5, maxTokensPerMinute: 10_000 });
+    expect(child.breaker?.maxUsdPerMinute).toBeCloseTo(0.1, 9);
     for (const key of ['name', 'hostQueue', 'worktree', 'verify', 'notifyTargets', 'images'])
       expect(child).not.toHaveProperty(key);
   });
