@@ -148,12 +148,12 @@ describe('verified completion', () => {
     const text = await runCli(['status', final.session_id], t.env);
     expect(text.stdout).toContain('verified   yes: every check passed');
     expect(text.stdout).toContain('claims     make npm test pass; fix it');
-    const list = await runCli(['list'], t.env);
-    expect(list.stdout).toMatch(new RegExp(`${final.session_id}\\s+completed verified`));
     const listed = JSON.parse((await runCli(['list', '--json'], t.env)).stdout);
-    expect(listed.find((view: { sessionId: string }) => view.sessionId === final.session_id).verified).toBe(
-      true,
-    );
+    const row = listed.find((view: { sessionId: string }) => view.sessionId === final.session_id);
+    expect(row.verified).toBe(true);
+    // The list prints each goal's short id (the end of its session id) first.
+    const list = await runCli(['list'], t.env);
+    expect(list.stdout).toMatch(new RegExp(`${row.shortId}\\s+completed verified`));
   }, 400_000);
 
   it('without checks a completed goal is not verified; a project adds checks, a timeout fails closed', async () => {
