@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../store/test-databases';
 import {
   launchChromium,
   saveScreenshot,
@@ -60,7 +61,9 @@ describe('goalrun serve', () => {
   it('shows a goal that needs approval, approves it from the page, and keeps tool output as text', {
     timeout: 300_000,
   }, async () => {
-    const t = goalTestEnv('serve', { OPENAI_API_KEY: 'sk-test' });
+    // A store of its own: serve lists every goal of its store, and the suite's store holds other tests' goals.
+    const db = await createTestDatabase();
+    const t = goalTestEnv('serve', { OPENAI_API_KEY: 'sk-test', DATABASE_URL: db.url });
     const worker = spawnCli(['worker'], t.env);
     let serve: (ChildProcess & { output: () => string }) | undefined;
     try {
@@ -153,7 +156,7 @@ describe('goalrun serve', () => {
       await saveScreenshot(page, 'serve', '02-approved');
       const after = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
       expect(after.status).not.toBe('waiting_approval');
-      const store = await testStore(t.databaseUrl);
+      const store = await testStore(db.url);
       const approvals = (await store.listEvents(sessionId)).filter((event) => event.kind === 'approval');
       await store.close();
       expect(approvals.map((event) => event.data)).toEqual([
@@ -173,6 +176,7 @@ describe('goalrun serve', () => {
     } finally {
       if (serve) await killAndWait(serve, 'SIGTERM');
       await killAndWait(worker, 'SIGTERM');
+      await db.drop();
     }
   });
 });
