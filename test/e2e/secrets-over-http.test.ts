@@ -38,7 +38,11 @@ const bash = (command: string): TestTurn => ({ toolCalls: [{ name: 'bash', args:
 /** The model's turns; the config file's path is known once the test has its data directory. */
 const turnsFor = (configPath: string): TestTurn[] => [
   bash('env'),
-  bash("tr '\\0' '\\n' < /proc/$PPID/environ; echo \"db is $DATABASE_URL\""),
+  // The worker's environment: the tool's parent is the spawn server (an empty environment) or, with
+  // it off, the worker itself; read both the parent's and the grandparent's.
+  bash(
+    "for p in $PPID $(awk '{print $4}' /proc/$PPID/stat); do tr '\\0' '\\n' < /proc/$p/environ; done; echo \"db is $DATABASE_URL\"",
+  ),
   bash(`cat ${configPath}`),
   { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'looked around' } }] },
 ];
