@@ -80,11 +80,13 @@ export function imagesRefusal(model: string, home: string): string | null {
 
 /** Stores the images under the session and returns the goal with their references. */
 export async function withStoredImages(
-  store: Pick<SessionStore, 'storeImage'>,
+  openStore: () => Promise<Pick<SessionStore, 'storeImage'>>,
   goal: GoalDefinition,
   images: readonly ImageFile[],
 ): Promise<GoalDefinition> {
+  // Without images the store is not opened here: a start that fails on Temporal must not start a store first.
   if (images.length === 0) return goal;
+  const store = await openStore();
   const parts: ImagePart[] = [];
   for (const image of images) {
     const ref = await store.storeImage(goal.sessionId, { mediaType: image.mediaType, data: image.data });

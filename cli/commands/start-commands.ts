@@ -83,7 +83,7 @@ async function runGoal(
   const hostsWorker = options.worker !== false;
   const follow = await followOptions(context, goal.sessionId, options, interrupted, 'start');
   if (hostsWorker) await context.hostWorker();
-  const withImages = await withStoredImages(await context.sessionStore(), goal, images);
+  const withImages = await withStoredImages(() => context.sessionStore(), goal, images);
   const started = await startingInWorktree(goal, () => startGoal(context, withImages));
   await lock?.release();
   if (!follow.json) await announce(started.sessionId, context, goal.model, goal.workspace);
@@ -115,7 +115,7 @@ export async function startCommand(
         return await resumeSession(context, claim.sessionId, resumeOptions, onInterrupt(), claim.lock, false);
       }
       const placed = await placeInWorktree(context, claim.goal, options, options.name);
-      const withImages = await withStoredImages(await context.sessionStore(), placed, images);
+      const withImages = await withStoredImages(() => context.sessionStore(), placed, images);
       const started = await startingInWorktree(placed, () => startGoal(context, withImages));
       await claim.lock.release();
       await reportStarted(context, started, options.json);
@@ -125,7 +125,7 @@ export async function startCommand(
     }
   }
   const placed = await placeInWorktree(context, goal, options);
-  const withImages = await withStoredImages(await context.sessionStore(), placed, images);
+  const withImages = await withStoredImages(() => context.sessionStore(), placed, images);
   const started = await startingInWorktree(placed, () => startGoal(context, withImages));
   await reportStarted(context, started, options.json);
   noteModel(placed.model, { home: context.settings.home, workspace: placed.workspace });
