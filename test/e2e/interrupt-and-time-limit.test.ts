@@ -1,5 +1,6 @@
 /** Ctrl-C on `run` loses nothing and says what to do next; the time limit is a durable timer. */
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
@@ -8,13 +9,23 @@ describe('interrupting run', () => {
   it('stops following on Ctrl-C, says how to watch, resume or cancel, and the goal goes on', async () => {
     const t = goalTestEnv('ctrlc');
     const model = scriptedModel(t.home, [
-      { toolCalls: [{ name: 'bash', args: { command: 'sleep 3; echo slow' } }] },
+      // Held until the test has a `resume` following it: the goal must still run when resume looks.
+      {
+        toolCalls: [
+          { name: 'bash', args: { command: 'while [ ! -f release ]; do sleep 0.1; done; echo slow' } },
+        ],
+      },
       {
         toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done after the interruption' } }],
       },
     ]);
     const run = spawnCli(['run', 'be slow', '--workspace', t.workspace, '--model', model], t.env);
-    await waitFor('the goal to start', () => /step 1|goal \S+-\d{8}T/.test(run.output()), 30_000, 100);
+    await waitFor(
+      'the goal to start',
+      () => /step 1|goal \S+-\d{8}T|session \S+-\d{8}T/.test(run.output()),
+      30_000,
+      100,
+    );
     const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
     run.kill('SIGINT');
     expect(await exited).toBe(130);
@@ -25,13 +36,28 @@ describe('interrupting run', () => {
     expect(output).toContain(`goalrun watch ${sessionId}`);
     expect(output).toContain(`goalrun cancel ${sessionId}`);
 
-    // Another worker picks the goal up; resume attaches and follows it to the end.
+    // Another worker picks the goal up; resume attaches and follows it to the end. The goal's command
+    // waits for a release file, written once resume shows it follows (a store worker takes a goal
+    // over within seconds, which could otherwise end it before resume looks).
     const worker = spawnCli(['worker'], t.env);
+    const resume = spawnCli(['resume', sessionId!, '--no-worker'], t.env);
     try {
-      const resumed = await runCli(['resume', sessionId!, '--no-worker', '--json'], t.env);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
+      await waitFor(
+        'resume to follow the goal',
+        () => /is running; following it/.test(resume.output()),
+        60_000,
+        100,
+      );
+      fs.writeFileSync(path.join(t.workspace, 'release'), '');
+      const code = await new Promise<number | null>((resolve) => {
+        if (resume.exitCode !== null) resolve(resume.exitCode);
+        else resume.once('exit', (exit) => resolve(exit));
+      });
+      expect(code, resume.output()).toBe(0);
+      const shown = JSON.parse((await runCli(['status', sessionId!, '--json'], t.env)).stdout);
+      expect(shown).toMatchObject({ status: 'completed', steps: 2 });
     } finally {
+      await killAndWait(resume, 'SIGTERM');
       await killAndWait(worker, 'SIGTERM');
     }
   });
