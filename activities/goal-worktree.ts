@@ -10,28 +10,11 @@ import { mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalWorktree } from '../core/goal';
 import { findRepository, type RepositoryLayout } from './git/repository-layout';
-import { type GitJob, gitPlaceFor, makeScratch, removeScratch, runGit, tryGit } from './git/safe-git';
+import { runGit, tryGit, withGit } from './git/safe-git';
 import { defaultSandboxHost, type SandboxHost } from './sandbox/host';
 
 /** The prefix of every goal branch. */
 export const GOAL_BRANCH_PREFIX = 'goalrun/';
-
-/** Runs git jobs on one repository by the safe rule; the scratch directory is removed after. */
-async function withGit<T>(
-  layout: RepositoryLayout,
-  writable: string[],
-  host: SandboxHost,
-  work: (job: GitJob) => Promise<T>,
-): Promise<T> {
-  const place = await gitPlaceFor(undefined, host, true);
-  if ('error' in place) throw new Error(place.error);
-  const scratch = makeScratch();
-  try {
-    return await work({ place, scratch, layout, writable });
-  } finally {
-    removeScratch(scratch);
-  }
-}
 
 /** A branch name from a goal's name or short id: what git accepts in one path component. */
 export function goalBranchName(label: string): string {

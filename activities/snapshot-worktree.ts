@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { findRepository, type RepositoryLayout } from './git/repository-layout';
-import { type GitJob, gitPlaceFor, makeScratch, removeScratch, runGit, tryGit } from './git/safe-git';
+import { runGit, tryGit, withGit } from './git/safe-git';
 import { defaultSandboxHost, type SandboxHost } from './sandbox/host';
 
 /** Where a step's snapshot is: its commit in a checked repository, or why it cannot be used. */
@@ -16,23 +16,6 @@ export type SnapshotLookup =
   | { kind: 'found'; layout: RepositoryLayout; commit: string }
   | { kind: 'missing'; layout: RepositoryLayout }
   | { kind: 'none'; why: string };
-
-/** Runs one git command by the safe rule on a repository; the scratch directory is removed after. */
-async function withGit<T>(
-  layout: RepositoryLayout,
-  writable: string[],
-  host: SandboxHost,
-  work: (job: GitJob) => Promise<T>,
-): Promise<T> {
-  const place = await gitPlaceFor(undefined, host, true);
-  if ('error' in place) throw new Error(place.error);
-  const scratch = makeScratch();
-  try {
-    return await work({ place, scratch, layout, writable });
-  } finally {
-    removeScratch(scratch);
-  }
-}
 
 /** The commit a ref names in the repository of a workspace, once the repository's files are checked. */
 export async function findSnapshot(

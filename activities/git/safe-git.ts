@@ -143,6 +143,26 @@ export function removeScratch(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * Runs git commands on one repository by the safe rule, in the place the host allows (on the host
+ * where there is no sandbox); the scratch directory is removed after.
+ */
+export async function withGit<T>(
+  layout: RepositoryLayout,
+  writable: string[],
+  host: SandboxHost,
+  work: (job: GitJob) => Promise<T>,
+): Promise<T> {
+  const place = await gitPlaceFor(undefined, host, true);
+  if ('error' in place) throw new Error(place.error);
+  const scratch = makeScratch();
+  try {
+    return await work({ place, scratch, layout, writable });
+  } finally {
+    removeScratch(scratch);
+  }
+}
+
 /** Runs git with the safe config; resolves with its output, rejects with GitRunFailed. */
 export function runGit(job: GitJob, args: readonly string[]): Promise<GitOutput> {
   return launch(job, ['git', ...safeGitArgs(args)], `git ${args[0] ?? ''}`);
