@@ -55,7 +55,11 @@ describe('session names', () => {
       expect(loser?.stderr).toContain(
         `session alpha is running (goal ${sessionId}); steer it, or cancel it first`,
       );
-      const named = (await store.listProjectSessions(null, 1000)).filter((row) => row.name === 'alpha');
+      // The suite's store is shared: another file's project may also name a session alpha.
+      const project = (await store.getSession(sessionId))?.projectHash;
+      const named = (await store.listProjectSessions(null, 1000)).filter(
+        (row) => row.name === 'alpha' && row.projectHash === project,
+      );
       expect(named.map((row) => row.id)).toEqual([sessionId]);
 
       // While it runs, a third start is refused the same way.
