@@ -7,7 +7,7 @@
  * HOME that is an empty directory. Either way every command carries SAFE_GIT_CONFIG, and the caller
  * has checked the repository's pointer files first (repository-layout.ts).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import { concealment } from '../sandbox/concealment';
 import { toolEnvironment } from '../sandbox/environment';
 import type { SandboxHost } from '../sandbox/host';
 import { checkSandbox } from '../sandbox/probe';
+import { startChild } from '../sandbox/spawn-child';
+import { killProcessGroup } from '../tools/process-group';
 import type { RepositoryLayout } from './repository-layout';
 
 /**
@@ -64,28 +66,50 @@ export interface GitJob {
 
 /** How long reading one config value may take. */
 const GIT_CONFIG_TIMEOUT_MS = 5_000;
+/** A config value longer than this is not a path git would use. */
+const GIT_CONFIG_MAX_BYTES = 64 * 1024;
 
 /**
  * One config value as git reads it for a work tree, the user's global config included (a
  * `core.hooksPath` there is protected too), or undefined. `git config --get` only reads files (no
  * hook, no fsmonitor), so it runs on the host, with nothing of the worker's environment but PATH and
- * HOME, and without SAFE_GIT_CONFIG, which would override the very value it reads.
+ * HOME, and without SAFE_GIT_CONFIG, which would override the very value it reads. It is started by
+ * the tool host's spawn server, like the tools: a synchronous run forked the worker's whole heap and
+ * held its event loop for every sandboxed call (issue 30: 18 % of the worker's main thread at 1,000
+ * goals).
  */
-export function readGitConfigSync(root: string, key: string): string | undefined {
+export async function readGitConfig(root: string, key: string): Promise<string | undefined> {
+  const started = await startChild({
+    file: 'git',
+    args: ['-C', root, 'config', '--get', key],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+      GIT_TERMINAL_PROMPT: '0',
+    },
+    cwd: '/',
+    stdin: false,
+    infoFd: false,
+  });
+  if (!started.ok) return undefined;
+  const { child, pid } = started;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (size >= GIT_CONFIG_MAX_BYTES) return;
+    chunks.push(chunk);
+    size += chunk.length;
+  });
+  child.stderr?.resume();
+  const timer = setTimeout(() => void killProcessGroup(pid, 0), GIT_CONFIG_TIMEOUT_MS);
   try {
-    const value = execFileSync('git', ['-C', root, 'config', '--get', key], {
-      encoding: 'utf8',
-      timeout: GIT_CONFIG_TIMEOUT_MS,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
-        GIT_TERMINAL_PROMPT: '0',
-      },
-    }).trim();
-    return value || undefined;
-  } catch {
-    return undefined;
+    const code = await new Promise<number | null>((resolve) =>
+      child.once('close', (exit: number | null) => resolve(exit)),
+    );
+    if (code !== 0) return undefined;
+    return Buffer.concat(chunks).toString('utf8').trim() || undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -15,7 +15,7 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readGitConfigSync } from '../git/safe-git';
+import { readGitConfig } from '../git/safe-git';
 
 /** Submodule repositories below `.git/modules` are followed this deep (a submodule of a submodule). */
 const MAX_MODULE_DEPTH = 3;
@@ -120,8 +120,8 @@ function worktreePointers(gitDir: string): string[] {
 }
 
 /** `core.hooksPath` as git reads it for this work tree (includes followed); undefined when unset. */
-function hooksPathOf(root: string): string | undefined {
-  const value = readGitConfigSync(root, 'core.hooksPath');
+async function hooksPathOf(root: string): Promise<string | undefined> {
+  const value = await readGitConfig(root, 'core.hooksPath');
   if (!value) return undefined;
   const home = process.env.HOME ?? '';
   const expanded = value.startsWith('~/') && home ? path.join(home, value.slice(2)) : value;
@@ -133,8 +133,8 @@ function hooksPathOf(root: string): string | undefined {
  * the file tools refuse them either way, and {@link prepareGitProtection} makes a missing hooks
  * directory so that it can be mounted read-only (else the model could create it).
  */
-export function gitProtectionOf(root: string): GitProtection {
-  const all = [root, ...nestedRepositories(root)].map(repositoryProtection);
+export async function gitProtectionOf(root: string): Promise<GitProtection> {
+  const all = await Promise.all([root, ...nestedRepositories(root)].map(repositoryProtection));
   return {
     readOnly: [...new Set(all.flatMap((one) => one.readOnly))],
     pinned: [...new Set(all.flatMap((one) => one.pinned))],
@@ -158,11 +158,11 @@ function nestedRepositories(root: string): string[] {
 }
 
 /** The protected paths of the repository whose work tree is `root`. */
-function repositoryProtection(root: string): GitProtection {
+async function repositoryProtection(root: string): Promise<GitProtection> {
   const dotGit = path.join(root, '.git');
   const gitDir = gitDirOf(dotGit);
   if (!gitDir) {
-    const hooksPath = hooksPathOf(root);
+    const hooksPath = await hooksPathOf(root);
     return {
       readOnly: hooksPath ? [hooksPath] : [],
       pinned: [],
@@ -180,7 +180,7 @@ function repositoryProtection(root: string): GitProtection {
     path.join(common, 'info'),
     path.join(common, 'objects', 'info'),
   ];
-  const hooksPath = hooksPathOf(root);
+  const hooksPath = await hooksPathOf(root);
   if (hooksPath) {
     readOnly.add(hooksPath);
     makeDirs.push(hooksPath);
@@ -207,13 +207,13 @@ export function gitProtectedError(toolName: string, shown: string): string {
  * directories and a missing alternates file are made first, so that the model cannot make them
  * inside; only what exists is returned (bwrap can bind only existing paths).
  */
-export function prepareGitProtection(
+export async function prepareGitProtection(
   roots: readonly string[],
-): Omit<GitProtection, 'makeDirs' | 'makeFiles'> {
+): Promise<Omit<GitProtection, 'makeDirs' | 'makeFiles'>> {
   const readOnly: string[] = [];
   const pinned: string[] = [];
   for (const root of roots) {
-    const protection = gitProtectionOf(root);
+    const protection = await gitProtectionOf(root);
     for (const dir of protection.makeDirs) {
       if (kindOf(dir) !== undefined) continue;
       try {

@@ -106,7 +106,7 @@ async function prepareUnlimited(
   const writable = settings.mode === 'workspace-write';
   // Hooks and git config stay read-only inside writable roots (only there: elsewhere all is read-only,
   // and a hooks path in a hidden home must stay hidden rather than be shown read-only).
-  const git = writable ? prepareGitProtection(binds) : { readOnly: [], pinned: [] };
+  const git = writable ? await prepareGitProtection(binds) : { readOnly: [], pinned: [] };
   const gitReadOnly = git.readOnly.filter((entry) => binds.some((bind) => isWithin(entry, bind)));
   const args = buildBwrapArgs({
     writable,

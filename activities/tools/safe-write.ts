@@ -209,7 +209,7 @@ export async function openForWrite(
   let lexical = resolveToolPath(context.workspace, toolPath);
   const shown = displayPath(context.workspace, lexical);
   // Checked before anything is made (no empty hooks directory left behind), and again on the descriptor.
-  const gitProtected = boundary.writeRoots.map(gitProtectionOf);
+  const gitProtected = await Promise.all(boundary.writeRoots.map(gitProtectionOf));
   if (isGitPath(await realOfMissing(lexical), gitProtected))
     return { ok: false, error: gitProtectedError(options.toolName, shown) };
   for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
