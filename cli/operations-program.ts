@@ -78,6 +78,17 @@ export function registerServiceCommands(program: Command): void {
       "register as a build of the 'goalrun' Worker Deployment (also GOALRUN_WORKER_VERSIONING=1): goals stay on the build that started them and move to the current one when they continue as new",
     )
     .option('--set-current', 'with --versioning: make this build current once it has registered')
+    .option(
+      '--max-memory <size>',
+      'the memory this worker may use, e.g. 2G or 1536M (also GOALRUN_WORKER_MAX_MEMORY); it sizes the cache of goals kept in memory (default: the cgroup limit, or half the machine)',
+    )
+    .addHelpText(
+      'after',
+      `
+A goal that falls out of the worker's cache is replayed from its first event at its next step, so the
+cache holds as many goals as the memory allows (about 1 MiB each); the start-up line and goalrun
+doctor say how many fit. Run more workers, on this machine or others, when more goals are live.`,
+    )
     .action(action((context, options) => serviceCommands().workerCommand(context, options)));
 
   const deploy = program

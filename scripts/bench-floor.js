@@ -68,7 +68,7 @@ function options() {
 
 async function main() {
   const opts = options();
-  const { installWorkerLogging, WORKER_TUNING } = fromDist('worker/worker.js');
+  const { installWorkerLogging, workerTuning } = fromDist('worker/worker.js');
   const { Client, Connection } = require('@temporalio/client');
   const { NativeConnection, Worker } = require('@temporalio/worker');
   installWorkerLogging({ level: 'warn' });
@@ -92,7 +92,7 @@ async function main() {
       taskQueue: 'floor',
       workflowsPath: require.resolve('./bench/noop-workflow.js'),
       activities: { noop: async () => {} },
-      ...WORKER_TUNING,
+      ...workerTuning(),
     });
     const running = worker.run();
     onCleanup(`stop worker ${config.name}`, async () => {

@@ -199,7 +199,7 @@ async function main() {
   const opts = options();
   const totalStarted = performance.now();
   // Compiled modules first: a missing build should fail before anything is started.
-  const { createGoalWorker, installWorkerLogging, WORKER_TUNING } = fromDist('worker/worker.js');
+  const { createGoalWorker, installWorkerLogging, workerTuning } = fromDist('worker/worker.js');
   const { openStore } = fromDist('store/open.js');
   const { Client, Connection } = require('@temporalio/client');
   const { NativeConnection, Worker } = require('@temporalio/worker');
@@ -244,7 +244,7 @@ async function main() {
     workflowsPath: require.resolve('./bench/noop-workflow.js'),
     activities: { noop: async () => {} },
     // The goal worker's tuning, so only the work per activity differs.
-    ...WORKER_TUNING,
+    ...workerTuning(),
   });
   for (const [name, worker] of [
     ['goal', goalWorker],

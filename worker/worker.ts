@@ -25,12 +25,14 @@ import type { SessionStore } from '../store/types';
 import { findWorkflowBundle, workflowInterceptorsPath, workflowPreloadModules } from './bundle';
 import { goalrunDataConverter } from './data-converter';
 import { buildIdOf, deploymentOptions } from './deployment';
+import { machineCacheSizing } from './machine-memory';
 import type { PayloadCodecError } from './payload-codec';
 import type { PayloadKey } from './payload-keys';
 import type { WorkerRole } from './roles';
 import { processTelemetry, silentWorkflowSinks } from './telemetry';
 import { connectNative } from './temporal-connect';
 import type { TemporalConnectionSettings } from './temporal-connection';
+import type { WorkflowCacheSizing } from './workflow-cache';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
@@ -45,8 +47,6 @@ export const SHUTDOWN_GRACE_TIME = `${TOOL_SHUTDOWN_GRACE_MS / 1000}s`;
  * default is 0), so a command killed at the end of the grace reports why before the SDK cuts in.
  */
 const SDK_SHUTDOWN_MARGIN_MS = 5_000;
-/** Workflows kept in memory between tasks; bounded because the cache is what runs workers out of memory. */
-export const MAX_CACHED_WORKFLOWS = 200;
 /** Concurrent activities: model calls are I/O-bound; tools share the host's CPUs. */
 export const MAX_CONCURRENT_ACTIVITIES = 20;
 
@@ -56,9 +56,16 @@ export const MAX_CONCURRENT_ACTIVITIES = 20;
  */
 export const WORKER_TUNING = {
   shutdownGraceTime: TOOL_SHUTDOWN_GRACE_MS + SDK_SHUTDOWN_MARGIN_MS,
-  maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
 } satisfies Partial<WorkerOptions>;
+
+/**
+ * WORKER_TUNING with the workflow cache sized to the memory the worker may use (worker/workflow-cache.ts):
+ * the cache holds every live goal it can, because a goal that falls out is replayed from its start.
+ */
+export function workerTuning(cache: WorkflowCacheSizing = machineCacheSizing()) {
+  return { ...WORKER_TUNING, maxCachedWorkflows: cache.maxCachedWorkflows } satisfies Partial<WorkerOptions>;
+}
 
 /** Options of a goal worker process. */
 export interface GoalWorkerOptions {
@@ -83,6 +90,8 @@ export interface GoalWorkerOptions {
    * goal's model calls or tools.
    */
   hostQueue?: string;
+  /** The workflow cache's size and why (default: sized from this machine, machineCacheSizing). */
+  cache?: WorkflowCacheSizing;
   /** Payload keys (worker/payload-keys.ts): the first encrypts, all decrypt; none: payloads stay plain. */
   payloadKeys?: PayloadKey[];
   /** GenAI spans may carry message text and tool arguments and output (`--trace-content`). */
@@ -166,7 +175,7 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
     connection: options.connection,
     namespace: options.namespace,
     dataConverter: goalrunDataConverter(payloadKeys, (error) => goalWorker?.stopOnDecryptError(error)),
-    ...WORKER_TUNING,
+    ...workerTuning(options.cache),
     // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts),
     // and with an OTLP endpoint, the activities' spans (worker/telemetry.ts).
     interceptors: { activity: [activityMetricsInterceptor, ...(telemetry?.activityInterceptors ?? [])] },

@@ -6,6 +6,8 @@
  */
 import { type DoctorCheck, formatDoctorCheck, runDoctorChecks } from '../../activities/sandbox/doctor';
 import type { SandboxMode } from '../../core/sandbox-settings';
+import { machineCacheSizing } from '../../worker/machine-memory';
+import { describeCacheSizing } from '../../worker/workflow-cache';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { extensionSourcesFromOptions, resolveWorkspace, sandboxFromOptions } from '../goal-options';
@@ -39,6 +41,7 @@ export async function doctorCommand(context: CliContext, options: DoctorOptions 
     ...(settings.config.api_key_env ? { apiKeyEnv: settings.config.api_key_env } : {}),
   });
   checks.push(configFilesCheck(settings.configFiles ?? []));
+  checks.push(workflowCacheCheck());
   checks.push(...(await temporalDoctorChecks(settings, process.env)));
   checks.push(...(await extensionChecks(context, options)));
   if (options.json) printJson({ checks });
@@ -54,6 +57,20 @@ function configFilesCheck(files: string[]): DoctorCheck {
     required: false,
     detail: files.length > 0 ? `read ${files.join(', then ')}` : 'none (defaults and the environment only)',
   };
+}
+
+/** How many goals a worker of this machine keeps in memory (goalrun worker --max-memory). */
+function workflowCacheCheck(): DoctorCheck {
+  try {
+    return {
+      name: 'worker memory',
+      ok: true,
+      required: false,
+      detail: describeCacheSizing(machineCacheSizing()),
+    };
+  } catch (err) {
+    return { name: 'worker memory', ok: false, required: false, detail: (err as Error).message };
+  }
 }
 
 /** The checks of the workspace's instructions, hooks and MCP servers (each server is started). */

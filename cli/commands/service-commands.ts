@@ -6,7 +6,9 @@ import { ConfigError } from '../../core/errors';
 import { DEFAULT_SANDBOX, type SandboxMode } from '../../core/sandbox-settings';
 import { securityText } from '../../worker/connection-options';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
+import { machineCacheSizing } from '../../worker/machine-memory';
 import { toolsQueueName, type WorkerRole } from '../../worker/roles';
+import { describeCacheSizing, MemorySizeError, type WorkflowCacheSizing } from '../../worker/workflow-cache';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
@@ -23,9 +25,12 @@ export async function workerCommand(
     sandbox?: SandboxMode;
     versioning?: boolean;
     setCurrent?: boolean;
+    maxMemory?: string;
   },
 ): Promise<number> {
   const role = (options.role ?? 'all') as WorkerRole;
+  // Checked first: a size that is not one is a usage error, before any server is started.
+  const cache = role === 'tools' ? undefined : workflowCacheOf(options.maxMemory);
   // Checked before anything starts: a tools worker without a real root would refuse every call.
   const workspaceRoot = role === 'tools' ? realWorkspaceRoot(options.workspaceRoot) : undefined;
   // A worker that runs tools on a machine that cannot sandbox would fail every command of every goal.
@@ -70,6 +75,7 @@ export async function workerCommand(
     payloadKeys: context.payloadKeys(),
     versioning,
     notify: settings.config.notify,
+    cache,
   });
   // SIGTERM / Ctrl-C: kill running tools and jobs, refuse new tool calls, let Temporal retry them elsewhere.
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
@@ -84,6 +90,7 @@ export async function workerCommand(
     `${role === 'all' ? 'worker' : `${role} worker`} polling task queue ${role === 'tools' ? toolsQueue : taskQueue} (${settings.taskQueueOverride ? 'as configured' : 'derived from the store'}); ` +
       `namespace ${settings.namespace}, Temporal ${settings.temporalAddress} (${securityText(settings.temporal)}), store ${context.describeStore()}`,
   );
+  if (cache) notice(describeCacheSizing(cache));
   if (metrics) notice(`metrics on ${metrics.url}`);
   // The workers that run workflows keep the retention schedule in step with their config (issue 17).
   if (role !== 'tools') {
@@ -116,6 +123,16 @@ export async function workerCommand(
   await metrics?.close();
   notice('worker stopped');
   return 0;
+}
+
+/** The worker's cache sizing; a --max-memory (or GOALRUN_WORKER_MAX_MEMORY) that is no size is exit 2. */
+function workflowCacheOf(maxMemory: string | undefined): WorkflowCacheSizing {
+  try {
+    return machineCacheSizing(maxMemory);
+  } catch (err) {
+    if (err instanceof MemorySizeError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A worker process for the floor workflows of scripts/bench-concurrency.js, with goalrun's worker
- * tuning (WORKER_TUNING), so only the work per activity differs from the goal worker.
+ * tuning (workerTuning(): the cache sized the same way), so only the work per activity differs from the goal worker.
  *
  *   node scripts/bench/floor-worker.js <temporal address> <task queue>
  */
@@ -12,7 +12,7 @@ const { fromDist } = require('./support');
 
 async function main() {
   const [address, taskQueue] = process.argv.slice(2);
-  const { installWorkerLogging, WORKER_TUNING } = fromDist('worker/worker.js');
+  const { installWorkerLogging, workerTuning } = fromDist('worker/worker.js');
   const { NativeConnection, Worker } = require('@temporalio/worker');
   installWorkerLogging({ level: 'warn' });
   const worker = await Worker.create({
@@ -20,7 +20,7 @@ async function main() {
     taskQueue,
     workflowsPath: require.resolve('./floor-workflow.js'),
     activities: { model: (delayMs) => sleep(delayMs), tool: async () => {} },
-    ...WORKER_TUNING,
+    ...workerTuning(),
   });
   process.stderr.write('floor worker running\n');
   await worker.run();
