@@ -157,7 +157,11 @@ async function runGoals(ctx, round) {
       );
     }
   }
-  return { wallMs, ids, handles, stepMs: await stepLatencies(handles, 'modelStep') };
+  const events = {};
+  const stepMs = await stepLatencies(handles, 'modelStep', events);
+  // BENCH_PRINT_HISTORY=1 prints the first goal's events in order (what each step writes).
+  if (process.env.BENCH_PRINT_HISTORY === '1') await printHistory(handles[0]);
+  return { wallMs, ids, handles, stepMs, events };
 }
 
 async function runFloor(ctx, round) {
@@ -173,11 +177,16 @@ async function runFloor(ctx, round) {
   );
   await Promise.all(handles.map((handle) => handle.result()));
   const wallMs = performance.now() - started;
-  return { wallMs, handles, stepMs: await stepLatencies(handles, 'model') };
+  const events = {};
+  const stepMs = await stepLatencies(handles, 'model', events);
+  return { wallMs, handles, stepMs, events };
 }
 
-/** Step latencies: from each model activity's scheduling to the next one's, over every workflow. */
-async function stepLatencies(handles, modelActivity) {
+/**
+ * Step latencies: from each model activity's scheduling to the next one's, over every workflow. Counts
+ * the histories' events by type into `events` (what the server writes per goal, against the floor's).
+ */
+async function stepLatencies(handles, modelActivity, events) {
   const { temporal } = require('@temporalio/proto');
   const scheduled = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED;
   const latencies = [];
@@ -186,6 +195,10 @@ async function stepLatencies(handles, modelActivity) {
       handles.slice(i, i + HISTORY_FETCH_CONCURRENCY).map((handle) => handle.fetchHistory()),
     );
     for (const history of histories) {
+      for (const event of history.events) {
+        const type = temporal.api.enums.v1.EventType[event.eventType] ?? String(event.eventType);
+        events[type] = (events[type] ?? 0) + 1;
+      }
       const times = history.events
         .filter(
           (event) =>
@@ -197,6 +210,44 @@ async function stepLatencies(handles, modelActivity) {
     }
   }
   return latencies;
+}
+
+/** One workflow's events in order: type, and the activity or the search attributes it names. */
+async function printHistory(handle) {
+  const { temporal } = require('@temporalio/proto');
+  const { defaultPayloadConverter } = require('@temporalio/common');
+  const history = await handle.fetchHistory();
+  const activities = new Map();
+  for (const event of history.events) {
+    const type = temporal.api.enums.v1.EventType[event.eventType].replace(/^EVENT_TYPE_/, '').toLowerCase();
+    let detail = '';
+    if (event.activityTaskScheduledEventAttributes) {
+      detail = event.activityTaskScheduledEventAttributes.activityType?.name ?? '';
+      activities.set(String(event.eventId), detail);
+    } else if (event.activityTaskCompletedEventAttributes) {
+      detail = activities.get(String(event.activityTaskCompletedEventAttributes.scheduledEventId)) ?? '';
+    } else if (event.markerRecordedEventAttributes) {
+      const data = event.markerRecordedEventAttributes.details?.data?.payloads?.[0];
+      detail = data ? (defaultPayloadConverter.fromPayload(data)?.activityType ?? '') : '';
+    } else if (event.upsertWorkflowSearchAttributesEventAttributes) {
+      const fields =
+        event.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {};
+      detail = Object.entries(fields)
+        .map(([key, payload]) => `${key}=${JSON.stringify(defaultPayloadConverter.fromPayload(payload))}`)
+        .join(' ');
+    }
+    console.log(`  ${String(event.eventId).padStart(3)} ${type} ${detail}`);
+  }
+}
+
+/** History events per workflow by type, from the last round. */
+function printEvents(label, rounds, count) {
+  const events = rounds.at(-1)?.events ?? {};
+  const total = Object.values(events).reduce((sum, n) => sum + n, 0);
+  const parts = Object.entries(events)
+    .sort((a, b) => b[1] - a[1])
+    .map(([type, n]) => `${type.replace(/^EVENT_TYPE_/, '').toLowerCase()} ${fmt(n / count, 1)}`);
+  console.log(`  history events per workflow (${label}): ${fmt(total / count, 1)}: ${parts.join(', ')}`);
 }
 
 async function main() {
@@ -276,10 +327,12 @@ async function main() {
     goals,
     workers.map((worker) => worker.peakRssMb()),
   );
+  printEvents(`${opts.concurrent} goals`, goals, opts.concurrent);
   for (const [i, worker] of workers.entries())
     await diagnose(worker, `worker ${i + 1}`, opts.workers === 1 ? opts.concurrent * opts.repeat : 0);
   if (floorWorker) {
     const floorRate = report(`${opts.concurrent} floor workflows`, floors, [floorWorker.peakRssMb()]);
+    printEvents(`${opts.concurrent} floor workflows`, floors, opts.concurrent);
     const shares = goalRate.map((rate, i) => (100 * rate) / floorRate[i]);
     console.log(`goals per second as a share of the floor's (each round): ${spread(shares, 0)} %`);
   }

@@ -296,5 +296,60 @@ export const PATCHES: readonly PatchRecord[] = [
   },
 ];
 
+/**
+ * A marker that stands for a list of patches: a run that records it takes the new branch of each.
+ * Each `patched()` call writes a marker and an upsert of the TemporalChangeVersion search attribute
+ * (a visibility write), so a goal started with 18 separate patches wrote 36 events before its first
+ * step; at 1,000 short goals that was a third of their history and most of the server's extra work
+ * (issue 30). A new run now asks the newest set first and records only it; a run whose history has
+ * no set marker (an older build's) is asked patch by patch, as before, so its replay is unchanged.
+ * Patches added after a set are asked one by one until a later set covers them. A set is a durable
+ * contract like a patch id: never change its list, add a new set at the front instead.
+ */
+export interface PatchSet {
+  id: string;
+  /** The release whose build first recorded it. */
+  addedIn: string;
+  covers: readonly PatchId[];
+}
+
+/** Newest first. */
+export const PATCH_SETS: readonly PatchSet[] = [
+  {
+    id: 'patch-set-0.3.0',
+    addedIn: '0.3.0',
+    covers: [
+      'keep-every-steering-message',
+      'command-queue',
+      'tool-host-workspace-context',
+      'stop-and-notify-hooks',
+      'daily-budget',
+      'workspace-snapshots',
+      'workspace-snapshot-guard',
+      'paid-calls',
+      'goal-end-failure',
+      'breaker-warns-first',
+      'waits-that-end',
+      'stall-watch',
+      'store-outage-wait',
+      'notify-targets',
+      'failover-to-backup',
+      'fast-takeover',
+      'verified-completion',
+      'sub-agents',
+    ],
+  },
+];
+
+/** The patch ids a run's markers stand for: each set marker replaced by the patches it covers. */
+export function expandPatchSets(
+  markers: readonly string[],
+  sets: readonly PatchSet[] = PATCH_SETS,
+): string[] {
+  const byId = new Map(sets.map((set) => [set.id, set]));
+  const ids = markers.flatMap((marker): readonly string[] => byId.get(marker)?.covers ?? [marker]);
+  return [...new Set(ids)];
+}
+
 /** Whether a patch's new behaviour applies to a run: one boolean per id this build knows. */
 export type WorkflowFeatures = Record<PatchId, boolean>;

@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { ConfigError } from '../../core/errors';
 import { buildOfRun, PATCH_MARKER_NAME, patchIdOfMarker, type RunBuild } from '../../core/patch-procedure';
 import { GOAL_WORKFLOW_TYPE, sessionIdOf } from '../../core/workflow-names';
-import { PATCHES, RELEASES } from '../../workflows/patches';
+import { expandPatchSets, PATCHES, RELEASES } from '../../workflows/patches';
 import type { CliContext } from '../context';
 import { printJson, say } from '../output';
 import { terminalTable } from '../terminal-text';
@@ -79,7 +79,7 @@ export async function checkOpenGoals(client: Client): Promise<UpgradeCheckGoal[]
   const query = `WorkflowType = '${GOAL_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
   for await (const execution of client.workflow.list({ query })) {
     const { markers, workflowTaskCompleted } = await runStart(client, execution.workflowId, execution.runId);
-    const build = buildOfRun(markers, PATCHES, RELEASES);
+    const build = buildOfRun(expandPatchSets(markers), PATCHES, RELEASES);
     const status = (execution.searchAttributes?.GoalStatus as string[] | undefined)?.[0];
     goals.push({
       sessionId: sessionIdOf(execution.workflowId),

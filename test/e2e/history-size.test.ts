@@ -4,6 +4,8 @@
  * whose tool prints 50 KB a step is measured between consecutive model steps.
  */
 import { describe, expect, it } from 'vitest';
+import { PATCH_MARKER_NAME, patchIdOfMarker } from '../../core/patch-procedure';
+import { PATCH_SETS, PATCHES } from '../../workflows/patches';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { activitySummary, fetchHistory, payloadSizes } from '../support/history';
@@ -60,6 +62,23 @@ describe('history size', () => {
     const events = await fetchHistory(t.temporalAddress, status.workflowId);
     const largest = Math.max(...events.flatMap(({ event }) => payloadSizes(event)));
     expect(largest).toBeLessThan(64 * KiB);
+
+    // A new run records the newest patch set's marker (one TemporalChangeVersion upsert), and one per
+    // patch added since, not one per patch.
+    const newer = PATCHES.filter(
+      (patch) => patch.stage === 'patched' && !PATCH_SETS[0].covers.includes(patch.id as never),
+    );
+    const markers = events
+      .map(({ event }) => event.markerRecordedEventAttributes)
+      .filter((marker) => marker?.markerName === PATCH_MARKER_NAME)
+      .map((marker) => patchIdOfMarker(marker?.details));
+    expect(markers).toEqual([PATCH_SETS[0].id, ...newer.map((patch) => patch.id)]);
+    const versionUpserts = events.filter(
+      ({ event }) =>
+        event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields
+          ?.TemporalChangeVersion,
+    );
+    expect(versionUpserts).toHaveLength(1 + newer.length);
 
     const steps = stepCosts(events);
     // Steps 1..29 each have a following model step to measure against.

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareReleases, patchProcedureProblems } from '../../core/patch-procedure';
-import { PATCH, PATCHES, RELEASES } from '../../workflows/patches';
+import { expandPatchSets, PATCH, PATCH_SETS, PATCHES, RELEASES } from '../../workflows/patches';
 import { releaseFolders, releasePatches } from '../support/history-fixtures';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -57,5 +57,27 @@ describe('the patch registry', () => {
     };
     walk(path.join(ROOT, 'workflows'));
     expect(callers).toEqual(['workflows/features.ts']);
+  });
+
+  it('has patch sets that cover only known patches of their release, and expand to the patches they stand for', () => {
+    const byId = new Map(PATCHES.map((patch) => [patch.id, patch]));
+    const setIds = PATCH_SETS.map((set) => set.id);
+    expect(new Set(setIds).size).toBe(setIds.length);
+    for (const set of PATCH_SETS) {
+      expect(byId.has(set.id), `${set.id} is also a patch id`).toBe(false);
+      expect(RELEASES).toContain(set.addedIn);
+      for (const id of set.covers) {
+        const patch = byId.get(id);
+        expect(patch, `${set.id} covers unknown ${id}`).toBeDefined();
+        expect(compareReleases(patch?.addedIn ?? '', set.addedIn), `${id} in ${set.id}`).toBeLessThanOrEqual(
+          0,
+        );
+      }
+    }
+    expect(expandPatchSets([PATCH_SETS[0].id, 'later-patch'])).toEqual([
+      ...PATCH_SETS[0].covers,
+      'later-patch',
+    ]);
+    expect(expandPatchSets(['command-queue'])).toEqual(['command-queue']);
   });
 });
