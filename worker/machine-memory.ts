@@ -30,7 +30,19 @@ export function machineMemoryFacts(maxMemory?: string): MemoryFacts {
     }),
     totalMemoryBytes: os.totalmem(),
     heapLimitBytes: v8.getHeapStatistics().heap_size_limit,
+    asyncContextFrame: hasAsyncContextFrame(),
   };
+}
+
+/** Node 24 runs AsyncLocalStorage on AsyncContextFrame unless told not to; Node 22 only when told to. */
+export function hasAsyncContextFrame(
+  version = process.versions.node,
+  flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)],
+): boolean {
+  const major = Number(version.split('.')[0]);
+  if (flags.includes('--no-async-context-frame')) return false;
+  if (major >= 24) return true;
+  return major >= 22 && flags.includes('--experimental-async-context-frame');
 }
 
 /** The cache size of a worker of this process. */

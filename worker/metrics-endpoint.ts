@@ -80,12 +80,37 @@ async function scrape(sdkUrl: string): Promise<string> {
     const response = await fetch(sdkUrl, { signal: AbortSignal.timeout(SDK_SCRAPE_TIMEOUT_MS) });
     sdk = response.ok
       ? await response.text()
-      : `# Temporal SDK metrics unavailable: HTTP ${response.status}\n`;
+      : `${SDK_UNAVAILABLE}: HTTP ${response.status}\n`;
   } catch (err) {
     // Before the runtime is installed (or if it has no exporter) there is nothing to add.
-    sdk = `# Temporal SDK metrics unavailable: ${(err as Error).message}\n`;
+    sdk = `${SDK_UNAVAILABLE}: ${(err as Error).message}\n`;
   }
-  return `${own.endsWith('\n') ? own : `${own}\n`}${sdk}`;
+  return `${own.endsWith('\n') ? own : `${own}\n`}${fullReplays(sdk)}${sdk}`;
+}
+
+const SDK_UNAVAILABLE = '# Temporal SDK metrics unavailable';
+/** The SDK's counter of workflow tasks that found their run out of the cache. */
+const STICKY_CACHE_MISS = /^temporal_sticky_cache_miss(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+-]+)\s*$/;
+
+/**
+ * goalrun_workflow_full_replays_total: how many workflow tasks replayed their goal from its first
+ * event because it was not in the worker's cache (the SDK's sticky cache misses, summed), under a
+ * name that says what it costs.
+ */
+export function fullReplays(sdkText: string): string {
+  // Before its first miss the SDK may not list the counter: that is zero, once its metrics are served.
+  if (sdkText.startsWith(SDK_UNAVAILABLE)) return '';
+  let total = 0;
+  for (const line of sdkText.split('\n')) {
+    const match = STICKY_CACHE_MISS.exec(line);
+    if (match) total += Number(match[1]);
+  }
+  return [
+    '# HELP goalrun_workflow_full_replays_total Workflow tasks that replayed a goal from its first event (it was not in the cache).',
+    '# TYPE goalrun_workflow_full_replays_total counter',
+    `goalrun_workflow_full_replays_total ${total}`,
+    '',
+  ].join('\n');
 }
 
 function listen(server: Server, address: { host: string; port: number }): Promise<void> {

@@ -10,7 +10,7 @@
  */
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { SummarizeInput, SummarizeResult } from '../activities/compaction-activities';
 import { resolveCard } from '../activities/models/catalog';
 import type {
@@ -30,6 +30,17 @@ import type { RequestUsage } from '../core/usage';
 export const goalrunRegistry = new Registry();
 // Process metrics (resident memory, heap, event loop lag) of the worker process.
 collectDefaultMetrics({ register: goalrunRegistry });
+
+const workflowCacheCapacity = new Gauge({
+  name: 'goalrun_workflow_cache_capacity',
+  help: 'Goals this worker keeps in memory between their tasks (sized from --max-memory, the cgroup or the machine).',
+  registers: [goalrunRegistry],
+});
+
+/** Says how many goals the worker's cache holds (set once the worker is sized). */
+export function recordWorkflowCacheCapacity(goals: number): void {
+  workflowCacheCapacity.set(goals);
+}
 
 const modelSteps = new Counter({
   name: 'goalrun_model_steps_total',

@@ -36,7 +36,7 @@ import type { WorkflowCacheSizing } from './workflow-cache';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
-import { activityMetricsInterceptor } from './metrics';
+import { activityMetricsInterceptor, recordWorkflowCacheCapacity } from './metrics';
 
 /** Running tool calls get this long to finish when the worker stops, as the worker says at start. */
 export const TOOL_SHUTDOWN_GRACE_MS = 30_000;
@@ -171,11 +171,13 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
   // The GoalWorker exists only after its workers: the codec reaches it through this.
   let goalWorker: GoalWorker | undefined;
   const telemetry = processTelemetry({ traceContent: options.traceContent });
+  const cache = options.cache ?? machineCacheSizing();
+  if (role !== 'tools') recordWorkflowCacheCapacity(cache.maxCachedWorkflows);
   const common: Partial<WorkerOptions> = {
     connection: options.connection,
     namespace: options.namespace,
     dataConverter: goalrunDataConverter(payloadKeys, (error) => goalWorker?.stopOnDecryptError(error)),
-    ...workerTuning(options.cache),
+    ...workerTuning(cache),
     // goalrun's Prometheus counters, read off each activity's input and result (worker/metrics.ts),
     // and with an OTLP endpoint, the activities' spans (worker/telemetry.ts).
     interceptors: { activity: [activityMetricsInterceptor, ...(telemetry?.activityInterceptors ?? [])] },

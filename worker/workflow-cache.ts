@@ -20,6 +20,14 @@ export const MACHINE_MEMORY_SHARE = 0.5;
 export const MIN_CACHED_GOALS = 100;
 /** Never more: beyond this a single worker's event loop, not memory, is what limits it. */
 export const MAX_CACHED_GOALS = 10_000;
+/**
+ * Without AsyncContextFrame (Node before 24), every AsyncLocalStorage is an async hook, and every
+ * cached goal holds one enabled (the SDK's per-run random source): each promise any goal makes then
+ * costs a step through all of them and a property per goal. Measured at 1,000 live goals on Node 20
+ * (docs/performance.md), a larger cache cost more CPU than the replays it saved; there the cache
+ * stops at this many goals.
+ */
+export const NO_CONTEXT_FRAME_MAX_CACHED_GOALS = 200;
 /** Only this share of the V8 heap limit goes to the cache: the activities need the rest. */
 const HEAP_LIMIT_SHARE = 0.6;
 
@@ -34,6 +42,8 @@ export interface WorkflowCacheSizing {
   source: MemorySource;
   /** Set when V8's heap limit, not the budget, capped the cache. */
   heapLimited: boolean;
+  /** Set when this Node's AsyncLocalStorage, not the budget, capped the cache. */
+  nodeLimited: boolean;
 }
 
 /** What the sizing reads off the process and machine. */
@@ -45,6 +55,8 @@ export interface MemoryFacts {
   totalMemoryBytes: number;
   /** V8's heap_size_limit of this process. */
   heapLimitBytes: number;
+  /** Whether AsyncLocalStorage runs on AsyncContextFrame (Node 24, or 22 with the flag); default true. */
+  asyncContextFrame?: boolean;
 }
 
 /** Thrown for a --max-memory that is not a size. */
@@ -112,18 +124,24 @@ export function sizeWorkflowCache(facts: MemoryFacts): WorkflowCacheSizing {
   }
   const byBudget = Math.floor((memoryBytes / MIB - WORKER_BASE_MIB) / HEAP_PER_CACHED_GOAL_MIB);
   const byHeap = Math.floor((facts.heapLimitBytes * HEAP_LIMIT_SHARE) / MIB / HEAP_PER_CACHED_GOAL_MIB);
-  const fit = Math.min(byBudget, byHeap);
+  const byNode = facts.asyncContextFrame === false ? NO_CONTEXT_FRAME_MAX_CACHED_GOALS : MAX_CACHED_GOALS;
+  const fit = Math.min(byBudget, byHeap, byNode);
   return {
     maxCachedWorkflows: Math.max(MIN_CACHED_GOALS, Math.min(MAX_CACHED_GOALS, fit)),
     memoryBytes,
     source,
-    heapLimited: byHeap < byBudget && byHeap < MAX_CACHED_GOALS,
+    heapLimited: byHeap < byBudget && byHeap < byNode,
+    nodeLimited: byNode < byBudget && byNode <= byHeap,
   };
 }
 
 /** One line for the worker's start-up notice and `doctor`. */
 export function describeCacheSizing(sizing: WorkflowCacheSizing): string {
   const gib = (sizing.memoryBytes / (1024 * MIB)).toFixed(1);
-  const why = sizing.heapLimited ? "; capped by Node's heap limit (raise it with --max-old-space-size)" : '';
+  const why = sizing.nodeLimited
+    ? '; capped on this Node: Node 24 keeps more goals cheaply'
+    : sizing.heapLimited
+      ? "; capped by Node's heap limit (raise it with --max-old-space-size)"
+      : '';
   return `${sizing.maxCachedWorkflows} goals fit in the workflow cache (${gib} GiB from ${sizing.source}${why})`;
 }

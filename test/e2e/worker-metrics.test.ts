@@ -113,6 +113,9 @@ describe('worker metrics', () => {
       ).toBe(STEPS);
       expect(total(metrics, 'temporal_workflow_completed', { workflow_type: 'goalWorkflow' })).toBe(1);
       expect(total(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+      // The cache holds this goal: it never replayed from its first event.
+      expect(total(metrics, 'goalrun_workflow_cache_capacity')).toBeGreaterThanOrEqual(100);
+      expect(metrics.get('goalrun_workflow_full_replays_total')).toBe(0);
     } finally {
       server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');

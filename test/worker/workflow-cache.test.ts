@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hasAsyncContextFrame } from '../../worker/machine-memory';
 import {
   cgroupMemoryLimit,
   describeCacheSizing,
@@ -6,6 +7,7 @@ import {
   MAX_CACHED_GOALS,
   MemorySizeError,
   MIN_CACHED_GOALS,
+  NO_CONTEXT_FRAME_MAX_CACHED_GOALS,
   parseMemorySize,
   sizeWorkflowCache,
   WORKER_BASE_MIB,
@@ -93,5 +95,33 @@ describe('sizeWorkflowCache', () => {
     expect(tiny.maxCachedWorkflows).toBe(MIN_CACHED_GOALS);
     const huge = sizeWorkflowCache({ totalMemoryBytes: 1024 * GIB, heapLimitBytes: 1024 * GIB });
     expect(huge.maxCachedWorkflows).toBe(MAX_CACHED_GOALS);
+  });
+});
+
+describe('the cache on a Node without AsyncContextFrame', () => {
+  it('stops at the measured cap and says why', () => {
+    const sizing = sizeWorkflowCache({
+      totalMemoryBytes: 24 * GIB,
+      heapLimitBytes: 4 * GIB,
+      asyncContextFrame: false,
+    });
+    expect(sizing.maxCachedWorkflows).toBe(NO_CONTEXT_FRAME_MAX_CACHED_GOALS);
+    expect(sizing.nodeLimited).toBe(true);
+    expect(describeCacheSizing(sizing)).toContain('capped on this Node: Node 24 keeps more goals cheaply');
+    const frame = sizeWorkflowCache({
+      totalMemoryBytes: 24 * GIB,
+      heapLimitBytes: 4 * GIB,
+      asyncContextFrame: true,
+    });
+    expect(frame.maxCachedWorkflows).toBeGreaterThan(NO_CONTEXT_FRAME_MAX_CACHED_GOALS);
+    expect(frame.nodeLimited).toBe(false);
+  });
+
+  it('knows which Node has it', () => {
+    expect(hasAsyncContextFrame('24.1.0', [])).toBe(true);
+    expect(hasAsyncContextFrame('24.1.0', ['--no-async-context-frame'])).toBe(false);
+    expect(hasAsyncContextFrame('22.12.0', [])).toBe(false);
+    expect(hasAsyncContextFrame('22.12.0', ['--experimental-async-context-frame'])).toBe(true);
+    expect(hasAsyncContextFrame('20.20.2', ['--experimental-async-context-frame'])).toBe(false);
   });
 });
