@@ -78,9 +78,7 @@ async function scrape(sdkUrl: string): Promise<string> {
   let sdk: string;
   try {
     const response = await fetch(sdkUrl, { signal: AbortSignal.timeout(SDK_SCRAPE_TIMEOUT_MS) });
-    sdk = response.ok
-      ? await response.text()
-      : `${SDK_UNAVAILABLE}: HTTP ${response.status}\n`;
+    sdk = response.ok ? await response.text() : `${SDK_UNAVAILABLE}: HTTP ${response.status}\n`;
   } catch (err) {
     // Before the runtime is installed (or if it has no exporter) there is nothing to add.
     sdk = `${SDK_UNAVAILABLE}: ${(err as Error).message}\n`;
