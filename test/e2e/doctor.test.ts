@@ -24,6 +24,8 @@ const ITEMS = [
   'openai-compatible key',
   // Which config files were read (issue 17: the global one, then the project's).
   'config files',
+  // Issue 30: how many goals a worker of this machine keeps in memory.
+  'worker memory',
   // Issue 29: where each Temporal setting came from, and whether the server answers with them.
   'Temporal connection',
   'Temporal server',
@@ -77,6 +79,7 @@ describe('goalrun doctor', () => {
     });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(ITEMS.length);
+    expect(lineOf(result.stdout, 'worker memory')).toMatch(/\d+ goals fit in the workflow cache \(/);
     expect(lineOf(result.stdout, 'bubblewrap')).toMatch(
       /^ok +bubblewrap: bubblewrap \S+ at \/\S*bwrap starts a sandbox here$/,
     );
