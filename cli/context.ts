@@ -16,6 +16,7 @@ import type { SessionStore } from '../store/types';
 import { TemporalConnectionError } from '../worker/connection-errors';
 import { goalrunDataConverter } from '../worker/data-converter';
 import { installWorkerLogging } from '../worker/logging';
+import { machineCacheSizing } from '../worker/machine-memory';
 import { loadPayloadKeys, type PayloadKey } from '../worker/payload-keys';
 import { knownSecrets } from '../worker/secrets';
 import { loadSettings, type Settings, taskQueueForStore, temporalHttpBaseUrl } from '../worker/settings';
@@ -258,6 +259,8 @@ export class CliContext {
    */
   async hostWorker(options: { exclusive?: boolean } = {}): Promise<void> {
     if (this.worker) return;
+    // First: a GOALRUN_WORKER_MAX_MEMORY that is no size is exit 2 before anything starts.
+    const cache = machineCacheSizing();
     const exclusive = options.exclusive !== false;
     // The CLI handles Ctrl-C itself (stop following, then shut the worker down gracefully).
     installWorkerLogging(
@@ -278,6 +281,7 @@ export class CliContext {
       hostQueue,
       payloadKeys: this.payloadKeys(),
       notify: this.settings.config.notify,
+      cache,
     });
     markHostingWorker();
     const running = worker.run();

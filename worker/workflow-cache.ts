@@ -5,6 +5,8 @@
  * made 5.3 full replays per goal and 2.3 times the CPU per step). Pure: the caller reads the machine.
  */
 
+import { ConfigError } from '../core/errors';
+
 const MIB = 1024 * 1024;
 
 /**
@@ -59,10 +61,8 @@ export interface MemoryFacts {
   asyncContextFrame?: boolean;
 }
 
-/** Thrown for a --max-memory that is not a size. */
-export class MemorySizeError extends Error {
-  readonly type = 'MemorySizeError';
-}
+/** Thrown for a --max-memory (or GOALRUN_WORKER_MAX_MEMORY) that is not a size: a ConfigError, so every command that starts a worker exits 2 on it. */
+export class MemorySizeError extends ConfigError {}
 
 const UNITS: Record<string, number> = {
   '': MIB,

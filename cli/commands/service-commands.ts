@@ -8,7 +8,7 @@ import { securityText } from '../../worker/connection-options';
 import { installWorkerLogging, WORKER_LOG_LEVELS, type WorkerLogLevel } from '../../worker/logging';
 import { machineCacheSizing } from '../../worker/machine-memory';
 import { toolsQueueName, type WorkerRole } from '../../worker/roles';
-import { describeCacheSizing, MemorySizeError, type WorkflowCacheSizing } from '../../worker/workflow-cache';
+import { describeCacheSizing } from '../../worker/workflow-cache';
 import type { CliContext } from '../context';
 import { runDevServerForeground } from '../dev-server';
 import { notice, say } from '../output';
@@ -30,7 +30,8 @@ export async function workerCommand(
 ): Promise<number> {
   const role = (options.role ?? 'all') as WorkerRole;
   // Checked first: a size that is not one is a usage error, before any server is started.
-  const cache = role === 'tools' ? undefined : workflowCacheOf(options.maxMemory);
+  // A --max-memory (or GOALRUN_WORKER_MAX_MEMORY) that is no size is a MemorySizeError: exit 2.
+  const cache = role === 'tools' ? undefined : machineCacheSizing(options.maxMemory);
   // Checked before anything starts: a tools worker without a real root would refuse every call.
   const workspaceRoot = role === 'tools' ? realWorkspaceRoot(options.workspaceRoot) : undefined;
   // A worker that runs tools on a machine that cannot sandbox would fail every command of every goal.
@@ -123,16 +124,6 @@ export async function workerCommand(
   await metrics?.close();
   notice('worker stopped');
   return 0;
-}
-
-/** The worker's cache sizing; a --max-memory (or GOALRUN_WORKER_MAX_MEMORY) that is no size is exit 2. */
-function workflowCacheOf(maxMemory: string | undefined): WorkflowCacheSizing {
-  try {
-    return machineCacheSizing(maxMemory);
-  } catch (err) {
-    if (err instanceof MemorySizeError) throw new ConfigError(err.message);
-    throw err;
-  }
 }
 
 /**

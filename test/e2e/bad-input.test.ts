@@ -116,6 +116,19 @@ describe('bad input', () => {
     expect(unknown.stderr).toMatch(/unknown option '--frobnicate'/);
   });
 
+  it('rejects a worker memory budget that is no size, from the flag or the environment', async () => {
+    const flag = await runCli(['worker', '--max-memory', 'lots'], t.env);
+    expect(flag.code).toBe(2);
+    expect(oneLine(flag.stderr)).toMatch(/--max-memory "lots" is not a size: give it as 2G, 1536M or 2GiB/);
+    // `run` hosts a worker too: the environment's budget is checked before anything starts.
+    const env = { ...t.env, OPENAI_API_KEY: 'sk-test', GOALRUN_WORKER_MAX_MEMORY: '10M' };
+    const run = await runCli(['run', 'x', '--workspace', t.workspace, '--model', 'openai:gpt-4o'], env);
+    expect(run.code).toBe(2);
+    expect(oneLine(run.stderr)).toMatch(
+      /GOALRUN_WORKER_MAX_MEMORY 10M is too small: a worker needs at least \d+M/,
+    );
+  });
+
   it('shows malformed tool-call arguments to the model as an error, and the run goes on', async () => {
     const g = goalTestEnv('badargs');
     const model = scriptedModel(g.home, [
