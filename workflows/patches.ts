@@ -113,6 +113,12 @@ export const PATCH = {
    * tools-off turn and ends budget_exhausted; its todo-write claims go to its parent by signal.
    */
   subAgents: 'sub-agents',
+  /**
+   * Traces only when asked (issue 30): a run started without a trace context (no `_tracer-data`
+   * header: its starter had no OTLP endpoint) skips Temporal's OpenTelemetry workflow interceptors,
+   * which built a tracer, a context store and spans for every goal that nothing exported.
+   */
+  tracedWhenAsked: 'traced-when-asked',
 } as const;
 
 /** A patch id. */
@@ -293,6 +299,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'the agent tool is offered (modelStep input); an agent call starts goalWorkflow as a child workflow ' +
       '(parent close policy REQUEST_CANCEL) and waits for it; a sub-agent at its share of the budget makes one ' +
       'model step without tools and ends budget_exhausted; its todo-write calls signal its parent (agentTasks)',
+  },
+  {
+    id: PATCH.tracedWhenAsked,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a run whose start carries no trace context runs without the OpenTelemetry workflow interceptors ' +
+      '(workflows/tracing-interceptors.ts): no RunWorkflow or StartActivity spans, and activities start no trace of the workflow',
   },
 ];
 

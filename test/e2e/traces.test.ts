@@ -173,6 +173,42 @@ describe('traces over OTLP', () => {
     }
   }, 600_000);
 
+  it('traces no workflow that was started without a trace context, on a worker that traces', async () => {
+    const t = tracedEnv('traces-unasked');
+    writeFiles(t.workspace);
+    const objective = `trace-unasked-${Date.now()}`;
+    server.setFallback((body) =>
+      promptText(body).includes(objective) ? turn(requestStep(body)) : { text: 'not mine' },
+    );
+    const before = receiver.spans.length;
+    const worker = spawnCli(['worker'], t.env);
+    try {
+      // The starter has no endpoint, so the start carries no trace context.
+      const { OTEL_EXPORTER_OTLP_ENDPOINT: _endpoint, ...untracedEnv } = t.env;
+      const { sessionId } = expectJson(
+        await runCli(goalArgs('start', objective, t, server, ['--json']), untracedEnv),
+      );
+      const done = expectJson(await runCli(['watch', sessionId, '--json'], untracedEnv, 300_000));
+      expect(done.status).toBe('completed');
+      // The worker's own spans still go out: its model calls are traced, each a trace of its own.
+      await waitFor(
+        "the model calls' spans",
+        () => ofSession(receiver.spans, sessionId, CHAT).length === 3,
+        60_000,
+        50,
+      );
+      await killAndWait(worker, 'SIGTERM');
+      const spans = receiver.spans.slice(before);
+      const names = spans.map((span) => span.name);
+      expect(names).toContain('RunActivity:modelStep');
+      // The workflow made none: no RunWorkflow, no StartActivity, no step span.
+      expect(names.filter((name) => /^(RunWorkflow|StartActivity|StartWorkflow):/.test(name))).toEqual([]);
+      expect(ofSession(spans, sessionId, 'invoke_agent goalrun')).toEqual([]);
+    } finally {
+      await killAndWait(worker, 'SIGKILL');
+    }
+  }, 300_000);
+
   it('loads no OpenTelemetry SDK and sends nothing without an endpoint', async () => {
     const t = goalTestEnv('traces-off', { OPENAI_API_KEY: SECRET });
     writeFiles(t.workspace);
