@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
+import { tracingRequested } from './tracing-env';
 import {
   cgroupMemoryLimit,
   type MemoryFacts,
@@ -31,6 +32,7 @@ export function machineMemoryFacts(maxMemory?: string): MemoryFacts {
     totalMemoryBytes: os.totalmem(),
     heapLimitBytes: v8.getHeapStatistics().heap_size_limit,
     asyncContextFrame: hasAsyncContextFrame(),
+    tracing: tracingRequested(),
   };
 }
 

@@ -12,11 +12,10 @@ import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/wor
 import type { Sinks } from '@temporalio/workflow';
 import { setTraceContent } from '../activities/trace-content';
 import { genAiActivitySpans } from './genai-spans';
+import { tracingRequested } from './tracing-env';
 
-/** Where spans go; the exporter reads it (and the other OTEL_EXPORTER_OTLP_* settings) itself. */
-export const OTLP_ENDPOINT_ENV = 'OTEL_EXPORTER_OTLP_ENDPOINT';
-/** The traces-only endpoint, which wins over OTLP_ENDPOINT_ENV. */
-export const OTLP_TRACES_ENDPOINT_ENV = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+export { OTLP_ENDPOINT_ENV, OTLP_TRACES_ENDPOINT_ENV, tracingRequested } from './tracing-env';
+
 /** `1`: span attributes may carry message text and tool arguments and output (`--trace-content`). */
 export const TRACE_CONTENT_ENV = 'GOALRUN_TRACE_CONTENT';
 /** The service name of goalrun's spans unless OTEL_SERVICE_NAME says otherwise. */
@@ -35,11 +34,6 @@ export interface Telemetry {
 }
 
 let current: Telemetry | null | undefined;
-
-/** Whether the environment asks for traces. */
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env[OTLP_TRACES_ENDPOINT_ENV]?.trim() || env[OTLP_ENDPOINT_ENV]?.trim());
-}
 
 /**
  * The process's telemetry, set up on first use: null when no endpoint is configured. With

@@ -24,10 +24,10 @@ export const MIN_CACHED_GOALS = 100;
 export const MAX_CACHED_GOALS = 10_000;
 /**
  * Without AsyncContextFrame (Node before 24), every AsyncLocalStorage is an async hook, and every
- * cached goal holds one enabled (the SDK's per-run random source): each promise any goal makes then
- * costs a step through all of them and a property per goal. Measured at 1,000 live goals on Node 20
- * (docs/performance.md), a larger cache cost more CPU than the replays it saved; there the cache
- * stops at this many goals.
+ * cached goal that traces holds one enabled (the OpenTelemetry context store of its run): each
+ * promise any goal makes then costs a step through all of them. Measured at 1,000 live goals on
+ * Node 20 (docs/performance.md), a larger cache cost more CPU than the replays it saved; so a worker
+ * that exports traces stops its cache at this many goals there. Untraced goals hold none.
  */
 export const NO_CONTEXT_FRAME_MAX_CACHED_GOALS = 200;
 /** Only this share of the V8 heap limit goes to the cache: the activities need the rest. */
@@ -44,7 +44,7 @@ export interface WorkflowCacheSizing {
   source: MemorySource;
   /** Set when V8's heap limit, not the budget, capped the cache. */
   heapLimited: boolean;
-  /** Set when this Node's AsyncLocalStorage, not the budget, capped the cache. */
+  /** Set when this Node's AsyncLocalStorage with traces on, not the budget, capped the cache. */
   nodeLimited: boolean;
 }
 
@@ -59,6 +59,8 @@ export interface MemoryFacts {
   heapLimitBytes: number;
   /** Whether AsyncLocalStorage runs on AsyncContextFrame (Node 24, or 22 with the flag); default true. */
   asyncContextFrame?: boolean;
+  /** Whether this worker exports traces, so the goals it runs are expected to trace; default false. */
+  tracing?: boolean;
 }
 
 /** Thrown for a --max-memory (or GOALRUN_WORKER_MAX_MEMORY) that is not a size: a ConfigError, so every command that starts a worker exits 2 on it. */
@@ -124,7 +126,8 @@ export function sizeWorkflowCache(facts: MemoryFacts): WorkflowCacheSizing {
   }
   const byBudget = Math.floor((memoryBytes / MIB - WORKER_BASE_MIB) / HEAP_PER_CACHED_GOAL_MIB);
   const byHeap = Math.floor((facts.heapLimitBytes * HEAP_LIMIT_SHARE) / MIB / HEAP_PER_CACHED_GOAL_MIB);
-  const byNode = facts.asyncContextFrame === false ? NO_CONTEXT_FRAME_MAX_CACHED_GOALS : MAX_CACHED_GOALS;
+  const byNode =
+    facts.asyncContextFrame === false && facts.tracing ? NO_CONTEXT_FRAME_MAX_CACHED_GOALS : MAX_CACHED_GOALS;
   const fit = Math.min(byBudget, byHeap, byNode);
   return {
     maxCachedWorkflows: Math.max(MIN_CACHED_GOALS, Math.min(MAX_CACHED_GOALS, fit)),
@@ -139,7 +142,7 @@ export function sizeWorkflowCache(facts: MemoryFacts): WorkflowCacheSizing {
 export function describeCacheSizing(sizing: WorkflowCacheSizing): string {
   const gib = (sizing.memoryBytes / (1024 * MIB)).toFixed(1);
   const why = sizing.nodeLimited
-    ? '; capped on this Node: Node 24 keeps more goals cheaply'
+    ? '; capped on this Node while traces are on: Node 24 keeps more traced goals cheaply'
     : sizing.heapLimited
       ? "; capped by Node's heap limit (raise it with --max-old-space-size)"
       : '';

@@ -99,19 +99,31 @@ describe('sizeWorkflowCache', () => {
 });
 
 describe('the cache on a Node without AsyncContextFrame', () => {
-  it('stops at the measured cap and says why', () => {
+  it('stops at the measured cap when the worker traces, and says why', () => {
     const sizing = sizeWorkflowCache({
       totalMemoryBytes: 24 * GIB,
       heapLimitBytes: 4 * GIB,
       asyncContextFrame: false,
+      tracing: true,
     });
     expect(sizing.maxCachedWorkflows).toBe(NO_CONTEXT_FRAME_MAX_CACHED_GOALS);
     expect(sizing.nodeLimited).toBe(true);
-    expect(describeCacheSizing(sizing)).toContain('capped on this Node: Node 24 keeps more goals cheaply');
+    expect(describeCacheSizing(sizing)).toContain(
+      'capped on this Node while traces are on: Node 24 keeps more traced goals cheaply',
+    );
+    // Untraced goals hold no AsyncLocalStorage: the cache is sized to memory as on Node 24.
+    const untraced = sizeWorkflowCache({
+      totalMemoryBytes: 24 * GIB,
+      heapLimitBytes: 4 * GIB,
+      asyncContextFrame: false,
+    });
+    expect(untraced.maxCachedWorkflows).toBeGreaterThan(NO_CONTEXT_FRAME_MAX_CACHED_GOALS);
+    expect(untraced.nodeLimited).toBe(false);
     const frame = sizeWorkflowCache({
       totalMemoryBytes: 24 * GIB,
       heapLimitBytes: 4 * GIB,
       asyncContextFrame: true,
+      tracing: true,
     });
     expect(frame.maxCachedWorkflows).toBeGreaterThan(NO_CONTEXT_FRAME_MAX_CACHED_GOALS);
     expect(frame.nodeLimited).toBe(false);
