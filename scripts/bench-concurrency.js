@@ -116,35 +116,28 @@ async function startGoalWorker(ctx, index) {
 // Running N goals, or N floor workflows, at once.
 
 async function runGoals(ctx, round) {
-  const { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } =
-    fromDist('workflows/definitions.js');
+  const { workflowIdOf } = fromDist('workflows/definitions.js');
+  // Started as `goalrun start` starts a goal: the same summary, details and search attributes.
+  const { goalStartMetadata } = fromDist('workflows/goal-start-metadata.js');
   const ids = Array.from({ length: ctx.opts.concurrent }, (_, i) => `bench-${ctx.suffix}-r${round}-${i}`);
   const started = performance.now();
   const handles = await Promise.all(
-    ids.map((sessionId) =>
-      ctx.client.workflow.start('goalWorkflow', {
+    ids.map((sessionId) => {
+      const goal = {
+        sessionId,
+        objective: 'benchmark: a few cheap tool calls, then finish',
+        workspace: ctx.workspace,
+        model: MODEL,
+        baseUrl: ctx.model.url,
+        limits: LIMITS,
+      };
+      return ctx.client.workflow.start('goalWorkflow', {
         workflowId: workflowIdOf(sessionId),
         taskQueue: ctx.goalQueue,
-        args: [
-          {
-            goal: {
-              sessionId,
-              objective: 'benchmark: a few cheap tool calls, then finish',
-              workspace: ctx.workspace,
-              model: MODEL,
-              baseUrl: ctx.model.url,
-              limits: LIMITS,
-            },
-          },
-        ],
-        typedSearchAttributes: [
-          { key: GoalStatusKey, value: 'running' },
-          { key: GoalSessionKey, value: sessionId },
-          { key: GoalModelKey, value: MODEL },
-          { key: GoalIterationKey, value: 0 },
-        ],
-      }),
-    ),
+        args: [{ goal }],
+        ...goalStartMetadata(goal),
+      });
+    }),
   );
   const { goalResult } = fromDist('cli/goal-result.js');
   // A blocked or failed goal fails its workflow; goalResult reads its snapshot from the failure.

@@ -50,6 +50,7 @@ import {
   GoalModelKey,
   GoalSessionKey,
   GoalStatusKey,
+  START_ITERATION,
   steerSignal,
 } from './definitions';
 import { failureDetail, innermostMessage } from './failures';
@@ -145,7 +146,7 @@ async function startAgent(run: GoalRun, call: ToolCallRef): Promise<StartedChild
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: sessionId },
       { key: GoalModelKey, value: clipHead(child.model, 200) },
-      { key: GoalIterationKey, value: 0 },
+      { key: GoalIterationKey, value: START_ITERATION },
     ],
   });
   run.session.note(`${agentId} started: ${record.objective}`);

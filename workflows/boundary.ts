@@ -10,7 +10,14 @@ import { storeKeys } from '../core/store-keys';
 import { clip, clipBytes, clipHead } from '../core/text';
 import { escapeUiMarkdown } from '../core/ui-markdown';
 import { breakerOnUnpause } from './breaker-gate';
-import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey, workflowIdOf } from './definitions';
+import {
+  GoalIterationKey,
+  GoalModelKey,
+  GoalSessionKey,
+  GoalStatusKey,
+  START_ITERATION,
+  workflowIdOf,
+} from './definitions';
 import type { GoalRun } from './goal-run-port';
 
 /** How long a goal at a limit waits for /limits before it ends as limit_reached for good. */
@@ -87,7 +94,7 @@ export async function startFreshSession(run: GoalRun): Promise<string> {
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: sessionId },
       { key: GoalModelKey, value: clipHead(goal.model, 200) },
-      { key: GoalIterationKey, value: 0 },
+      { key: GoalIterationKey, value: START_ITERATION },
     ],
   });
   return sessionId;

@@ -97,5 +97,10 @@ export const GoalStatusKey = defineSearchAttributeKey('GoalStatus', SearchAttrib
 export const GoalSessionKey = defineSearchAttributeKey('GoalSession', SearchAttributeType.KEYWORD);
 export const GoalModelKey = defineSearchAttributeKey('GoalModel', SearchAttributeType.KEYWORD);
 export const GoalIterationKey = defineSearchAttributeKey('GoalIteration', SearchAttributeType.INT);
+/**
+ * The GoalIteration a goal is started with: its state's first iteration (initialGoalState), so the
+ * workflow has nothing to upsert until the iteration or status changes (patch start-attributes-published).
+ */
+export const START_ITERATION = 1;
 
 export { GOAL_BLOCKED_TYPE, GOAL_FAILED_TYPE } from '../core/workflow-names';

@@ -27,7 +27,7 @@ import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { StoreWait } from './store-wait';
 import { TimeLimit } from './time-limit';
-import { createPublisher } from './visibility';
+import { createPublisher, startAttributes } from './visibility';
 
 /** What a run is composed with (goal-workflow.ts): what follows a checkpoint (the hooks). */
 export interface GoalRunParts {
@@ -84,10 +84,10 @@ export class TemporalGoalRun implements GoalRun {
       : { ...initialGoalState(input.goal), ...(input.tasks ? { tasks: input.tasks } : {}) };
     this.session = new GoalSession(state, () => Date.now());
     this.opened = Boolean(input.state);
-    this.publisher = createPublisher(() => ({
-      state: this.state,
-      snapshot: this.session.snapshot(this.workflowId),
-    }));
+    this.publisher = createPublisher(
+      () => ({ state: this.state, snapshot: this.session.snapshot(this.workflowId) }),
+      this.features[PATCH.startAttributesPublished] ? startAttributes() : undefined,
+    );
     this.timeLimit.cutStaysCut = this.features[PATCH.commandQueue];
   }
 

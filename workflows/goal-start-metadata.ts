@@ -7,7 +7,13 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { GoalDefinition } from '../core/goal';
 import { clipBytes, clipHead } from '../core/text';
 import { escapeUiMarkdown } from '../core/ui-markdown';
-import { GoalIterationKey, GoalModelKey, GoalSessionKey, GoalStatusKey } from './definitions';
+import {
+  GoalIterationKey,
+  GoalModelKey,
+  GoalSessionKey,
+  GoalStatusKey,
+  START_ITERATION,
+} from './definitions';
 
 /** The Web UI's one-line summary is capped at 200 bytes. */
 const STATIC_SUMMARY_MAX_BYTES = 200;
@@ -21,7 +27,7 @@ export interface GoalStartMetadata {
   typedSearchAttributes: SearchAttributePair[];
 }
 
-/** The metadata of a goal that starts now (status running, iteration 0). */
+/** The metadata of a goal that starts now (status running, its first iteration). */
 export function goalStartMetadata(goal: GoalDefinition): GoalStartMetadata {
   return {
     // The Web UI renders both as Markdown, where `$…$` is math: dollars are escaped.
@@ -33,7 +39,7 @@ export function goalStartMetadata(goal: GoalDefinition): GoalStartMetadata {
       { key: GoalStatusKey, value: 'running' },
       { key: GoalSessionKey, value: goal.sessionId },
       { key: GoalModelKey, value: clipHead(goal.model, MODEL_ATTRIBUTE_MAX_CHARS) },
-      { key: GoalIterationKey, value: 0 },
+      { key: GoalIterationKey, value: START_ITERATION },
     ],
   };
 }

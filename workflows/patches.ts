@@ -119,6 +119,12 @@ export const PATCH = {
    * which built a tracer, a context store and spans for every goal that nothing exported.
    */
   tracedWhenAsked: 'traced-when-asked',
+  /**
+   * Start attributes count as published (issue 30): the search attributes a goal's start set
+   * (GoalStatus running, GoalIteration 1: START_ITERATION) are not upserted again, so a new goal writes
+   * no upsert at its start.
+   */
+  startAttributesPublished: 'start-attributes-published',
 } as const;
 
 /** A patch id. */
@@ -308,6 +314,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'a run whose start carries no trace context runs without the OpenTelemetry workflow interceptors ' +
       '(workflows/tracing-interceptors.ts): no RunWorkflow or StartActivity spans, and activities start no trace of the workflow',
   },
+  {
+    id: PATCH.startAttributesPublished,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'the first publish upserts the search attributes only when they differ from what the start set: a goal ' +
+      'started running at GoalIteration 1 (as goals are started now) writes no upsert at its start',
+  },
 ];
 
 /**
@@ -329,6 +343,33 @@ export interface PatchSet {
 
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
+  {
+    // The 0.3.0 set and the two patches added after it: a new goal records one marker, not three.
+    id: 'patch-set-0.3.0-2',
+    addedIn: '0.3.0',
+    covers: [
+      'keep-every-steering-message',
+      'command-queue',
+      'tool-host-workspace-context',
+      'stop-and-notify-hooks',
+      'daily-budget',
+      'workspace-snapshots',
+      'workspace-snapshot-guard',
+      'paid-calls',
+      'goal-end-failure',
+      'breaker-warns-first',
+      'waits-that-end',
+      'stall-watch',
+      'store-outage-wait',
+      'notify-targets',
+      'failover-to-backup',
+      'fast-takeover',
+      'verified-completion',
+      'sub-agents',
+      'traced-when-asked',
+      'start-attributes-published',
+    ],
+  },
   {
     id: 'patch-set-0.3.0',
     addedIn: '0.3.0',

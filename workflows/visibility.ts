@@ -1,15 +1,36 @@
 /** What the Temporal Web UI shows of a goal: search attributes and the current-details Markdown. */
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { GoalSnapshot, GoalState } from '../core/goal';
 import { detailsMarkdown } from '../core/goal-details';
 import { taskView } from '../core/task-graph';
 import { GoalIterationKey, GoalStatusKey } from './definitions';
 import { policyOf } from './policy';
 
-/** Returns a function that publishes the goal's state; search attributes only when they change. */
-export function createPublisher(current: () => { state: GoalState; snapshot: GoalSnapshot }) {
-  // Each upsert is a history event, so unchanged values are not sent again.
-  let published = { status: '', iteration: -1 };
+/** The search attributes a run already shows: what its start set (patch start-attributes-published). */
+export interface PublishedAttributes {
+  status: string;
+  iteration: number;
+}
+
+/** What a run's start set, read from the workflow info (the start event: the same on every replay). */
+export function startAttributes(): PublishedAttributes {
+  const attributes = workflowInfo().typedSearchAttributes;
+  return {
+    status: attributes.get(GoalStatusKey) ?? '',
+    iteration: attributes.get(GoalIterationKey) ?? -1,
+  };
+}
+
+/**
+ * Returns a function that publishes the goal's state; search attributes only when they differ from
+ * what the run shows (`shown`: nothing, for runs before the patch).
+ */
+export function createPublisher(
+  current: () => { state: GoalState; snapshot: GoalSnapshot },
+  shown: PublishedAttributes = { status: '', iteration: -1 },
+) {
+  // Each upsert is a history event and a visibility write, so unchanged values are not sent again.
+  let published = shown;
   return () => {
     const { state, snapshot } = current();
     if (published.status !== state.status || published.iteration !== state.iteration) {

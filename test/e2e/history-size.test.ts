@@ -79,6 +79,13 @@ describe('history size', () => {
           ?.TemporalChangeVersion,
     );
     expect(versionUpserts).toHaveLength(1 + newer.length);
+    // The start set GoalStatus running and GoalIteration 1, which the goal kept until it completed:
+    // its only status upsert is its end (patch start-attributes-published).
+    const statusUpserts = events
+      .map(({ event }) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields)
+      .filter((fields) => fields?.GoalStatus)
+      .map((fields) => Buffer.from(fields?.GoalStatus?.data ?? []).toString());
+    expect(statusUpserts).toEqual(['"completed"']);
 
     const steps = stepCosts(events);
     // Steps 1..29 each have a following model step to measure against.
