@@ -49,6 +49,9 @@ async function gitStatus(input: {
   host: SandboxHost;
   signal?: AbortSignal;
 }): Promise<string> {
+  // No `.git` at or above the workspace: git could only say so, and starting a sandbox for that is
+  // most of what a plain folder's gathering costs (a process, a cgroup and a network namespace).
+  if (!insideGitRepository(input.workspace)) return NOT_A_GIT_REPOSITORY;
   const run = await runCaptured({
     // No fsmonitor, no hook: even in the sandbox, git runs nothing the workspace names.
     argv: ['git', ...safeGitArgs(['status', '--short', '--branch'])],
