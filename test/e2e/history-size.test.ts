@@ -82,7 +82,9 @@ describe('history size', () => {
     // The start set GoalStatus running and GoalIteration 1, which the goal kept until it completed:
     // its only status upsert is its end (patch start-attributes-published).
     const statusUpserts = events
-      .map(({ event }) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields)
+      .map(
+        ({ event }) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields,
+      )
       .filter((fields) => fields?.GoalStatus)
       .map((fields) => Buffer.from(fields?.GoalStatus?.data ?? []).toString());
     expect(statusUpserts).toEqual(['"completed"']);
