@@ -4,7 +4,8 @@
  * branches to the end of its run, and takes the new ones from its next continue-as-new or resume.
  */
 import { deprecatePatch, patched } from '@temporalio/workflow';
-import { PATCH_SETS, PATCHES, type WorkflowFeatures } from './patches';
+import { PATCH_SETS } from './patch-sets';
+import { PATCHES, type WorkflowFeatures } from './patches';
 
 /**
  * Asks Temporal for the newest patch set a run has (a new run records the newest), then for every

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PATCH_MARKER_NAME, patchIdOfMarker } from '../../core/patch-procedure';
-import { PATCH_SETS, PATCHES } from '../../workflows/patches';
+import { PATCH_SETS } from '../../workflows/patch-sets';
+import { PATCHES } from '../../workflows/patches';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { activitySummary, fetchHistory, payloadSizes } from '../support/history';

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareReleases, patchProcedureProblems } from '../../core/patch-procedure';
-import { expandPatchSets, PATCH, PATCH_SETS, PATCHES, RELEASES } from '../../workflows/patches';
+import { expandPatchSets, PATCH_SETS } from '../../workflows/patch-sets';
+import { PATCH, PATCHES, RELEASES } from '../../workflows/patches';
 import { releaseFolders, releasePatches } from '../support/history-fixtures';
 
 const ROOT = path.resolve(__dirname, '../..');
