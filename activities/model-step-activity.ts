@@ -76,7 +76,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       const [stored, session, workspaceContext, watched] = await Promise.all([
         store.getMessageByKey(input.sessionId, assistantKey),
         store.getSession(input.sessionId),
-        latestContext(store, input.sessionId),
+        // Only a named execution: runs that name none read the newest row each time.
+        latestContext(store, input.sessionId, input.execution),
         // Someone prints this goal's partial messages: its text is written as it streams in.
         store.streamWatched(input.sessionId).catch(() => false),
       ]);

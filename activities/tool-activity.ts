@@ -14,7 +14,7 @@ import { ledgerEntryFor } from '../core/ledger-entry';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
 import { type StoredMessage, toolCallsOf } from '../core/messages';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
-import { storeKeys } from '../core/store-keys';
+import { executionOfKey, storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
 import { toolRuleRefusal } from '../core/tool-rules';
@@ -122,12 +122,18 @@ export function createToolActivity(deps: ToolActivityDeps) {
   ): Promise<ToolRunResult> => {
     const resultKey = storeKeys.toolResult(input.toolCallId);
     const eventKey = storeKeys.toolEvent(input.toolCallId);
-    // Both reads at once: a store round trip is on every tool call's path.
-    const [stored, assistant, workspaceContext] = await Promise.all([
-      store.getMessageByKey(input.sessionId, resultKey),
-      store.getMessageByKey(input.sessionId, input.assistantKey ?? storeKeys.assistant(1, input.stepNumber)),
-      latestContext(store, input.sessionId),
+    const assistantKey = input.assistantKey ?? storeKeys.assistant(1, input.stepNumber);
+    // The reads at once, the two messages in one statement: a store round trip is on every call's path.
+    const [messages, workspaceContext] = await Promise.all([
+      store.getMessagesByKeys(input.sessionId, [resultKey, assistantKey]),
+      latestContext(
+        store,
+        input.sessionId,
+        input.assistantKey === undefined ? undefined : executionOfKey(input.assistantKey),
+      ),
     ]);
+    const stored = messages.get(resultKey);
+    const assistant = messages.get(assistantKey);
     if (stored) return storedResult(store, input, stored.seq, stored.key, stored.message, processQueue());
     // Checked after the stored result: a finished call still answers during shutdown.
     jobs().assertAcceptingWork();

@@ -63,6 +63,7 @@ import {
   countMessages,
   existingMessageKeys,
   getMessageByKey,
+  getMessagesByKeys,
   listMessages,
   listMessagesForContext,
 } from './transcript-reads';
@@ -77,6 +78,7 @@ import type {
   SpoolPage,
   ToolResultRecord,
 } from './types';
+import { WorkspaceContextCache } from './workspace-context-cache';
 import { latestWorkspaceContext, saveWorkspaceContext } from './workspace-contexts';
 
 /** Sessions that `listSessions` returns when the caller names no limit. */
@@ -84,6 +86,8 @@ export const DEFAULT_SESSION_LIST_LIMIT = 100;
 
 /** The session store over PostgreSQL (a server of the user's, or the embedded one). */
 export class SqlSessionStore implements SessionStore {
+  private readonly contexts = new WorkspaceContextCache();
+
   constructor(private readonly client: SqlClient) {}
 
   // Sessions (sessions.ts, session-names.ts, session-locks.ts)
@@ -109,6 +113,7 @@ export class SqlSessionStore implements SessionStore {
   }
 
   deleteSession(id: string): Promise<void> {
+    this.contexts.forget(id);
     return deleteSession(this.client, id);
   }
 
@@ -167,6 +172,7 @@ export class SqlSessionStore implements SessionStore {
   // A session's life: clean, fork, checkpoints, workspace contexts
 
   cleanSession(id: string, cleanableStatuses: readonly string[]): Promise<boolean> {
+    this.contexts.forget(id);
     return this.client.transaction((tx) => cleanSession(tx, id, cleanableStatuses));
   }
 
@@ -186,16 +192,26 @@ export class SqlSessionStore implements SessionStore {
     return latestCheckpoint(this.client, sessionId);
   }
 
-  saveWorkspaceContext(
+  async saveWorkspaceContext(
     sessionId: string,
     execution: number,
     data: unknown,
   ): Promise<{ data: unknown; created: boolean }> {
-    return saveWorkspaceContext(this.client, sessionId, execution, data);
+    const saved = await saveWorkspaceContext(this.client, sessionId, execution, data);
+    this.contexts.remember(sessionId, { execution, data: saved.data });
+    return saved;
   }
 
-  latestWorkspaceContext(sessionId: string): Promise<{ execution: number; data: unknown } | null> {
-    return latestWorkspaceContext(this.client, sessionId);
+  async latestWorkspaceContext(
+    sessionId: string,
+    execution?: number,
+  ): Promise<{ execution: number; data: unknown } | null> {
+    const kept = execution === undefined ? undefined : this.contexts.get(sessionId, execution);
+    if (kept) return kept;
+    const row = await latestWorkspaceContext(this.client, sessionId);
+    // Only the asking execution's own row is kept: an older one is the newest only until it writes its own.
+    if (row && row.execution === execution) this.contexts.remember(sessionId, row);
+    return row;
   }
 
   // Messages and goal state (message-append.ts, transcript-reads.ts, tool-result-writes.ts)
@@ -223,6 +239,10 @@ export class SqlSessionStore implements SessionStore {
 
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null> {
     return getMessageByKey(this.client, sessionId, key);
+  }
+
+  getMessagesByKeys(sessionId: string, keys: string[]): Promise<Map<string, TranscriptEntry>> {
+    return getMessagesByKeys(this.client, sessionId, keys);
   }
 
   listMessages(sessionId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<TranscriptEntry[]> {

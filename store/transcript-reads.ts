@@ -30,6 +30,20 @@ export async function getMessageByKey(
   return rows.length > 0 ? toEntry(rows[0]) : null;
 }
 
+/** The session's messages stored under these keys, by key: one round trip for several look-ups. */
+export async function getMessagesByKeys(
+  db: SqlExecutor,
+  sessionId: string,
+  keys: string[],
+): Promise<Map<string, TranscriptEntry>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await db.query<MessageRecord>(
+    'SELECT seq, key, role, content, meta FROM messages WHERE session_id = $1 AND key = ANY($2::text[])',
+    [sessionId, keys],
+  );
+  return new Map(rows.map((row) => [row.key, toEntry(row)]));
+}
+
 /** The session's messages in seq order, within the range when one is given (both ends included). */
 export async function listMessages(
   db: SqlExecutor,

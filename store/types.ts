@@ -202,6 +202,8 @@ export interface SessionStore {
   /** The event stored under a key, or null. */
   getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
+  /** The session's messages stored under these keys, by key (absent keys are not in the map). */
+  getMessagesByKeys(sessionId: string, keys: string[]): Promise<Map<string, TranscriptEntry>>;
   /** Which of these message keys the session has. */
   existingMessageKeys(sessionId: string, keys: string[]): Promise<Set<string>>;
   /** Messages in order, optionally bounded by sequence numbers (inclusive). */
@@ -266,8 +268,14 @@ export interface SessionStore {
     execution: number,
     data: unknown,
   ): Promise<{ data: unknown; created: boolean }>;
-  /** The newest workspace context of a session (its highest execution), or null. */
-  latestWorkspaceContext(sessionId: string): Promise<{ execution: number; data: unknown } | null>;
+  /**
+   * The newest workspace context of a session (its highest execution), or null. A step passes its
+   * execution: that execution's row never changes, so once read it may come from memory.
+   */
+  latestWorkspaceContext(
+    sessionId: string,
+    execution?: number,
+  ): Promise<{ execution: number; data: unknown } | null>;
 
   saveCheckpoint(sessionId: string, goalState: unknown, tasks: unknown): Promise<void>;
   latestCheckpoint(sessionId: string): Promise<CheckpointRow | null>;

@@ -82,12 +82,16 @@ export interface ExtensionActivityDeps {
   secrets?: string[];
 }
 
-/** The stored context of a session's newest execution, or null (goals started before it existed). */
+/**
+ * The stored context of a session's newest execution, or null (goals started before it existed). A
+ * step names its execution, whose row the store may keep in memory once read.
+ */
 export async function latestContext(
   store: SessionStore,
   sessionId: string,
+  execution?: number,
 ): Promise<WorkspaceContextData | null> {
-  const row = await store.latestWorkspaceContext(sessionId);
+  const row = await store.latestWorkspaceContext(sessionId, execution);
   return row ? (row.data as WorkspaceContextData) : null;
 }
 
