@@ -10,6 +10,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { argsDigest } from '../core/compaction/stub';
 import { charCount } from '../core/compaction/text-excerpt';
 import { FailureType } from '../core/errors';
+import type { WorkspaceContextSummary } from '../core/extensions/workspace-context';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
 import { type StoredMessage, toolCallsOf } from '../core/messages';
@@ -22,7 +23,11 @@ import { edgeLines, truncateForModel } from '../core/truncate';
 import { isWaitingCall } from '../core/waiting-call';
 import type { SessionStore, ToolResultFacts } from '../store/types';
 import { type AgentWorktree, makeAgentWorktree } from './agent-worktree';
-import { createExtensionActivities, latestContext } from './extensions/extension-activities';
+import {
+  createExtensionActivities,
+  type GatherWorkspaceContextInput,
+  latestContext,
+} from './extensions/extension-activities';
 import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
 import { KEEP_ALIVE_MS, keepAlive } from './keep-alive';
@@ -273,17 +278,26 @@ export function createToolActivity(deps: ToolActivityDeps) {
     };
   };
 
+  const extensions = createExtensionActivities({
+    store,
+    get hub() {
+      return hub();
+    },
+    host,
+    env,
+    workspaceRoot: deps.workspaceRoot,
+    secrets: deps.secrets,
+  });
+  // Told with each gathering and tool call: a goal that left nothing here needs no close at its end.
+  const leftOnHost = (sessionId: string) => jobs().holds(sessionId) || hub().holds(sessionId);
+
   return {
-    ...createExtensionActivities({
-      store,
-      get hub() {
-        return hub();
-      },
-      host,
-      env,
-      workspaceRoot: deps.workspaceRoot,
-      secrets: deps.secrets,
-    }),
+    ...extensions,
+
+    async gatherWorkspaceContext(input: GatherWorkspaceContextInput): Promise<WorkspaceContextSummary> {
+      const summary = await extensions.gatherWorkspaceContext(input);
+      return { ...summary, leftOnHost: leftOnHost(input.sessionId) };
+    },
     ...createVerifyActivities({ store, host, redact, workspaceRoot: deps.workspaceRoot }),
 
     /**
@@ -336,7 +350,8 @@ export function createToolActivity(deps: ToolActivityDeps) {
     async runTool(input: ToolRunInput): Promise<ToolRunResult> {
       const alive = keepAlive(Context.current());
       try {
-        return await runToolCall(input, alive.beat);
+        const result = await runToolCall(input, alive.beat);
+        return { ...result, leftOnHost: leftOnHost(input.sessionId) };
       } finally {
         alive.stop();
       }

@@ -154,6 +154,11 @@ export interface RunToolResult {
   job?: { jobId: string; command: string; processQueue: string; pid?: number };
   /** Jobs a job-kill call killed. */
   killedJobs?: string[];
+  /**
+   * Whether the tool host holds anything of the session after the call (a private /tmp, a job, a
+   * server) that the goal's end must remove. Absent from older tool hosts: then it may.
+   */
+  leftOnHost?: boolean;
 }
 
 /** Input of `appendMessage`: a message the workflow itself writes (continuations, workflow-tool results). */

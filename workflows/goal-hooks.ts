@@ -107,9 +107,11 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
       run.session.note(`notify hooks did not run: ${innermostMessage(err)}`);
     }
   }
-  // New-mode runs always close the goal on its tool host at the end, so the sandbox's private /tmp is
-  // removed there even when no server or job made that call before (issue 16).
-  const closeOnToolHost = (counts?.servers ?? 0) > 0 || run.features[PATCH.commandQueue];
+  // New-mode runs close the goal on its tool host at the end, so the sandbox's private /tmp is removed
+  // there even when no server or job made that call before (issue 16); unless the host said it holds
+  // nothing of the goal (a goal that only read files in a plain folder).
+  const closeOnToolHost =
+    (counts?.servers ?? 0) > 0 || (run.features[PATCH.commandQueue] && !nothingLeftOnToolHost(run));
   if (eventKind === EVENT_KINDS.goalEnded && closeOnToolHost) {
     try {
       await onToolHost(run, (placement) =>
@@ -124,6 +126,11 @@ export async function afterCheckpoint(run: GoalRun, eventKind: string | undefine
       );
     }
   }
+}
+
+/** Whether the goal's end can skip the close on its tool host (patch close-only-what-is-left). */
+function nothingLeftOnToolHost(run: GoalRun): boolean {
+  return run.features[PATCH.closeOnlyWhatIsLeft] && run.toolHostClean && run.state.jobs.length === 0;
 }
 
 /**

@@ -74,6 +74,11 @@ export interface GoalRun {
   /** Why this execution takes no more workspace snapshots (a folder that is not a git repository), once known. */
   noSnapshots: string | null;
   /**
+   * Whether the tool host has said it holds nothing of this goal (no private /tmp, job or server)
+   * since the gathering, with no other call made there: then the goal's end needs no close on it.
+   */
+  toolHostClean: boolean;
+  /**
    * Awaits a long activity while the message path keeps carrying out requests (the command queue sets
    * it; before the command queue, handlers acted on their own and this only awaits).
    */

@@ -52,6 +52,8 @@ export class TemporalGoalRun implements GoalRun {
   opened: boolean;
   /** Why this execution takes no more workspace snapshots (a folder that is not a git repository), once known. */
   noSnapshots: string | null = null;
+  /** Whether the tool host has said it holds nothing of this goal, with no other call made there. */
+  toolHostClean = false;
   /** The patched behaviours this run takes (false for the changes made after the build that started it). */
   readonly features: WorkflowFeatures = featuresOfThisRun();
   /**

@@ -125,6 +125,12 @@ export const PATCH = {
    * no upsert at its start.
    */
   startAttributesPublished: 'start-attributes-published',
+  /**
+   * A close only for what is left (issue 30): the goal's end calls killSessionJobs on its tool host
+   * only when the host said, at the gathering or after a tool call, that it holds something of the
+   * session (a private /tmp, a job, a server), or when another call on the host may have left one.
+   */
+  closeOnlyWhatIsLeft: 'close-only-what-is-left',
 } as const;
 
 /** A patch id. */
@@ -321,6 +327,15 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       'the first publish upserts the search attributes only when they differ from what the start set: a goal ' +
       'started running at GoalIteration 1 (as goals are started now) writes no upsert at its start',
+  },
+  {
+    id: PATCH.closeOnlyWhatIsLeft,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'no killSessionJobs activity at the end of a goal whose tool host reported, at the gathering and after ' +
+      'each tool call, that it holds nothing of the session, and that made no other call there (hooks, checks, ' +
+      'snapshots, worktrees), had no background job and no MCP server',
   },
 ];
 

@@ -41,8 +41,9 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
     run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
     return;
   }
-  const { notices, gitRepository, ...counts } = summary;
+  const { notices, gitRepository, leftOnHost, ...counts } = summary;
   run.state = { ...run.state, workspaceContext: counts };
+  run.toolHostClean = leftOnHost === false;
   // A plain folder takes no snapshots: known here, no step pays an activity to find it out.
   if (gitRepository === false && run.features[PATCH.workspaceSnapshots] && run.noSnapshots === null) {
     run.noSnapshots = 'the workspace is not a git repository';
@@ -61,8 +62,11 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
 /**
  * Runs a tool-host call where the goal's tools run: its tool host (`--tools-queue`), else the process
  * that hosts the goal in the foreground (while it is there), else the workflow's queue. The MCP
- * servers a gathering starts then live in the process that runs the goal's calls.
+ * servers a gathering starts then live in the process that runs the goal's calls. The call counts as
+ * one that may leave something on the host (a gathering then says whether it did).
  */
 export function onToolHost<T>(run: GoalRun, call: (placement: Placement) => Promise<T>): Promise<T> {
+  // A hook, a check, a snapshot or a worktree may leave something there that the goal's end removes.
+  run.toolHostClean = false;
   return run.state.goal.toolTaskQueue ? call({}) : onGoalHost(run, call);
 }

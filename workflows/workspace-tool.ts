@@ -73,6 +73,8 @@ export async function runWorkspaceTool(
           : onGoalHost(run, (placement) => toolActivities(call.summary, undefined, placement).runTool(input)),
     );
   } catch (err) {
+    // A call cut short may have started something on the host.
+    run.toolHostClean = false;
     // Cancellation (the goal, or its time limit) is not the tool's failure.
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     if (job) run.session.jobsEnded([job.jobId], 'lost');
@@ -86,6 +88,7 @@ export async function runWorkspaceTool(
   } finally {
     run.state = { ...run.state, runningTool: null };
   }
+  run.toolHostClean &&= result.leftOnHost === false;
   run.unanswered = run.unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
   run.state = { ...run.state, ledger: appendLedger(run.state.ledger, result.entry) };
   if (result.job) run.session.jobStarted(result.job);

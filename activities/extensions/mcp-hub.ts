@@ -73,6 +73,11 @@ export class McpHub {
     await connection.close();
   }
 
+  /** Whether the session has a server here (running or starting). */
+  holds(sessionId: string): boolean {
+    return (this.sessions.get(sessionId)?.size ?? 0) > 0;
+  }
+
   /** Stops every server of a session (the goal ended). Returns the names of those stopped. */
   async closeSession(sessionId: string): Promise<string[]> {
     const servers = this.sessions.get(sessionId);

@@ -5,6 +5,7 @@
  * all and refuses new tool calls, so Temporal retries them on another worker.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../core/errors';
@@ -249,6 +250,16 @@ export class JobManager {
     );
     await Promise.all(targets.map((job) => this.killJob(job)));
     return { killed: targets.map((job) => job.info.jobId), unknown: false };
+  }
+
+  /**
+   * Whether the session has anything here that killSession removes: a job (running or kept), a
+   * running command, or its private directory (made by the first sandboxed process it started).
+   */
+  holds(sessionId: string): boolean {
+    if ((this.sessions.get(sessionId)?.size ?? 0) > 0) return true;
+    for (const entry of this.foreground) if (entry.sessionId === sessionId) return true;
+    return existsSync(sessionDirRoot(this.host, sessionId));
   }
 
   /**

@@ -126,13 +126,21 @@ export interface WorkspaceContextSummary {
   notices: string[];
   /** Whether `git status` found a repository (false: no workspace snapshots this execution). */
   gitRepository?: boolean;
+  /**
+   * Whether the tool host holds anything of the session once gathered (a private /tmp, a job, a
+   * server) that the goal's end must remove. Absent from older tool hosts: then it may.
+   */
+  leftOnHost?: boolean;
 }
 
 /** What `git status` says in the environment snapshot when the workspace is no repository. */
 export const NOT_A_GIT_REPOSITORY = 'not a git repository';
 
 /** The part of the summary the workflow keeps in its state. */
-export type WorkspaceContextCounts = Omit<WorkspaceContextSummary, 'notices' | 'gitRepository'>;
+export type WorkspaceContextCounts = Omit<
+  WorkspaceContextSummary,
+  'notices' | 'gitRepository' | 'leftOnHost'
+>;
 
 /** The summary of a stored row. */
 export function summaryOf(data: WorkspaceContextData): WorkspaceContextSummary {

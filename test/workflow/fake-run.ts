@@ -86,6 +86,7 @@ export class FakeRun implements GoalRun {
   readonly undeliveredSteering = new Map<string, string>();
   opened = true;
   noSnapshots: string | null = null;
+  toolHostClean = false;
   serveWork = <T>(work: Promise<T>) => work;
   /** No store outage here: the call runs once. */
   untilStored = <T>(_what: string, call: () => Promise<T>) => call();
