@@ -12,7 +12,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { finishSpecWithParts, finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import { type MessageMeta, type StoredMessage, userText } from '../core/messages';
+import { userText } from '../core/messages';
 import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
 import { renderTaskList, taskView } from '../core/task-graph';

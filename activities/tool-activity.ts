@@ -12,17 +12,16 @@ import { charCount } from '../core/compaction/text-excerpt';
 import { FailureType } from '../core/errors';
 import type { WorkspaceContextSummary } from '../core/extensions/workspace-context';
 import { ledgerEntryFor } from '../core/ledger-entry';
-import { SPOOL_MIN_TOKENS, TOOL_RESULT_MAX_CHARS } from '../core/limits';
-import { type StoredMessage, toolCallsOf } from '../core/messages';
+import { SPOOL_MIN_TOKENS } from '../core/limits';
+import { toolCallsOf } from '../core/messages';
 import { DEFAULT_SANDBOX } from '../core/sandbox-settings';
 import { executionOfKey, storeKeys } from '../core/store-keys';
 import { clipBytes } from '../core/stream-events';
 import { estimateTokens } from '../core/tokens';
 import { toolRuleRefusal } from '../core/tool-rules';
-import { edgeLines, truncateForModel } from '../core/truncate';
+import { edgeLines } from '../core/truncate';
 import { isWaitingCall } from '../core/waiting-call';
-import type { SessionStore, ToolResultFacts } from '../store/types';
-import { type AgentWorktree, makeAgentWorktree } from './agent-worktree';
+import type { SessionStore } from '../store/types';
 import {
   createExtensionActivities,
   type GatherWorkspaceContextInput,
@@ -30,47 +29,22 @@ import {
 } from './extensions/extension-activities';
 import { type McpHub, processMcpHub } from './extensions/mcp-hub';
 import { nestedInstructionsKey, runWithExtensions } from './extensions/tool-call-extensions';
-import { KEEP_ALIVE_MS, keepAlive } from './keep-alive';
+import { keepAlive } from './keep-alive';
 import { defaultSandboxHost } from './sandbox/host';
 import { createRedactor, type Redactor, secretsFromEnvironment } from './sandbox/redact';
 import { type OutageContext, untilStored } from './store-outage';
+import { resultMessage, type StartedJobRef, storedResult, type ToolRunResult } from './stored-tool-result';
 import { findTool } from './tool-catalog';
 import { type JobInfo, type JobManager, processJobManager } from './tools/jobs';
 import { toolHostRootRefusal } from './tools/tool-host-root';
 import type { ToolContext, ToolOutcome } from './tools/types';
 import { recordTraceContent } from './trace-content';
-import type { RunToolInput, RunToolResult } from './types';
+import type { RunToolInput } from './types';
 import { createVerifyActivities } from './verify-checks';
-import {
-  type SnapshotInput,
-  type SnapshotResult,
-  snapshotWorkspace,
-  type WorkspaceRepository,
-  workspaceRepository,
-} from './workspace-snapshot';
-
-/** How often a running snapshot heartbeats (well under a foreground host's heartbeat timeout). */
-const SNAPSHOT_HEARTBEAT_MS = KEEP_ALIVE_MS;
+import { createWorkspaceGitActivities } from './workspace-git-activities';
 
 /** The tool activity's input. */
 export type ToolRunInput = RunToolInput;
-
-/** A background job started by a call, as the workflow records it. */
-export interface StartedJobRef {
-  jobId: string;
-  command: string;
-  /** The task queue of the tool host that runs the job (reads and kills must go there). */
-  processQueue: string;
-  pid?: number;
-}
-
-/** The tool activity's result as CONTRACTS.md specifies RunToolResult, plus the stub facts. */
-export interface ToolRunResult extends RunToolResult {
-  /** The facts a compaction stub needs (also in the tool event's data). */
-  facts: ToolResultFacts;
-  job?: StartedJobRef;
-  killedJobs?: string[];
-}
 
 /** What the tool activity needs from its worker. */
 export interface ToolActivityDeps {
@@ -300,48 +274,7 @@ export function createToolActivity(deps: ToolActivityDeps) {
     },
     ...createVerifyActivities({ store, host, redact, workspaceRoot: deps.workspaceRoot }),
 
-    /**
-     * Records the workspace as the snapshot of a step (workspace-snapshot.ts). A workspace outside a
-     * tools worker's root is not touched: the refusal is the reason no snapshot was taken.
-     */
-    async snapshotWorkspace(input: SnapshotInput): Promise<SnapshotResult> {
-      const refusal = deps.workspaceRoot
-        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
-        : null;
-      if (refusal) return { taken: false, reason: refusal };
-      // A snapshot of a large work tree can outlast the heartbeat timeout.
-      const context = Context.current();
-      const beat = setInterval(() => context.heartbeat(), SNAPSHOT_HEARTBEAT_MS);
-      try {
-        return await snapshotWorkspace(input, host());
-      } finally {
-        clearInterval(beat);
-      }
-    },
-
-    /**
-     * The repository a goal's workspace is in when it starts (issue 24): its snapshots are of that
-     * one only. Files only: no git runs.
-     */
-    async workspaceRepository(input: { workspace: string }): Promise<WorkspaceRepository> {
-      const refusal = deps.workspaceRoot
-        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
-        : null;
-      if (refusal) return { repository: null, refused: refusal };
-      return workspaceRepository(input.workspace);
-    },
-
-    /**
-     * A git worktree of the workspace for a sub-agent (issue 27 §2, isolation "worktree"); a
-     * workspace outside a tools worker's root is refused.
-     */
-    async agentWorktree(input: { workspace: string; sessionId: string }): Promise<AgentWorktree> {
-      const refusal = deps.workspaceRoot
-        ? await toolHostRootRefusal(input.workspace, deps.workspaceRoot)
-        : null;
-      if (refusal) return { error: refusal };
-      return makeAgentWorktree(input.workspace, input.sessionId, host());
-    },
+    ...createWorkspaceGitActivities({ host, workspaceRoot: deps.workspaceRoot }),
 
     /**
      * Runs one workspace tool call and stores its result (spooled and truncated when large), beating
@@ -375,27 +308,6 @@ export function createToolActivity(deps: ToolActivityDeps) {
   };
 }
 
-function resultMessage(
-  toolCallId: string,
-  toolName: string,
-  ok: boolean,
-  output: string,
-  spoolId: number | undefined,
-): StoredMessage {
-  const shown = spoolId === undefined ? output : truncateForModel(output, spoolId, TOOL_RESULT_MAX_CHARS);
-  return {
-    role: 'tool',
-    content: [
-      {
-        type: 'tool-result',
-        toolCallId,
-        toolName,
-        output: ok ? { type: 'text', value: shown } : { type: 'error-text', value: shown },
-      },
-    ],
-  };
-}
-
 /** Runs a tool by name with validated arguments; every problem becomes a result the model can read. */
 async function executeTool(toolName: string, rawInput: unknown, context: ToolContext): Promise<ToolOutcome> {
   const tool = findTool(toolName);
@@ -412,50 +324,6 @@ async function executeTool(toolName: string, rawInput: unknown, context: ToolCon
     if (err instanceof ApplicationFailure && err.type === FailureType.ToolHostShuttingDown) throw err;
     return { ok: false, output: `${toolName} failed: ${(err as Error).message}`, changedWorkspace: false };
   }
-}
-
-/** The result an earlier attempt stored, with its facts and job read back from its event. */
-async function storedResult(
-  store: SessionStore,
-  input: ToolRunInput,
-  seq: number,
-  key: string,
-  message: StoredMessage,
-  processQueue: string,
-): Promise<ToolRunResult> {
-  const event = await store.getEventByKey(input.sessionId, storeKeys.toolEvent(input.toolCallId));
-  const data = (event?.data ?? {}) as Partial<ToolResultFacts> & {
-    job?: StartedJobRef;
-    killedJobs?: string[];
-    callDigest?: string;
-    outputDigest?: string;
-    waited?: true;
-  };
-  const part = message.role === 'tool' ? message.content[0] : undefined;
-  const facts: ToolResultFacts = {
-    ok: data.ok ?? part?.output.type === 'text',
-    changedWorkspace: data.changedWorkspace ?? true,
-    bytes: data.bytes ?? 0,
-    ...(typeof data.chars === 'number' ? { chars: data.chars } : {}),
-    ...(typeof data.spoolId === 'number' ? { spoolId: data.spoolId } : {}),
-    lines: data.lines ?? 0,
-    firstLine: data.firstLine ?? '',
-    lastLine: data.lastLine ?? '',
-    argsDigest: data.argsDigest ?? '',
-  };
-  return {
-    entry: ledgerEntryFor(seq, key, message, { spoolId: facts.spoolId, bytes: data.bytes, ok: facts.ok }),
-    ok: facts.ok,
-    changedWorkspace: facts.changedWorkspace,
-    firstLine: facts.firstLine,
-    lastLine: facts.lastLine,
-    facts,
-    ...(data.callDigest ? { callDigest: data.callDigest } : {}),
-    ...(data.outputDigest ? { outputDigest: data.outputDigest } : {}),
-    ...(data.waited ? { waited: true as const } : {}),
-    ...(data.job ? { job: { ...data.job, processQueue: data.job.processQueue ?? processQueue } } : {}),
-    ...(data.killedJobs ? { killedJobs: data.killedJobs } : {}),
-  };
 }
 
 /** A short hash (the breaker compares equality; 16 hex digits make a collision negligible). */
