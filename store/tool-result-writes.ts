@@ -1,4 +1,8 @@
-/** A tool result written whole: spool row, event and message in one transaction (issue 9, item 7). */
+/**
+ * A tool result written whole: spool row, event and message, all or nothing (issue 9, item 7). A
+ * result small enough to go without a spool row is one statement; a spooled one is a transaction,
+ * since its message names the spool row's id.
+ */
 import { storeKeys } from '../core/store-keys';
 import { storableText } from '../core/text';
 import { jsonText, type MessageRecord, toEntry, toJson } from './rows';
@@ -47,13 +51,21 @@ export async function storedToolResult(
 }
 
 /**
- * Records a tool's result once (writeToolResult in a transaction); when a concurrent attempt stored
- * it first, returns that attempt's result.
+ * Records a tool's result once (in one statement, or writeToolResult in a transaction); when a
+ * concurrent attempt stored it first, returns that attempt's result.
  */
 export async function recordToolResult(
   client: SqlClient,
   record: ToolResultRecord,
 ): Promise<RecordedToolResult> {
+  if (record.spoolContent === undefined) {
+    const written = await insertUnspooledResult(client, record);
+    if (written) return written;
+    // The key was taken: a separate statement sees the attempt that committed it meanwhile.
+    const stored = await storedToolResult(client, record);
+    if (!stored) throw new Error(`Tool result ${record.messageKey} of ${record.sessionId} vanished.`);
+    return stored;
+  }
   try {
     return await client.transaction((tx) => writeToolResult(tx, record));
   } catch (error) {
@@ -63,6 +75,51 @@ export async function recordToolResult(
     if (!stored) throw new Error(`Tool result ${record.messageKey} of ${record.sessionId} vanished.`);
     return stored;
   }
+}
+
+/**
+ * Event and message of a result without a spool row, in one statement (one round trip where the
+ * transaction took five, on every tool call's path). The event is written only with the message:
+ * when the key is taken, another attempt's result stands and nothing of this one lands. Null then.
+ */
+async function insertUnspooledResult(
+  db: SqlExecutor,
+  record: ToolResultRecord,
+): Promise<RecordedToolResult | null> {
+  const facts: ToolResultFacts = { ...record.facts };
+  const message = record.message(undefined);
+  // An event already under this key has no message (the insert found none): a store that wrote them
+  // apart died in between. It describes a result nobody saw, so this attempt's facts replace it.
+  const { rows } = await db.query<{ seq: string | number }>(
+    `WITH inserted AS (
+       INSERT INTO messages (session_id, key, role, content, meta)
+       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
+       ON CONFLICT (session_id, key) DO NOTHING
+       RETURNING seq
+     ),
+     logged AS (
+       INSERT INTO events (session_id, kind, key, data)
+       SELECT $1, 'tool', $6, $7::jsonb FROM inserted
+       ON CONFLICT (session_id, key) DO UPDATE SET data = EXCLUDED.data
+     )
+     SELECT seq FROM inserted`,
+    [
+      record.sessionId,
+      record.messageKey,
+      message.role,
+      jsonText(message.content),
+      toJson({ tool: facts }),
+      record.eventKey,
+      toJson(toolEventData(record, facts)),
+    ],
+  );
+  if (rows.length === 0) return null;
+  return { seq: Number(rows[0].seq), created: true, message, facts };
+}
+
+/** What the tool event says: the call, the facts of its result, and what the caller adds. */
+function toolEventData(record: ToolResultRecord, facts: ToolResultFacts): Record<string, unknown> {
+  return { toolCallId: record.toolCallId, toolName: record.toolName, ...facts, ...record.eventExtra };
 }
 
 /** Spool row, event, message: all or nothing (issue 9, item 7). */
@@ -95,11 +152,7 @@ export async function writeToolResult(
     `INSERT INTO events (session_id, kind, key, data)
      VALUES ($1, 'tool', $2, $3::jsonb)
      ON CONFLICT (session_id, key) DO UPDATE SET data = EXCLUDED.data`,
-    [
-      record.sessionId,
-      record.eventKey,
-      toJson({ toolCallId: record.toolCallId, toolName: record.toolName, ...facts, ...record.eventExtra }),
-    ],
+    [record.sessionId, record.eventKey, toJson(toolEventData(record, facts))],
   );
   // The facts go beside the message too: the context builder renders stubs from them.
   const inserted = await tx.query<{ seq: string | number }>(

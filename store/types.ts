@@ -106,7 +106,7 @@ export interface ToolResultFacts {
   argsDigest: string;
 }
 
-/** A tool result to store in one transaction: spool row, tool event and result message. */
+/** A tool result to store whole: spool row, tool event and result message, all or none. */
 export interface ToolResultRecord {
   sessionId: string;
   toolCallId: string;
