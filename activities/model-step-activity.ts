@@ -72,14 +72,19 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         pricing: input.pricing,
         previous: info.heartbeatDetails,
       });
-      // Independent reads go together: each store round trip is on every step's path.
-      const [stored, session, workspaceContext, watched] = await Promise.all([
-        store.getMessageByKey(input.sessionId, assistantKey),
-        store.getSession(input.sessionId),
+      // Independent reads go together: each store round trip is on every step's path. The step is
+      // announced in the same statement, keyed, so a retried attempt does not announce it twice; it is
+      // written before the model is called, and carries the execution so that a stream finds the
+      // step's partial messages (store/stream-deltas.ts). `watched`: someone prints this goal's
+      // partial messages, so its text is written as it streams in.
+      const [{ stored, session, watched }, workspaceContext] = await Promise.all([
+        store.openStep(input.sessionId, assistantKey, {
+          kind: EVENT_KINDS.stepStart,
+          data: { step: input.stepNumber, model: input.model, execution },
+          key: storeKeys.stepStartEvent(execution, input.stepNumber),
+        }),
         // Only a named execution: runs that name none read the newest row each time.
         latestContext(store, input.sessionId, input.execution),
-        // Someone prints this goal's partial messages: its text is written as it streams in.
-        store.streamWatched(input.sessionId).catch(() => false),
       ]);
       const goal = goalOf(input.state?.set.goal, session?.goalState);
       const outputSchema = goal?.outputSchema;
@@ -111,17 +116,9 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         });
       }
       const client = clientFor(input.model, input.baseUrl, input.apiKeyEnv);
-      // Keyed: a retried attempt does not announce the step twice. Written before the model is called.
       // Only Anthropic's cache needs breakpoints, and their lifetime depends on the previous step's time.
       const breakpoints = parseModelSpec(input.model).provider === 'anthropic';
-      const [, planned, previousAnswer] = await Promise.all([
-        store.appendEvent(
-          input.sessionId,
-          EVENT_KINDS.stepStart,
-          // The execution lets a stream find the step's partial messages (store/stream-deltas.ts).
-          { step: input.stepNumber, model: input.model, execution },
-          storeKeys.stepStartEvent(execution, input.stepNumber),
-        ),
+      const [planned, previousAnswer] = await Promise.all([
         buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
         breakpoints && input.stepNumber > 1
           ? store.getEventByKey(input.sessionId, storeKeys.usageEvent(execution, input.stepNumber - 1))

@@ -50,6 +50,7 @@ import {
 import { readSpoolPage } from './spool-read';
 import { writeSpool } from './spool-write';
 import type { SqlClient } from './sql';
+import { openStep } from './step-opening';
 import {
   insertStreamDelta,
   listStreamDeltas,
@@ -76,6 +77,8 @@ import type {
   SessionRow,
   SessionStore,
   SpoolPage,
+  StepOpening,
+  StoreEvent,
   ToolResultRecord,
 } from './types';
 import { WorkspaceContextCache } from './workspace-context-cache';
@@ -278,6 +281,10 @@ export class SqlSessionStore implements SessionStore {
 
   watchStream(sessionId: string, untilMs: number): Promise<void> {
     return watchStream(this.client, sessionId, untilMs);
+  }
+
+  openStep(sessionId: string, answerKey: string, event: StoreEvent & { key: string }): Promise<StepOpening> {
+    return openStep(this.client, sessionId, answerKey, event);
   }
 
   streamWatched(sessionId: string): Promise<boolean> {

@@ -124,6 +124,15 @@ export interface ToolResultRecord {
   eventExtra?: Record<string, unknown>;
 }
 
+/** What a model step finds when it opens (SessionStore.openStep). */
+export interface StepOpening {
+  /** The answer an earlier attempt stored, or null. */
+  stored: TranscriptEntry | null;
+  session: SessionRow | null;
+  /** Whether someone holds a lease on the session's partial messages now. */
+  watched: boolean;
+}
+
 /** What recordToolResult stored, or found stored by an earlier attempt. */
 export interface RecordedToolResult {
   seq: number;
@@ -202,6 +211,11 @@ export interface SessionStore {
   /** The event stored under a key, or null. */
   getEventByKey(sessionId: string, key: string): Promise<EventRow | null>;
   getMessageByKey(sessionId: string, key: string): Promise<TranscriptEntry | null>;
+  /**
+   * A model step's opening in one round trip: the answer stored under `answerKey`, the session and
+   * its watch; logs `event` once when the session exists (step-opening.ts).
+   */
+  openStep(sessionId: string, answerKey: string, event: StoreEvent & { key: string }): Promise<StepOpening>;
   /** The session's messages stored under these keys, by key (absent keys are not in the map). */
   getMessagesByKeys(sessionId: string, keys: string[]): Promise<Map<string, TranscriptEntry>>;
   /** Which of these message keys the session has. */
