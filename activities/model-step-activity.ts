@@ -23,6 +23,7 @@ import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
 import { failoverHeartbeat, failureRunOf, withFailover } from './failover-count';
+import { pacedHeartbeat } from './heartbeat-pacer';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
 import { storeModelAnswer } from './model-step-answer';
@@ -169,7 +170,12 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         const step: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
         return { ...step, ...failoverHeartbeat(failures), ...meter.details() };
       };
-      const beat = () => context.heartbeat(details());
+      // Paced: the stream reports every chunk, and only a change a retry must know is sent at once.
+      const beat = pacedHeartbeat(
+        (beating: ReturnType<typeof details>) => context.heartbeat(beating),
+        details,
+        ({ received: _counted, ...material }) => JSON.stringify(material),
+      );
       // Progress is saved at most every PROGRESS_SAVE_INTERVAL_MS, the first time that long into the step.
       let lastSaved = Date.now();
       // Heartbeats follow the stream: they go on only while bytes keep arriving within the idle
@@ -341,7 +347,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         if (!answered)
           ({ failure, run: failures } = withFailover(failure, failures, input.failover, Date.now()));
         // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
-        beat();
+        beat(true);
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
           .appendEvent(
