@@ -81,17 +81,18 @@ import type {
   StoreEvent,
   ToolResultRecord,
 } from './types';
-import { WorkspaceContextCache } from './workspace-context-cache';
-import { latestWorkspaceContext, saveWorkspaceContext } from './workspace-contexts';
+import { CachedWorkspaceContexts, type WorkspaceContextRow } from './workspace-context-cache';
 
 /** Sessions that `listSessions` returns when the caller names no limit. */
 export const DEFAULT_SESSION_LIST_LIMIT = 100;
 
 /** The session store over PostgreSQL (a server of the user's, or the embedded one). */
 export class SqlSessionStore implements SessionStore {
-  private readonly contexts = new WorkspaceContextCache();
+  private readonly contexts: CachedWorkspaceContexts;
 
-  constructor(private readonly client: SqlClient) {}
+  constructor(private readonly client: SqlClient) {
+    this.contexts = new CachedWorkspaceContexts(client);
+  }
 
   // Sessions (sessions.ts, session-names.ts, session-locks.ts)
 
@@ -195,26 +196,16 @@ export class SqlSessionStore implements SessionStore {
     return latestCheckpoint(this.client, sessionId);
   }
 
-  async saveWorkspaceContext(
+  saveWorkspaceContext(
     sessionId: string,
     execution: number,
     data: unknown,
   ): Promise<{ data: unknown; created: boolean }> {
-    const saved = await saveWorkspaceContext(this.client, sessionId, execution, data);
-    this.contexts.remember(sessionId, { execution, data: saved.data });
-    return saved;
+    return this.contexts.save(sessionId, execution, data);
   }
 
-  async latestWorkspaceContext(
-    sessionId: string,
-    execution?: number,
-  ): Promise<{ execution: number; data: unknown } | null> {
-    const kept = execution === undefined ? undefined : this.contexts.get(sessionId, execution);
-    if (kept) return kept;
-    const row = await latestWorkspaceContext(this.client, sessionId);
-    // Only the asking execution's own row is kept: an older one is the newest only until it writes its own.
-    if (row && row.execution === execution) this.contexts.remember(sessionId, row);
-    return row;
+  latestWorkspaceContext(sessionId: string, execution?: number): Promise<WorkspaceContextRow | null> {
+    return this.contexts.latest(sessionId, execution);
   }
 
   // Messages and goal state (message-append.ts, transcript-reads.ts, tool-result-writes.ts)

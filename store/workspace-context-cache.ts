@@ -5,6 +5,9 @@
  * tool call reads it.
  */
 
+import type { SqlExecutor } from './sql';
+import { latestWorkspaceContext, saveWorkspaceContext } from './workspace-contexts';
+
 /** How many rows a process keeps; the oldest goes first (a row is a few kilobytes). */
 export const WORKSPACE_CONTEXT_CACHE_MAX_ROWS = 2_000;
 
@@ -52,4 +55,38 @@ export class WorkspaceContextCache {
 
 function keyOf(sessionId: string, execution: number): string {
   return `${sessionId}\u0000${execution}`;
+}
+
+/** One store's workspace contexts, read through a {@link WorkspaceContextCache}. */
+export class CachedWorkspaceContexts {
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly cache = new WorkspaceContextCache(),
+  ) {}
+
+  /** Saves an execution's row once (a retry gets the first row's data back), and keeps it. */
+  async save(
+    sessionId: string,
+    execution: number,
+    data: unknown,
+  ): Promise<{ data: unknown; created: boolean }> {
+    const saved = await saveWorkspaceContext(this.db, sessionId, execution, data);
+    this.cache.remember(sessionId, { execution, data: saved.data });
+    return saved;
+  }
+
+  /** The newest row; from memory when it is the asking execution's own and this process has seen it. */
+  async latest(sessionId: string, execution?: number): Promise<WorkspaceContextRow | null> {
+    const kept = execution === undefined ? undefined : this.cache.get(sessionId, execution);
+    if (kept) return kept;
+    const row = await latestWorkspaceContext(this.db, sessionId);
+    // Only the asking execution's own row is kept: an older one is the newest only until it writes its own.
+    if (row && row.execution === execution) this.cache.remember(sessionId, row);
+    return row;
+  }
+
+  /** Forgets a session's rows (it was deleted or cleaned). */
+  forget(sessionId: string): void {
+    this.cache.forget(sessionId);
+  }
 }
