@@ -49,32 +49,30 @@ export async function storeModelAnswer(
     model: input.model,
     attemptKey: answerKey,
   };
-  // The answer, its usage and the state this step started from commit together; its ledger row beside.
-  const [{ seq, created }] = await Promise.all([
-    store.appendMessage(input.sessionId, assistantKey, message, {
-      meta,
-      state: input.state,
-      event: {
-        kind: EVENT_KINDS.modelUsage,
-        data: {
-          step: input.stepNumber,
-          model: input.model,
-          usage: answer.usage,
-          finishReason: answer.finishReason,
-          // What the stream shows of the step: its text and its calls (arguments cut short).
-          text: clipBytes(answer.text ?? '', STEP_TEXT_MAX_BYTES).text,
-          toolCalls: toolCalls.map((call) => ({
-            id: call.toolCallId,
-            name: call.toolName,
-            summary: summaryOf(call, workspaceContext),
-            arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
-          })),
-        },
-        key: storeKeys.usageEvent(execution, input.stepNumber),
+  // The answer, its usage, the state this step started from and its ledger row commit together.
+  const { seq, created } = await store.appendMessage(input.sessionId, assistantKey, message, {
+    meta,
+    state: input.state,
+    paidCall: meter.answerCall(assistantKey, answer.usage),
+    event: {
+      kind: EVENT_KINDS.modelUsage,
+      data: {
+        step: input.stepNumber,
+        model: input.model,
+        usage: answer.usage,
+        finishReason: answer.finishReason,
+        // What the stream shows of the step: its text and its calls (arguments cut short).
+        text: clipBytes(answer.text ?? '', STEP_TEXT_MAX_BYTES).text,
+        toolCalls: toolCalls.map((call) => ({
+          id: call.toolCallId,
+          name: call.toolName,
+          summary: summaryOf(call, workspaceContext),
+          arguments: clipBytes(JSON.stringify(call.input ?? null)).text,
+        })),
       },
-    }),
-    meter.recordAnswer(assistantKey, answer.usage),
-  ]);
+      key: storeKeys.usageEvent(execution, input.stepNumber),
+    },
+  });
   // Another attempt may have stored its answer first: then that one is the answer.
   const entry = (created ? null : await store.getMessageByKey(input.sessionId, assistantKey)) ?? {
     seq,

@@ -22,6 +22,7 @@ import {
   sumBilled,
 } from '../core/paid-calls';
 import type { RequestUsage } from '../core/usage';
+import type { PaidCall } from '../store/paid-calls';
 import type { SessionStore } from '../store/types';
 
 /** A billed attempt whose ledger row is not written yet. */
@@ -113,9 +114,14 @@ export class AttemptMeter {
 
   /** Records this attempt's answer in the ledger, under the step's answer key (once, however often asked). */
   async recordAnswer(assistantKey: string, usage: RequestUsage): Promise<void> {
-    const { store, sessionId, model, pricing } = this.context;
+    await this.context.store.recordPaidCall(this.answerCall(assistantKey, usage));
+  }
+
+  /** The ledger row of this attempt's answer, to write with the answer itself (MessageWriteOptions). */
+  answerCall(assistantKey: string, usage: RequestUsage): PaidCall {
+    const { sessionId, model, pricing } = this.context;
     const { costUsd } = billedAttempt(usage, pricing);
-    await store.recordPaidCall({
+    return {
       sessionId,
       key: paidCallKeys.answer(assistantKey),
       kind: 'answer',
@@ -123,7 +129,7 @@ export class AttemptMeter {
       usage,
       costUsd,
       atReservation: false,
-    });
+    };
   }
 
   /**

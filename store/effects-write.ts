@@ -5,6 +5,7 @@
  * session row and merges into the newest committed state, as the locked read-modify-write did.
  */
 import type { StateWrite } from '../core/state-write';
+import { type PaidCall, paidCallInsertSql, paidCallParams } from './paid-calls';
 import { jsonText } from './rows';
 import type { SqlExecutor } from './sql';
 import type { StoreEvent } from './types';
@@ -94,8 +95,8 @@ export function canWriteInOneStatement(write: StateWrite | undefined): boolean {
 }
 
 /**
- * Inserts a message once under its key, applies the state write and logs the events, in one
- * statement. Returns the new row's seq, or null when the key was taken (the state and the events
+ * Inserts a message once under its key, applies the state write, logs the events and records the
+ * paid call it answers, in one statement. Returns the new row's seq, or null when the key was taken (the state and the events
  * are applied all the same, as the transaction did; the caller looks the existing seq up).
  */
 export async function insertMessageWithEffects(
@@ -103,8 +104,15 @@ export async function insertMessageWithEffects(
   row: { sessionId: string; key: string; role: string; content: string; meta: string | null },
   write: StateWrite | undefined,
   events: StoreEvent[],
+  paidCall?: PaidCall,
 ): Promise<{ seq: number | null; stateRows: number }> {
   const effects = effectsParams(6, write ? splitStateWrite(write) : null, write, events);
+  const paidFirst = 6 + effects.params.length;
+  // The call the message answers: its ledger row commits with it (keyed, so written once).
+  const paid = paidCall
+    ? `,
+     paid AS (${paidCallInsertSql(paidFirst)})`
+    : '';
   const { rows } = await db.query<{ seq: string | number | null; state_rows: string | number }>(
     `WITH inserted AS (
        INSERT INTO messages (session_id, key, role, content, meta)
@@ -112,9 +120,17 @@ export async function insertMessageWithEffects(
        ON CONFLICT (session_id, key) DO NOTHING
        RETURNING seq
      ),
-     ${effects.stateCte}
+     ${effects.stateCte}${paid}
      SELECT (SELECT seq FROM inserted) AS seq, (SELECT count(*) FROM state) AS state_rows`,
-    [row.sessionId, row.key, row.role, row.content, row.meta, ...effects.params],
+    [
+      row.sessionId,
+      row.key,
+      row.role,
+      row.content,
+      row.meta,
+      ...effects.params,
+      ...(paidCall ? paidCallParams(paidCall) : []),
+    ],
   );
   const result = rows[0];
   return { seq: result?.seq == null ? null : Number(result.seq), stateRows: Number(result?.state_rows ?? 0) };

@@ -1,12 +1,13 @@
 /**
- * Writing a message or a goal-state change together with its effects (state, events): as one SQL
- * statement when the state write allows it (effects-write.ts), else in a transaction of the shared
- * writes (message-writes.ts). Either way all of it commits or none does.
+ * Writing a message or a goal-state change together with its effects (state, events, the paid call
+ * a message answers): as one SQL statement when the state write allows it (effects-write.ts), else in
+ * a transaction of the shared writes (message-writes.ts). Either way all of it commits or none does.
  */
 import type { StoredMessage } from '../core/messages';
 import type { StateWrite } from '../core/state-write';
 import { canWriteInOneStatement, insertMessageWithEffects, writeStateWithEvents } from './effects-write';
 import { applyGoalStateWrite, existingSeq, insertEvent, insertMessage } from './message-writes';
+import { recordPaidCall } from './paid-calls';
 import { jsonText, toJson } from './rows';
 import type { SqlClient } from './sql';
 import type { MessageWriteOptions } from './types';
@@ -19,7 +20,9 @@ export async function appendMessage(
   message: StoredMessage,
   options: MessageWriteOptions,
 ): Promise<{ seq: number; created: boolean }> {
-  if (!options.state && !options.event) return insertMessage(client, sessionId, key, message, options.meta);
+  if (!options.state && !options.event && !options.paidCall) {
+    return insertMessage(client, sessionId, key, message, options.meta);
+  }
   const events = [options.event ?? []].flat();
   if (canWriteInOneStatement(options.state)) {
     const { seq } = await insertMessageWithEffects(
@@ -33,6 +36,7 @@ export async function appendMessage(
       },
       options.state,
       events,
+      options.paidCall,
     );
     if (seq !== null) return { seq, created: true };
     // The key was taken. A separate statement sees a racing insert that committed meanwhile.
@@ -43,6 +47,7 @@ export async function appendMessage(
     const result = await insertMessage(tx, sessionId, key, message, options.meta);
     if (options.state) await applyGoalStateWrite(tx, sessionId, options.state);
     for (const event of [options.event ?? []].flat()) await insertEvent(tx, sessionId, event);
+    if (options.paidCall) await recordPaidCall(tx, options.paidCall);
     return result;
   });
 }

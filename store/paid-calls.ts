@@ -29,22 +29,36 @@ export interface PaidCall {
   atReservation: boolean;
 }
 
+/**
+ * The insert of a paid call's row, its parameters numbered from `$first` in the order of
+ * {@link paidCallParams}: on its own (recordPaidCall), or beside the message that answers the call
+ * (effects-write.ts), so that the answer and its cost commit together.
+ */
+export function paidCallInsertSql(first: number): string {
+  const p = (offset: number) => `$${first + offset}`;
+  return `INSERT INTO daily_spend (day, session_id, model, reserved_usd, cost_usd, settled_at, key, kind, usage, at_reservation)
+     VALUES (${TODAY_SQL}, ${p(0)}, ${p(1)}, ${p(2)}, ${p(2)}, now(), ${p(3)}, ${p(4)}, ${p(5)}::jsonb, ${p(6)})
+     ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING`;
+}
+
+/** The parameters of {@link paidCallInsertSql}, in order. */
+export function paidCallParams(call: PaidCall): unknown[] {
+  return [
+    call.sessionId,
+    call.model,
+    call.costUsd,
+    call.key,
+    call.kind,
+    JSON.stringify(call.usage),
+    call.atReservation,
+  ];
+}
+
 /** Records a paid call once under its key, settled at its cost today; false when it was recorded before. */
 export async function recordPaidCall(db: SqlExecutor, call: PaidCall): Promise<boolean> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO daily_spend (day, session_id, model, reserved_usd, cost_usd, settled_at, key, kind, usage, at_reservation)
-     VALUES (${TODAY_SQL}, $1, $2, $3, $3, now(), $4, $5, $6::jsonb, $7)
-     ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING
-     RETURNING id`,
-    [
-      call.sessionId,
-      call.model,
-      call.costUsd,
-      call.key,
-      call.kind,
-      JSON.stringify(call.usage),
-      call.atReservation,
-    ],
+    `${paidCallInsertSql(1)} RETURNING id`,
+    paidCallParams(call),
   );
   return rows.length > 0;
 }

@@ -79,6 +79,8 @@ export interface MessageWriteOptions {
   state?: StateWrite;
   /** Events, each written once under its key. */
   event?: StoreEvent | StoreEvent[];
+  /** The paid call the message answers: its ledger row, written once under its key, commits with it. */
+  paidCall?: PaidCall;
 }
 
 /** An event to write: a kind, its data, and a key that makes the write idempotent. */

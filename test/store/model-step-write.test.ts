@@ -1,9 +1,9 @@
 /**
- * Issue 9 item 7, for model steps: the assistant message, the state the step started from and its usage
- * event commit in one transaction. Real PostgreSQL fails the write part-way (a trigger raises once, after
- * the message and the state are written inside the transaction); nothing of the step is left behind, and
- * the activity's retry writes each row exactly once, from the answer the first attempt kept: the model is
- * asked once (issue 24 item 4).
+ * Issue 9 item 7, for model steps: the assistant message, the state the step started from, its usage
+ * event and its ledger row commit in one transaction. Real PostgreSQL fails the write part-way (a
+ * trigger raises once, after some of the rows are written inside the transaction); nothing of the step
+ * is left behind, and the activity's retry writes each row exactly once, from the answer the first
+ * attempt kept: the model is asked once (issue 24 item 4).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,6 +54,14 @@ CREATE SEQUENCE ${sequence};
 CREATE TRIGGER ${sequence} BEFORE UPDATE ON sessions FOR EACH ROW
   WHEN (NEW.goal_state IS DISTINCT FROM OLD.goal_state) EXECUTE FUNCTION goalrun_test_fail_once('${sequence}');`,
   },
+  {
+    name: "at the answer's ledger row (after the message, the state and the event)",
+    table: 'daily_spend',
+    sql: (sequence: string) => `
+CREATE SEQUENCE ${sequence};
+CREATE TRIGGER ${sequence} BEFORE INSERT ON daily_spend FOR EACH ROW
+  WHEN (NEW.kind = 'answer') EXECUTE FUNCTION goalrun_test_fail_once('${sequence}');`,
+  },
 ];
 
 describe('a model step stores its answer in one transaction', () => {
@@ -90,9 +98,13 @@ describe('a model step stores its answer in one transaction', () => {
       USAGE_KEY,
     ]);
     const session = await pg.query('SELECT goal_state FROM sessions WHERE id = $1', [sessionId]);
+    const ledger = await pg.query("SELECT key FROM daily_spend WHERE session_id = $1 AND kind = 'answer'", [
+      sessionId,
+    ]);
     return {
       messages: messages.rows,
       usageEvents: usage.rows.length,
+      answerRows: ledger.rows.length,
       steps: (session.rows[0].goal_state as { steps?: number } | null)?.steps,
     };
   }
@@ -162,7 +174,7 @@ describe('a model step stores its answer in one transaction', () => {
           nonRetryable: false,
         });
         // Nothing of the step survived the failure: no message, no usage event, the state as before.
-        expect(await stepRows(sessionId)).toEqual({ messages: [], usageEvents: 0, steps: 0 });
+        expect(await stepRows(sessionId)).toEqual({ messages: [], usageEvents: 0, answerRows: 0, steps: 0 });
         expect(modelCalls).toBe(1);
 
         const retried: ModelStepResult = await new MockActivityEnvironment({ attempt: 2 }).run(
@@ -172,6 +184,7 @@ describe('a model step stores its answer in one transaction', () => {
         const after = await stepRows(sessionId);
         expect(after.messages).toHaveLength(1);
         expect(after.usageEvents).toBe(1);
+        expect(after.answerRows).toBe(1);
         expect(after.steps).toBe(STEP);
         expect(retried.entry.seq).toBeGreaterThan(first.seq);
         expect(retried.toolCalls.map((call) => call.summary)).toEqual(['bash: echo hi']);
