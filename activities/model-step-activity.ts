@@ -73,11 +73,8 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         pricing: input.pricing,
         previous: info.heartbeatDetails,
       });
-      // Independent reads go together: each store round trip is on every step's path. The step is
-      // announced in the same statement, keyed, so a retried attempt does not announce it twice; it is
-      // written before the model is called, and carries the execution so that a stream finds the
-      // step's partial messages (store/stream-deltas.ts). `watched`: someone prints this goal's
-      // partial messages, so its text is written as it streams in.
+      // One round trip, on every step's path; the step is announced before the model is called, once
+      // (store/step-opening.ts). `watched`: someone prints its partial messages as they stream in.
       const [{ stored, session, watched }, workspaceContext] = await Promise.all([
         store.openStep(input.sessionId, assistantKey, {
           kind: EVENT_KINDS.stepStart,

@@ -5,24 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../core/store-keys';
 import { migrate } from '../../store/migrations';
-import { createPgClient, type SqlClient } from '../../store/sql';
+import { createPgClient } from '../../store/sql';
 import { SqlSessionStore } from '../../store/sql-store';
+import { type CountingClient, countingClient } from './counting-client';
 import { createTestDatabase, type TestDatabase } from './test-databases';
-
-/** A client that counts its statements. */
-function countingClient(inner: SqlClient): SqlClient & { statements: number } {
-  const counted = {
-    statements: 0,
-    async query<T>(text: string, params?: unknown[]) {
-      counted.statements++;
-      return inner.query<T>(text, params);
-    },
-    exec: (script: string) => inner.exec(script),
-    transaction: inner.transaction.bind(inner),
-    close: () => inner.close(),
-  };
-  return counted;
-}
 
 const stepStart = (step: number, model = 'm') => ({
   kind: 'step-start',
@@ -32,7 +18,7 @@ const stepStart = (step: number, model = 'm') => ({
 
 describe("a model step's opening", () => {
   let database: TestDatabase;
-  let client: ReturnType<typeof countingClient>;
+  let client: CountingClient;
   let store: SqlSessionStore;
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -6,36 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../core/store-keys';
 import { migrate } from '../../store/migrations';
-import { createPgClient, type SqlClient, type SqlExecutor } from '../../store/sql';
+import { createPgClient, type SqlClient } from '../../store/sql';
 import { SqlSessionStore } from '../../store/sql-store';
 import type { ToolResultRecord } from '../../store/types';
+import { type CountingClient, countingClient } from './counting-client';
 import { createTestDatabase, type TestDatabase } from './test-databases';
-
-/** A client that counts its statements, those inside its transactions included. */
-function countingClient(inner: SqlClient): SqlClient & { statements: number } {
-  const counted = {
-    statements: 0,
-    async query<T>(text: string, params?: unknown[]) {
-      counted.statements++;
-      return inner.query<T>(text, params);
-    },
-    exec: (script: string) => inner.exec(script),
-    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
-      inner.transaction((tx) => {
-        // BEGIN and COMMIT are round trips too.
-        counted.statements += 2;
-        return fn({
-          query: <R>(text: string, params?: unknown[]) => {
-            counted.statements++;
-            return tx.query<R>(text, params);
-          },
-          exec: (script: string) => tx.exec(script),
-        } as SqlExecutor);
-      }),
-    close: () => inner.close(),
-  };
-  return counted;
-}
 
 /** The record of call `callId` whose output is `output` (spooled when `spool`). */
 function resultRecord(sessionId: string, callId: string, output: string, spool = false): ToolResultRecord {
@@ -72,7 +47,7 @@ function resultRecord(sessionId: string, callId: string, output: string, spool =
 
 describe('a tool result written', () => {
   let database: TestDatabase;
-  let client: ReturnType<typeof countingClient>;
+  let client: CountingClient;
   let other: SqlClient;
   let sessions = 0;
   beforeAll(async () => {

@@ -7,30 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userText } from '../../core/messages';
 import { storeKeys } from '../../core/store-keys';
 import { migrate } from '../../store/migrations';
-import { createPgClient, type SqlClient, type SqlExecutor } from '../../store/sql';
+import { createPgClient, type SqlClient } from '../../store/sql';
 import { SqlSessionStore } from '../../store/sql-store';
+import { type CountingClient, countingClient } from './counting-client';
 import { createTestDatabase, type TestDatabase } from './test-databases';
-
-/** A client that counts the statements that read workspace contexts. */
-function countingClient(inner: SqlClient): SqlClient & { contextReads: number; statements: number } {
-  const counted = {
-    contextReads: 0,
-    statements: 0,
-    async query<T>(text: string, params?: unknown[]) {
-      counted.statements++;
-      if (/^SELECT .* FROM workspace_contexts/s.test(text.trim())) counted.contextReads++;
-      return inner.query<T>(text, params);
-    },
-    exec: (script: string) => inner.exec(script),
-    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => inner.transaction(fn),
-    close: () => inner.close(),
-  };
-  return counted;
-}
 
 describe('the reads of a step', () => {
   let database: TestDatabase;
-  let client: ReturnType<typeof countingClient>;
+  let client: CountingClient;
   let other: SqlClient;
   beforeAll(async () => {
     database = await createTestDatabase();
