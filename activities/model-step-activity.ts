@@ -17,7 +17,7 @@ import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/pai
 import { storeKeys } from '../core/store-keys';
 import { renderTaskList, taskView } from '../core/task-graph';
 import type { TaskGraph } from '../core/task-graph-types';
-import { estimateTokens } from '../core/tokens';
+import { TokenCountCache } from '../core/token-cache';
 import { TOOL } from '../core/tool-names';
 import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
@@ -53,6 +53,8 @@ import type { ActivityDeps } from './workflow-activities';
 export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswers()) {
   const { store } = deps;
   const clientFor = modelClientCache(deps);
+  // The system prompt and the tools' JSON: the same text step after step, estimated once.
+  const fixedTexts = new TokenCountCache();
 
   return {
     /** One model call: builds the context from the store, streams the answer, stores it once. */
@@ -156,8 +158,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         ),
       }));
       // What every request carries whatever compaction does: the pressure compaction cannot relieve.
-      const fixedTokens =
-        estimateTokens(system) + estimateTokens(taskList.tail ?? '') + estimateTokens(JSON.stringify(tools));
+      const fixedTokens = fixedTexts.sum(system, taskList.tail ?? '', JSON.stringify(tools));
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
