@@ -34,13 +34,23 @@ export const byteReportingFetch = async (
   onBytes(false);
   if (!response.body) return response;
   const answering = response.ok;
-  const reported = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+  // Pulled chunk by chunk rather than piped through a TransformStream: a pipe is a second stream
+  // pair and a promise chain per chunk, on every model call's stream.
+  const reader = response.body.getReader();
+  const reported = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
         onBytes(answering);
-        controller.enqueue(chunk);
+        controller.enqueue(value);
       },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
   );
   return new Response(reported, {
     status: response.status,
@@ -67,12 +77,9 @@ export async function withIdleTimeout<T>(
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const stall = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => stall.abort(), idleMs);
-  };
-  arm();
+  // Re-armed by every chunk: refresh() restarts the same timer instead of making a new one.
+  const timer = setTimeout(() => stall.abort(), idleMs);
+  const arm = () => timer.refresh();
   try {
     return await byteListeners.run(
       (answering) => {
