@@ -221,7 +221,9 @@ async function printHistory(handle) {
       detail = activities.get(String(event.activityTaskCompletedEventAttributes.scheduledEventId)) ?? '';
     } else if (event.markerRecordedEventAttributes) {
       const data = event.markerRecordedEventAttributes.details?.data?.payloads?.[0];
-      detail = data ? (defaultPayloadConverter.fromPayload(data)?.activityType ?? '') : '';
+      // Core writes a local activity's marker data in snake case.
+      const marker = data ? defaultPayloadConverter.fromPayload(data) : null;
+      detail = marker?.activity_type ?? marker?.id ?? '';
     } else if (event.upsertWorkflowSearchAttributesEventAttributes) {
       const fields =
         event.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {};
