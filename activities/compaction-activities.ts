@@ -5,7 +5,6 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { type ContextBudget, computeBudget } from '../core/budget';
 import {
   EarlierSummaryMissing,
   type PreparedSummary,
@@ -19,40 +18,16 @@ import type { LedgerEntry } from '../core/ledger';
 import { ledgerEntryFor } from '../core/ledger-entry';
 import { MODEL_HEARTBEAT_INTERVAL_MS } from '../core/limits';
 import { textOf, userText } from '../core/messages';
-import type { ModelCard } from '../core/model-card';
 import { activityInstance, type BilledAttempts, type CallPricing } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
 import { estimateTokens } from '../core/tokens';
 import type { RequestUsage } from '../core/usage';
 import type { SessionStore } from '../store/types';
-import { homeOfProcess, resolveCard, userCardDirs } from './models/catalog';
-import { providerReportedWindow } from './models/provider-window';
+import { type ModelBudget, type ModelBudgetInput, resolveModelBudget } from './model-budget';
 import { createModelClient, toActivityFailure } from './providers';
 import type { ModelClient, ProviderEnv } from './providers/types';
 import { type OutageContext, untilStored } from './store-outage';
 import { type SummaryLedger, summaryLedger } from './summary-ledger';
-
-/** Input of `resolveModelBudget`. */
-export interface ResolveBudgetInput {
-  model: string;
-  baseUrl?: string;
-  /** A window that overrides the card (config `context_window`), e.g. a local server's setting. */
-  contextWindowTokens?: number;
-  thresholdPct: number;
-  /** The goal's workspace; unused since cards are never read from a workspace (kept: histories send it). */
-  workspace?: string;
-}
-
-/** The budget of a goal's model, with its prices for cost accounting. */
-export interface ModelBudget {
-  budget: ContextBudget;
-  /** The card behind the budget; its prices turn usage into cost. */
-  card: ModelCard;
-  /** Shown once when the model has no card of its own. */
-  warning?: string;
-  /** The card of the goal's summarizer_model, when it is another model: its calls are priced on it. */
-  summarizerCard?: ModelCard;
-}
 
 /** Input of `summarize`. */
 export interface SummarizeInput {
@@ -96,12 +71,6 @@ export interface SummarizeResult {
 /** The summarizer's request shrinks by this factor when it overflows its own window. */
 const SUMMARIZER_SHRINK_FACTOR = 0.5;
 
-/** Input of `resolveModelBudget`'s summarizer part: the card the summarizer is priced on. */
-export interface SummarizerCardInput {
-  /** The goal's summarizer_model, when it has one (else the goal's model summarizes, on its card). */
-  summarizerModel?: string;
-}
-
 /** Creates the compaction activities. */
 export function createCompactionActivities(deps: { store: SessionStore; env: ProviderEnv }) {
   const { store } = deps;
@@ -110,27 +79,8 @@ export function createCompactionActivities(deps: { store: SessionStore; env: Pro
 
   return {
     /** Resolves the model's card and computes its context budget (spec F-CARDS, F-BUDGET). */
-    async resolveModelBudget(input: ResolveBudgetInput & SummarizerCardInput): Promise<ModelBudget> {
-      const reported =
-        input.contextWindowTokens ?? (await providerReportedWindow(input.model, deps.env, input.baseUrl));
-      // Never the workspace's cards: prices are the package's and the user's (issue 24 §3).
-      const overlayDirs = userCardDirs(homeOfProcess());
-      const resolved = resolveCard(input.model, { providerReportedContextTokens: reported, overlayDirs });
-      const budget = computeBudget(
-        { card: resolved.card, providerReportedContextTokens: resolved.providerReportedContextTokens },
-        input.thresholdPct,
-      );
-      // The summarizer's own card prices its calls (issue 24 item 4); only its prices and output ceiling matter.
-      const summarizer =
-        input.summarizerModel && input.summarizerModel !== input.model
-          ? resolveCard(input.summarizerModel, { overlayDirs }).card
-          : undefined;
-      return {
-        budget,
-        card: resolved.card,
-        warning: resolved.warning,
-        ...(summarizer ? { summarizerCard: summarizer } : {}),
-      };
+    resolveModelBudget(input: ModelBudgetInput): Promise<ModelBudget> {
+      return resolveModelBudget(deps.env, input);
     },
 
     /** Stage 2: replaces a span of the transcript with one structured summary, stored once. */

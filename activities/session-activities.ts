@@ -21,6 +21,7 @@ import { projectHash } from '../store/session-id';
 import { SessionNameTaken } from '../store/session-names';
 import type { SessionStore } from '../store/types';
 import { recordContextNotices } from './extensions/extension-activities';
+import { resolveModelBudget } from './model-budget';
 import { homeOfProcess, unpricedReason } from './models/catalog';
 import { firstMessageText, firstMessageWithEnvironment } from './prompt';
 import { checkProviderConfig, normalizeModelSpec } from './providers/spec';
@@ -70,7 +71,16 @@ export function createSessionActivities(store: SessionStore, env: ProviderEnv = 
         }));
       // After the first message and its session-opened event, so a stream still starts with init.
       if (context) await recordContextNotices(store, goal.sessionId, context);
-      return { first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message) };
+      // Read-only, so a retried open answers the same.
+      const [budget, dailyCapUsd] = await Promise.all([
+        input.budget ? resolveModelBudget(env, input.budget) : undefined,
+        input.dailyCap ? store.dailyCap() : undefined,
+      ]);
+      return {
+        first: ledgerEntryFor(seq, FIRST_MESSAGE_KEY, message),
+        ...(budget ? { budget } : {}),
+        ...(dailyCapUsd !== undefined ? { dailyCapUsd } : {}),
+      };
     },
 
     /** Stores a message the workflow wrote itself, with the state that accounts for it; idempotent on its key. */

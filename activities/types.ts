@@ -16,6 +16,7 @@ import type { ToolRules } from '../core/tool-rules';
 import type { RequestUsage } from '../core/usage';
 import type { WorkflowToolArgs } from '../core/workflow-tool-args';
 import type { StoreEvent } from '../store/types';
+import type { ModelBudget, ModelBudgetInput } from './model-budget';
 
 /** Input of `openSession`. */
 export interface OpenSessionInput {
@@ -28,11 +29,22 @@ export interface OpenSessionInput {
    * takes its environment snapshot from there, and nothing here touches the workspace.
    */
   workspaceContext?: { execution: number };
+  /**
+   * A new goal of PATCH.openInOneCall: its model budget is resolved here too, and the store's daily
+   * cap read, so the goal starts with this one local activity instead of three.
+   */
+  budget?: ModelBudgetInput;
+  /** Also read the store-wide daily cap (set with the budget). */
+  dailyCap?: boolean;
 }
 
 /** Result of `openSession`: the first message (objective plus environment snapshot). */
 export interface OpenSessionResult {
   first: LedgerEntry;
+  /** The model budget, when the input asked for it. */
+  budget?: ModelBudget;
+  /** The store-wide daily cap in USD (null: none is set), when the input asked for it. */
+  dailyCapUsd?: number | null;
 }
 
 /** Input of `modelStep`. */

@@ -7,6 +7,7 @@
  */
 import { isCancellation, log } from '@temporalio/workflow';
 import type { SummarizeInput, SummarizeResult } from '../activities/compaction-activities';
+import type { ModelBudget, ModelBudgetInput } from '../activities/model-budget';
 import {
   autoCompactDecision,
   autoCompactRequest,
@@ -17,7 +18,7 @@ import {
   summaryRequestOf,
 } from '../core/compaction/compaction-decisions';
 import type { PrunedCompaction } from '../core/compaction/compaction-plan';
-import { summarizerCardOf } from '../core/compaction/state';
+import { type CompactionState, summarizerCardOf } from '../core/compaction/state';
 import type { GoalState } from '../core/goal';
 import type { ModelCard } from '../core/model-card';
 import { type BilledAttempts, type CallPricing, callPricing } from '../core/paid-calls';
@@ -51,28 +52,42 @@ export {
 export async function ensureBudget(host: CompactionHost): Promise<void> {
   const state = host.get();
   const compaction = compactionOf(state);
-  if (compaction.budget) {
+  const request = budgetRequestOf(state);
+  if (!request) {
     if (!state.compaction) host.set({ ...state, compaction });
     return;
   }
   const resolved = await stored(host, 'resolveModelBudget', () =>
-    storeActivities.resolveModelBudget({
-      model: state.goal.model,
-      baseUrl: state.goal.baseUrl,
-      contextWindowTokens: state.goal.contextWindowTokens,
-      thresholdPct: compaction.autoCompact.thresholdPct,
-      // For the project's own cards (`.goalrun/cards`).
-      workspace: state.goal.workspace,
-      // Its card prices the summaries (issue 24 item 4).
-      summarizerModel: state.goal.summarizerModel,
-    }),
+    storeActivities.resolveModelBudget(request),
   );
+  applyBudget(host, resolved, compaction);
+}
+
+/** What resolving the state's model budget takes; null when the state has its budget. */
+export function budgetRequestOf(state: GoalState): ModelBudgetInput | null {
+  const compaction = compactionOf(state);
+  if (compaction.budget) return null;
+  return {
+    model: state.goal.model,
+    baseUrl: state.goal.baseUrl,
+    contextWindowTokens: state.goal.contextWindowTokens,
+    thresholdPct: compaction.autoCompact.thresholdPct,
+    // For the project's own cards (`.goalrun/cards`).
+    workspace: state.goal.workspace,
+    // Its card prices the summaries (issue 24 item 4).
+    summarizerModel: state.goal.summarizerModel,
+  };
+}
+
+/**
+ * Keeps a resolved budget and card in the state; `before` is the compaction state the request was
+ * made from (a host that merges concurrent changes takes the current one instead).
+ */
+export function applyBudget(host: CompactionHost, resolved: ModelBudget, before: CompactionState): void {
   if (resolved.warning) log.warn(resolved.warning);
   const current = host.get();
-  // Only the budget and the card are ensureBudget's: the rest is written as it is now.
-  const { summarizerCard: _earlier, ...base } = host.mergesConcurrentChanges
-    ? compactionOf(current)
-    : compaction;
+  // Only the budget and the card are applyBudget's: the rest is written as it is now.
+  const { summarizerCard: _earlier, ...base } = host.mergesConcurrentChanges ? compactionOf(current) : before;
   let next: GoalState = {
     ...current,
     compaction: {

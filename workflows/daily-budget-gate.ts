@@ -41,6 +41,14 @@ export const NO_DAILY_CAP_RECHECK_MS = 5 * 60_000;
 /** Until when (workflow time) a run skips the daily check, after the store said it has no cap. */
 const noCapUntil = new WeakMap<GoalRun, number>();
 
+/**
+ * The store said it has no daily cap (at the open of a PATCH.openInOneCall goal): the next
+ * NO_DAILY_CAP_RECHECK_MS of steps go without asking, as after a reservation that found none.
+ */
+export function noDailyCapSeen(run: GoalRun): void {
+  noCapUntil.set(run, Date.now() + NO_DAILY_CAP_RECHECK_MS);
+}
+
 /** How the wait at the daily cap reaches the command queue. */
 export interface DailyWaitHooks {
   /** Waits until `ready` or the timeout, carrying out requests meanwhile; false on timeout. */
@@ -80,7 +88,7 @@ export async function reserveDaily(run: GoalRun, hooks: DailyWaitHooks): Promise
   }
   const reservationUsd = reservationNow();
   const first = await ask(reservationUsd);
-  if (first.kind === 'none') noCapUntil.set(run, Date.now() + NO_DAILY_CAP_RECHECK_MS);
+  if (first.kind === 'none') noDailyCapSeen(run);
   if (first.kind !== 'refused') {
     const reservationId = first.kind === 'reserved' ? first.id : null;
     if (waiting) {

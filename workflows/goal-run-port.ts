@@ -5,7 +5,7 @@
  * gate can be driven without a server. A leaf: it imports nothing of workflows/ but plain data.
  */
 import type { createDailyBudgetActivities } from '../activities/daily-budget-activities';
-import type { ToolCallRef } from '../activities/types';
+import type { OpenSessionInput, OpenSessionResult, ToolCallRef } from '../activities/types';
 import type { GoalState, GoalStatus } from '../core/goal';
 import type { GoalSession } from '../core/goal-session';
 import type { LedgerEntry } from '../core/ledger';
@@ -88,8 +88,11 @@ export interface GoalRun {
 
   /** Publishes the state to the Web UI (search attributes, current details). */
   publish(): void;
-  /** Opens a new session: its row, the first message, the initial state. */
-  open(): Promise<void>;
+  /**
+   * Opens a new session: its row, the first message, the initial state; with `also`, the same local
+   * activity resolves the model budget and reads the daily cap (PATCH.openInOneCall).
+   */
+  open(also?: OpenAlso): Promise<OpenSessionResult>;
   /** The state write for the store: only what changed, or everything for a checkpoint. */
   stateWrite(full?: boolean, as?: Partial<GoalState>): StateWrite;
   /** Records that a state write reached the store. */
@@ -116,3 +119,6 @@ export interface GoalRun {
   /** Kills every running background job (the goal ended or waits at a limit); unreachable hosts make them lost. */
   killJobs(): Promise<void>;
 }
+
+/** What a new goal's open also asks for (PATCH.openInOneCall). */
+export type OpenAlso = Pick<OpenSessionInput, 'budget' | 'dailyCap'>;

@@ -6,7 +6,7 @@
  * The state and its pure rules live in core/goal-session.ts.
  */
 import { CancellationScope, isCancellation, log, workflowInfo } from '@temporalio/workflow';
-import type { ToolCallRef } from '../activities/types';
+import type { OpenSessionResult, ToolCallRef } from '../activities/types';
 import { initialCompactionState } from '../core/compaction/state';
 import { type GoalState, type GoalStatus, initialGoalState, withLaterFields } from '../core/goal';
 import { undeliveredSteeringText } from '../core/goal-messages';
@@ -22,7 +22,7 @@ import { storeKeys } from '../core/store-keys';
 import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
 import { featuresOfThisRun } from './features';
-import type { GoalRun, RunStore, StoreEvent, StoreEvents, StoreWaitOptions } from './goal-run-port';
+import type { GoalRun, OpenAlso, RunStore, StoreEvent, StoreEvents, StoreWaitOptions } from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { StoreWait } from './store-wait';
@@ -118,8 +118,8 @@ export class TemporalGoalRun implements GoalRun {
 
   // --- Starting (goal-start.ts) --------------------------------------------------------------
 
-  /** Opens a new session: its row, the first message, the initial state. */
-  async open(): Promise<void> {
+  /** Opens a new session: its row, the first message, the initial state (and what `also` asks). */
+  async open(also: OpenAlso = {}): Promise<OpenSessionResult> {
     const state = this.writes.writeFor(this.session.savedState(), true);
     const opened = await this.stores.openSession({
       goal: this.input.goal,
@@ -128,6 +128,7 @@ export class TemporalGoalRun implements GoalRun {
       // Patched runs take the first message's snapshot from the stored context: the model worker never
       // runs anything in the workspace, even when the gathering failed.
       workspaceContext: this.features[PATCH.workspaceContext] ? { execution: this.execution } : undefined,
+      ...also,
     });
     // Committed with the first message: the first step's write then carries only what changed since,
     // not the whole state (with the objective) a second time.
@@ -139,6 +140,7 @@ export class TemporalGoalRun implements GoalRun {
       compaction:
         this.state.compaction ?? initialCompactionState(opened.first.seq, this.state.goal.autoCompact),
     };
+    return opened;
   }
 
   // --- Store writes --------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * Then its time limit is armed for the time left and the Web UI is told.
  */
 import { log } from '@temporalio/workflow';
+import { openNewSession } from './goal-open';
 import { resumeSession } from './goal-resume';
 import type { GoalRun } from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
@@ -18,7 +19,7 @@ export async function startExecution(run: GoalRun, input: GoalWorkflowInput): Pr
     await gatherWorkspaceContext(run);
   } else {
     await gatherWorkspaceContext(run);
-    await run.open();
+    await openNewSession(run);
   }
   run.timeLimit.arm(run.session.remainingMs());
   run.publish();

@@ -46,6 +46,18 @@ const COVERED_BY_0_3_0: readonly PatchId[] = [
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
   {
+    // The set before it and the open in one call.
+    id: 'patch-set-0.3.0-4',
+    addedIn: '0.3.0',
+    covers: [
+      ...COVERED_BY_0_3_0,
+      'traced-when-asked',
+      'start-attributes-published',
+      'close-only-what-is-left',
+      'open-in-one-call',
+    ],
+  },
+  {
     // The set before it and the close only for what is left.
     id: 'patch-set-0.3.0-3',
     addedIn: '0.3.0',

@@ -131,6 +131,12 @@ export const PATCH = {
    * session (a private /tmp, a job, a server), or when another call on the host may have left one.
    */
   closeOnlyWhatIsLeft: 'close-only-what-is-left',
+  /**
+   * A new goal opens in one local activity (issue 25 item 5, issue 30): openSession also resolves the
+   * model budget and reads the store's daily cap, where resolveModelBudget and a first reserveDailyBudget
+   * (which found no cap) were two more local activities, each an activation of the workflow.
+   */
+  openInOneCall: 'open-in-one-call',
 } as const;
 
 /** A patch id. */
@@ -336,6 +342,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'no killSessionJobs activity at the end of a goal whose tool host reported, at the gathering and after ' +
       'each tool call, that it holds nothing of the session, and that made no other call there (hooks, checks, ' +
       'snapshots, worktrees), had no background job and no MCP server',
+  },
+  {
+    id: PATCH.openInOneCall,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      "a new goal's openSession local activity also resolves the model budget and reads the daily cap: no " +
+      'resolveModelBudget local activity at the first step, and none to reserveDailyBudget while the store has no daily cap',
   },
 ];
 

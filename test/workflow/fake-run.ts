@@ -7,7 +7,7 @@
  * length when it runs out. Workflow time is Date.now(), faked: call useWorkflowClock() first.
  */
 import { vi } from 'vitest';
-import type { ToolCallRef } from '../../activities/types';
+import type { OpenSessionResult, ToolCallRef } from '../../activities/types';
 import { initialCompactionState } from '../../core/compaction/state';
 import {
   DEFAULT_LIMITS,
@@ -180,8 +180,9 @@ export class FakeRun implements GoalRun {
     this.published += 1;
   }
 
-  async open(): Promise<void> {
+  async open(): Promise<OpenSessionResult> {
     this.opened = true;
+    return { first: { seq: 1, role: 'user', tokens: 1, kind: 'first' } as LedgerEntry };
   }
 
   stateWrite(full = false): StateWrite {
