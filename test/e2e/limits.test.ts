@@ -70,16 +70,22 @@ describe('goal limits', () => {
       talkTurn('hmm'),
     ]);
     const run = spawnCli(['run', 'idle', '--workspace', t.workspace, '--model', model, '--json'], t.env);
+    // What the goal showed last, for the failure message: this wait timed out once in CI (steps 1-4
+    // done within a second, then no pause), and passed in every run since.
+    let last: unknown;
     try {
       const paused = await waitFor(
         'the breaker to pause the goal',
         async () => {
           const list = JSON.parse((await runCli(['list', '--json'], t.env)).stdout);
+          last = list[0];
           return list[0]?.status === 'paused' ? list[0] : undefined;
         },
         120_000,
         300,
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\nlast listed: ${JSON.stringify(last)}\n${diagnostics(t.home, run)}`);
+      });
       expect(paused).toMatchObject({
         steps: 4,
         reason: 'runaway breaker: 3 model turns in a row without a tool call or finish',
@@ -181,3 +187,10 @@ describe('goal limits', () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', steps: 2 });
   });
 });
+
+/** The run's own output and the end of its worker's log, for a failure message. */
+function diagnostics(home: string, run: ReturnType<typeof spawnCli>): string {
+  const logFile = path.join(home, 'logs', 'worker.log');
+  const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-6000) : '(no worker log)';
+  return `run printed:\n${run.output().slice(-3000)}\nworker log (end):\n${log}`;
+}
