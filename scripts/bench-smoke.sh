@@ -28,6 +28,7 @@ benches=(
   "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1"
   "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
   "bench-serve|scripts/bench-serve.js --goals 5 --requests 3"
+  "bench-vm-timeout|scripts/bench-vm-timeout.js --calls 200 --rounds 1"
 )
 
 failed=()
