@@ -43,37 +43,23 @@ const COVERED_BY_0_3_0: readonly PatchId[] = [
   'sub-agents',
 ];
 
+/** What patch-set-0.3.0-2 stands for: the 0.3.0 set and the two patches added after it. */
+const COVERED_BY_0_3_0_2: readonly PatchId[] = [
+  ...COVERED_BY_0_3_0,
+  'traced-when-asked',
+  'start-attributes-published',
+];
+
+/** What patch-set-0.3.0-3 stands for: the set before it and the close only for what is left. */
+const COVERED_BY_0_3_0_3: readonly PatchId[] = [...COVERED_BY_0_3_0_2, 'close-only-what-is-left'];
+
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
-  {
-    // The set before it and the open in one call.
-    id: 'patch-set-0.3.0-4',
-    addedIn: '0.3.0',
-    covers: [
-      ...COVERED_BY_0_3_0,
-      'traced-when-asked',
-      'start-attributes-published',
-      'close-only-what-is-left',
-      'open-in-one-call',
-    ],
-  },
-  {
-    // The set before it and the close only for what is left.
-    id: 'patch-set-0.3.0-3',
-    addedIn: '0.3.0',
-    covers: [
-      ...COVERED_BY_0_3_0,
-      'traced-when-asked',
-      'start-attributes-published',
-      'close-only-what-is-left',
-    ],
-  },
-  {
-    // The 0.3.0 set and the two patches added after it: a new goal records one marker, not three.
-    id: 'patch-set-0.3.0-2',
-    addedIn: '0.3.0',
-    covers: [...COVERED_BY_0_3_0, 'traced-when-asked', 'start-attributes-published'],
-  },
+  // The set before it and the open in one call.
+  { id: 'patch-set-0.3.0-4', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_3, 'open-in-one-call'] },
+  { id: 'patch-set-0.3.0-3', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_3 },
+  // A new goal records one marker, not three.
+  { id: 'patch-set-0.3.0-2', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_2 },
   { id: 'patch-set-0.3.0', addedIn: '0.3.0', covers: COVERED_BY_0_3_0 },
 ];
 
