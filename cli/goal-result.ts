@@ -6,7 +6,7 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { GoalSnapshot } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { GOAL_END_FAILURE_TYPES } from '../core/workflow-names';
 
 /** The goal's final snapshot once its workflow closes; rethrows a failure that carries none. */

@@ -6,7 +6,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { cardWarning, userCardDirs } from '../activities/models/card-names';
 import { ConfigError } from '../core/errors';
-import { type GoalSnapshot, type GoalState, type GoalStatus, snapshotOf } from '../core/goal';
+import type { GoalState, GoalStatus } from '../core/goal';
+import { type GoalSnapshot, snapshotOf } from '../core/goal-snapshot';
 import type { Liveness } from '../core/liveness';
 import { EMPTY_USAGE } from '../core/usage';
 import { STATE_QUERY, workflowIdOf } from '../core/workflow-names';

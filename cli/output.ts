@@ -1,6 +1,6 @@
 /** How the CLI prints: one place for human lines, JSON, and errors. */
 
-import type { GoalSnapshot } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { type Liveness, STUCK_TEXT } from '../core/liveness';
 import { budgetLine } from '../core/spend-cap';
 import { plural, terminalSafe } from '../core/text';

@@ -1,6 +1,7 @@
 /** The Markdown of a goal that the Temporal Web UI shows as the workflow's current details. */
-import type { GoalSnapshot } from './goal';
+
 import { goalHeadline } from './goal-headline';
+import type { GoalSnapshot } from './goal-snapshot';
 import { budgetLine } from './spend-cap';
 import { renderTasksMarkdown } from './task-graph-render';
 import type { TaskView } from './task-graph-types';

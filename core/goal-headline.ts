@@ -5,8 +5,9 @@
  * what a person types to move it on.
  */
 import { resumeCommandFor } from './extensions/notify-status';
-import type { GoalSnapshot, GoalStatus } from './goal';
+import type { GoalStatus } from './goal';
 import { LIMIT_FLAGS, type LimitKind } from './goal-rules';
+import type { GoalSnapshot } from './goal-snapshot';
 import { clip } from './text';
 
 /** Longest reason the headline carries; the full one is in `goalrun status`. */

@@ -7,15 +7,14 @@
 import type { LimitsPatch } from './app-commands';
 import {
   FINAL_STATUSES,
-  type GoalSnapshot,
   type GoalState,
   type GoalStatus,
   noteAction,
   type PendingApproval,
   type SteeringRequest,
-  snapshotOf,
 } from './goal';
 import { checkStopRules, type StopDecision } from './goal-rules';
+import { type GoalSnapshot, snapshotOf } from './goal-snapshot';
 import { addJob, type JobRecord, type JobStatus, markJobs, nextJobId } from './jobs-registry';
 import { JOB_COMMAND_MAX_CHARS, REASON_MAX_CHARS } from './limits';
 import { budgetLine, budgetView, hasCap, spentOf, usd } from './spend-cap';

@@ -5,7 +5,7 @@
  * CLI, the activities (clean) and the workflow all name them.
  */
 import type { PolicyView } from './budget';
-import type { GoalSnapshot } from './goal';
+import type { GoalSnapshot } from './goal-snapshot';
 import type { JobRecord } from './jobs-registry';
 import type { TaskView } from './task-graph-types';
 

@@ -36,8 +36,9 @@ import {
   startedAgent,
 } from '../core/agents';
 import { EVENT_KINDS } from '../core/event-kinds';
-import type { GoalDefinition, GoalSnapshot } from '../core/goal';
+import type { GoalDefinition } from '../core/goal';
 import { recordToolOutcome } from '../core/goal-rules';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { spentOf } from '../core/spend-cap';
 import { clipBytes, clipHead } from '../core/text';
 import { TOOL } from '../core/tool-names';

@@ -6,7 +6,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTasksRequest } from '../core/agent-tasks';
 import type { PolicyView } from '../core/budget';
-import type { GoalSnapshot, SteeringRequest } from '../core/goal';
+import type { SteeringRequest } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import type { JobRecord } from '../core/jobs-registry';
 import type { TaskView } from '../core/task-graph-types';
 import { HOST_SIGNAL_NAME, JOBS_QUERY, POLICY_QUERY, STATE_QUERY, TASKS_QUERY } from '../core/workflow-names';

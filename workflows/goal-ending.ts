@@ -5,8 +5,9 @@
  */
 import { EVENT_KINDS } from '../core/event-kinds';
 import type { GoalEndedCheck, GoalEndedData } from '../core/event-log';
-import { type GoalStatus, isVerified } from '../core/goal';
+import type { GoalStatus } from '../core/goal';
 import { keptProgressSummary } from '../core/goal-messages';
+import { isVerified } from '../core/goal-snapshot';
 import { spentOf } from '../core/spend-cap';
 import { storeKeys } from '../core/store-keys';
 import type { CheckOutcome } from '../core/verify';

@@ -5,7 +5,7 @@
  * object a completed goal returns (cli/goal-result.ts reads it from either).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { GoalSnapshot } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { GOAL_BLOCKED_TYPE, GOAL_FAILED_TYPE } from '../core/workflow-names';
 
 /** The failure that ends the workflow of a goal that failed or was blocked; null for any other ending. */

@@ -17,7 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { withHolders } from '../core/agent-tasks';
-import type { GoalSnapshot } from '../core/goal';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { taskView } from '../core/task-graph';
 import { handBack, handsBackAtShare } from './agent-hand-back';
 import { checkNextCall, reserve } from './budget-gate';

@@ -20,13 +20,13 @@ import {
 } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities/schedule-activities';
 import { NON_RETRYABLE_FAILURES } from '../core/errors';
-import type { GoalSnapshot } from '../core/goal';
 import {
   type ScheduledGoalInput,
   type ScheduledGoalMemo,
   type ScheduledGoalResult,
   scheduledGoalName,
 } from '../core/goal-schedule';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { STORE_CALL_WINDOW_MS } from '../core/limits';
 import { sessionIdWith } from '../core/session-ids';
 import { GOAL_WORKFLOW_TYPE, workflowIdOf } from '../core/workflow-names';

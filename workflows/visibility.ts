@@ -1,7 +1,8 @@
 /** What the Temporal Web UI shows of a goal: search attributes and the current-details Markdown. */
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { GoalSnapshot, GoalState } from '../core/goal';
+import type { GoalState } from '../core/goal';
 import { detailsMarkdown } from '../core/goal-details';
+import type { GoalSnapshot } from '../core/goal-snapshot';
 import { taskView } from '../core/task-graph';
 import { GoalIterationKey, GoalStatusKey } from './definitions';
 import { policyOf } from './policy';

@@ -3,8 +3,9 @@
  * for every status a goal can be in, from the goal's own state.
  */
 import { describe, expect, it } from 'vitest';
-import { type GoalStatus, initialGoalState, snapshotOf } from '../../core/goal';
+import { type GoalStatus, initialGoalState } from '../../core/goal';
 import { goalHeadline } from '../../core/goal-headline';
+import { snapshotOf } from '../../core/goal-snapshot';
 
 const ID = 'sess-1';
 

@@ -7,11 +7,11 @@ import {
   type GoalState,
   initialGoalState,
   noteAction,
-  snapshotOf,
 } from '../../core/goal';
 import { detailsMarkdown } from '../../core/goal-details';
 import { continuationMessage, keptProgressSummary, resumeMessage } from '../../core/goal-messages';
 import { checkStopRules, endIteration, recordToolOutcome } from '../../core/goal-rules';
+import { snapshotOf } from '../../core/goal-snapshot';
 import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_MINUTES,
