@@ -5,13 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
-import { mcpToolName } from '../../core/extensions/mcp-names';
-import { checkToolSchema, clipDescription } from '../../core/extensions/mcp-schema-check';
 import { capInstructions } from '../../core/extensions/project-instructions';
 import {
   type ExtensionSources,
-  type McpServerEntry,
-  type McpToolEntry,
   summaryOf,
   type WorkspaceContextData,
   type WorkspaceContextSummary,
@@ -22,12 +18,12 @@ import type { SessionStore } from '../../store/types';
 import type { SandboxHost } from '../sandbox/host';
 import { createRedactor } from '../sandbox/redact';
 import { toolHostRootRefusal } from '../tools/tool-host-root';
-import { isHttpServer } from './config-schemas';
 import { environmentSnapshot } from './environment-snapshot';
 import { type GoalExtensions, goalExtensions, hostTrustsProjects } from './extension-config';
 import { hookRunEvent, runHooks } from './hooks';
 import type { McpRunContext } from './mcp-connection';
 import type { McpHub } from './mcp-hub';
+import { listMcpServer } from './mcp-listing';
 import { findProjectInstructions } from './project-instructions';
 import { gatherWorkspaceFiles } from './workspace-extensions';
 
@@ -270,7 +266,7 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
         signal,
       }),
       findProjectInstructions(input.workspace, host.goalrunHome),
-      Promise.all(extensions.servers.map((server) => listServer(server, run))),
+      Promise.all(extensions.servers.map((server) => listMcpServer(deps.hub, server, run))),
     ]);
     const capped = capInstructions(sourcesFound.sources, extensions.instructionsMaxBytes);
     const digest = createHash('sha256').update(capped.text).digest('hex').slice(0, 16);
@@ -316,67 +312,6 @@ export function createExtensionActivities(deps: ExtensionActivityDeps) {
       workspaceFiles: workspaceFiles.state,
       notices: notices.map(redact),
     };
-  }
-
-  async function listServer(
-    server: GoalExtensions['servers'][number],
-    run: McpRunContext,
-  ): Promise<{ entry: McpServerEntry; tools: McpToolEntry[]; secrets: readonly string[] }> {
-    const base = {
-      name: server.name,
-      transport: isHttpServer(server.config) ? ('http' as const) : ('stdio' as const),
-      approval: server.config.approval ?? 'never',
-      source: server.source,
-    };
-    try {
-      const { connection } = await deps.hub.connect(server, run);
-      const listed = await connection.listTools();
-      const tools: McpToolEntry[] = [];
-      const left: string[] = [];
-      const seen = new Set<string>();
-      for (const tool of listed) {
-        const name = mcpToolName(server.name, tool.name);
-        if (!name) {
-          left.push(`${tool.name} (its name is too long for providers)`);
-          continue;
-        }
-        if (seen.has(name)) {
-          left.push(`${tool.name} (its name clashes with another tool's)`);
-          continue;
-        }
-        const verdict = checkToolSchema(tool.inputSchema);
-        if (!verdict.ok) {
-          left.push(`${tool.name} (${verdict.problem})`);
-          continue;
-        }
-        seen.add(name);
-        tools.push({
-          name,
-          server: server.name,
-          tool: tool.name,
-          description: clipDescription(tool.description ?? tool.title),
-          inputSchema: verdict.schema,
-          readOnly: tool.annotations?.readOnlyHint === true,
-        });
-      }
-      return {
-        entry: {
-          ...base,
-          ok: true,
-          tools: tools.length,
-          ...(left.length > 0 ? { problem: `left out ${left.join('; ')}` } : {}),
-        },
-        tools,
-        secrets: connection.secrets,
-      };
-    } catch (err) {
-      await deps.hub.drop(run.sessionId, server.name).catch(() => undefined);
-      return {
-        entry: { ...base, ok: false, tools: 0, problem: (err as Error).message },
-        tools: [],
-        secrets: [],
-      };
-    }
   }
 }
 
