@@ -22,12 +22,12 @@ import {
 import type { ImagePart } from './messages';
 import type { BreakerSettings, BreakerState } from './runaway-breaker';
 import type { SandboxSettings } from './sandbox-settings';
-import { type BudgetView, budgetView, hasCap, type SpendAmount, spentOf } from './spend-cap';
+import type { SpendAmount } from './spend-cap';
 import type { TaskGraph } from './task-graph-types';
 import { clip } from './text';
 import type { ToolRules } from './tool-rules';
 import { EMPTY_USAGE, type UsageTotals } from './usage';
-import type { CheckOutcome, VerificationState, VerifySettings } from './verify';
+import type { VerificationState, VerifySettings } from './verify';
 import type { SnapshotLimits, SnapshotState } from './workspace-snapshot-state';
 
 /**
