@@ -36,11 +36,14 @@ export async function endGoal(run: GoalRun, status: GoalStatus, reason: string |
     verified: isVerified({ status, verification: run.state.verification }),
     checks: (run.state.verification?.checks ?? []).map(checkFacts),
   };
-  await run.saveState(true, {
-    kind: EVENT_KINDS.goalEnded,
-    data: ended,
-    key: storeKeys.goalEnded(run.execution),
-  });
+  // The answer of the `finish` that ended it, when held (PATCH.finishAnsweredAtEnd), in the same write.
+  const answer = run.heldAnswer ?? undefined;
+  await run.saveState(
+    true,
+    { kind: EVENT_KINDS.goalEnded, data: ended, key: storeKeys.goalEnded(run.execution) },
+    answer,
+  );
+  if (answer) run.heldAnswer = null;
 }
 
 /** What the goal-ended event keeps of a check: no output, only its reference. */

@@ -65,6 +65,11 @@ export interface GoalRun {
   untilStored<T>(what: string, call: () => Promise<T>, options?: StoreWaitOptions): Promise<T>;
   /** Tool calls of the running step that have no stored result yet. */
   unanswered: ToolCallRef[];
+  /**
+   * The answer of the `finish` that ended the goal, held to be stored with the goal-ended checkpoint
+   * (PATCH.finishAnsweredAtEnd); answerUnanswered stores it first, as it was.
+   */
+  heldAnswer: ToolAnswer | null;
   /** Sequence numbers of delivered steering messages, by id, for the updates waiting on them. */
   readonly deliveredSteering: Map<string, number>;
   /** Why a steering message was never delivered (the goal ended first), by id, for the same updates. */
@@ -104,8 +109,11 @@ export interface GoalRun {
     extra?: { meta?: MessageMeta; event?: StoreEvents },
     full?: boolean,
   ): Promise<LedgerEntry>;
-  /** Saves the state (a checkpoint when `full`), with an optional event in the same transaction. */
-  saveState(full: boolean, event?: StoreEvent): Promise<void>;
+  /**
+   * Saves the state (a checkpoint when `full`), with an optional event in the same transaction; with
+   * `answer`, that tool answer is stored by the same local activity, its events before `event`.
+   */
+  saveState(full: boolean, event?: StoreEvent, answer?: ToolAnswer): Promise<void>;
   /** Answers every tool call of the interrupted step, so no call is left without its result. */
   answerUnanswered(why: string): Promise<void>;
   /** Stores a steering message for the model (spec F-CMDS) and marks it delivered. */
@@ -118,6 +126,13 @@ export interface GoalRun {
   releaseHost(host: string, why: string): void;
   /** Kills every running background job (the goal ended or waits at a limit); unreachable hosts make them lost. */
   killJobs(): Promise<void>;
+}
+
+/** A tool call's answer built but not yet stored: its key, message and events. */
+export interface ToolAnswer {
+  key: string;
+  message: StoredMessage;
+  events: StoreEvents;
 }
 
 /** What a new goal's open also asks for (PATCH.openInOneCall). */

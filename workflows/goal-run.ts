@@ -22,7 +22,15 @@ import { storeKeys } from '../core/store-keys';
 import { oneLine } from '../core/text';
 import { jobActivities, storeActivities } from './activities-proxy';
 import { featuresOfThisRun } from './features';
-import type { GoalRun, OpenAlso, RunStore, StoreEvent, StoreEvents, StoreWaitOptions } from './goal-run-port';
+import type {
+  GoalRun,
+  OpenAlso,
+  RunStore,
+  StoreEvent,
+  StoreEvents,
+  StoreWaitOptions,
+  ToolAnswer,
+} from './goal-run-port';
 import type { GoalWorkflowInput } from './goal-workflow-input';
 import { PATCH, type WorkflowFeatures } from './patches';
 import { StoreWait } from './store-wait';
@@ -42,6 +50,7 @@ export class TemporalGoalRun implements GoalRun {
   readonly timeLimit = new TimeLimit();
   /** Tool calls of the running step that have no stored result yet. */
   unanswered: ToolCallRef[] = [];
+  heldAnswer: ToolAnswer | null = null;
   /** Sequence numbers of delivered steering messages, by id, for the updates waiting on them. */
   readonly deliveredSteering = new Map<string, number>();
   /** Why a steering message was never delivered (the goal ended first), by id, for the same updates. */
@@ -180,16 +189,26 @@ export class TemporalGoalRun implements GoalRun {
     return entry;
   }
 
-  /** Saves the state (a checkpoint when `full`), with an optional event in the same transaction. */
-  async saveState(full: boolean, event?: StoreEvent): Promise<void> {
-    const state = this.stateWrite(full);
-    await this.stores.saveState({ sessionId: this.state.goal.sessionId, state, event });
-    this.stateWritten(state);
+  /** Saves the state (a checkpoint when `full`), with an optional event and tool answer in the same transaction. */
+  async saveState(full: boolean, event?: StoreEvent, answer?: ToolAnswer): Promise<void> {
+    if (answer) {
+      const events = [...[answer.events].flat(), ...(event ? [event] : [])];
+      await this.appendMessage(answer.key, answer.message, { event: events }, full);
+    } else {
+      const state = this.stateWrite(full);
+      await this.stores.saveState({ sessionId: this.state.goal.sessionId, state, event });
+      this.stateWritten(state);
+    }
     if (full) await this.parts.afterCheckpoint(this, event?.kind);
   }
 
   /** Answers every tool call of the interrupted step, so no call is left without its result. */
   async answerUnanswered(why: string): Promise<void> {
+    const held = this.heldAnswer;
+    if (held) {
+      await this.appendMessage(held.key, held.message, { event: held.events });
+      this.heldAnswer = null;
+    }
     for (const call of this.unanswered) {
       await this.appendMessage(storeKeys.toolResult(call.toolCallId), {
         role: 'tool',

@@ -35,7 +35,7 @@ import type { GoalRun } from './goal-run-port';
 import { callModel, ModelCallInterrupted } from './model-call';
 import { PATCH } from './patches';
 import { waitForQuota } from './quota-wait';
-import { answerToolCall } from './tool-answer';
+import { answerToolCall, holdAnswerForEnd } from './tool-answer';
 import { withVerification } from './verify-gate';
 import { runWorkspaceTool } from './workspace-tool';
 
@@ -124,7 +124,13 @@ export async function runStep(run: GoalRun, control: StepControl): Promise<StepE
         run.state = nudged.state;
         if (nudged.nudge) text = `${text}\n\n${nudged.nudge}`;
       }
-      await answerToolCall(run, call, text, outcome.ok, isTodoWriteCall(call.toolName));
+      const last = index === step.toolCalls.length - 1;
+      if (outcome.finished && last && run.features[PATCH.finishAnsweredAtEnd]) {
+        // Stored with the goal-ended checkpoint: one local activity for both.
+        holdAnswerForEnd(run, call, text, outcome.ok, isTodoWriteCall(call.toolName));
+      } else {
+        await answerToolCall(run, call, text, outcome.ok, isTodoWriteCall(call.toolName));
+      }
       if (outcome.finished) finished = outcome.finished;
       continue;
     }

@@ -53,10 +53,14 @@ const COVERED_BY_0_3_0_2: readonly PatchId[] = [
 /** What patch-set-0.3.0-3 stands for: the set before it and the close only for what is left. */
 const COVERED_BY_0_3_0_3: readonly PatchId[] = [...COVERED_BY_0_3_0_2, 'close-only-what-is-left'];
 
+/** What patch-set-0.3.0-4 stands for: the set before it and the open in one call. */
+const COVERED_BY_0_3_0_4: readonly PatchId[] = [...COVERED_BY_0_3_0_3, 'open-in-one-call'];
+
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
-  // The set before it and the open in one call.
-  { id: 'patch-set-0.3.0-4', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_3, 'open-in-one-call'] },
+  // The set before it and the finish answered with the end.
+  { id: 'patch-set-0.3.0-5', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_4, 'finish-answered-at-end'] },
+  { id: 'patch-set-0.3.0-4', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_4 },
   { id: 'patch-set-0.3.0-3', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_3 },
   // A new goal records one marker, not three.
   { id: 'patch-set-0.3.0-2', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_2 },

@@ -137,6 +137,13 @@ export const PATCH = {
    * (which found no cap) were two more local activities, each an activation of the workflow.
    */
   openInOneCall: 'open-in-one-call',
+  /**
+   * The answer of a `finish` that ends the goal is written with the goal-ended checkpoint, in one
+   * local activity (issue 30): it was an appendMessage of its own just before the end's saveState,
+   * each an activation of the workflow and a marker. A path that answers pending calls instead (a
+   * cut, a failure, a cancel) writes it first, as it was.
+   */
+  finishAnsweredAtEnd: 'finish-answered-at-end',
 } as const;
 
 /** A patch id. */
@@ -350,6 +357,14 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       "a new goal's openSession local activity also resolves the model budget and reads the daily cap: no " +
       'resolveModelBudget local activity at the first step, and none to reserveDailyBudget while the store has no daily cap',
+  },
+  {
+    id: PATCH.finishAnsweredAtEnd,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      "the answer of a `finish` that ends the goal is stored by the end's local activity (appendMessage with the " +
+      'goal-ended checkpoint), not by an appendMessage of its own before a saveState',
   },
 ];
 

@@ -7,7 +7,7 @@ import { EVENT_KINDS } from '../core/event-kinds';
 import { storeKeys } from '../core/store-keys';
 import { taskView } from '../core/task-graph';
 import { clipHead } from '../core/text';
-import type { GoalRun } from './goal-run-port';
+import type { GoalRun, ToolAnswer } from './goal-run-port';
 
 /**
  * Stores the result of a call the workflow answers itself, with its event for the stream (and the
@@ -20,7 +20,34 @@ export async function answerToolCall(
   ok: boolean,
   tasksChanged = false,
 ): Promise<void> {
-  const key = storeKeys.toolResult(call.toolCallId);
+  const answer = toolAnswerOf(run, call, text, ok, tasksChanged);
+  await run.appendMessage(answer.key, answer.message, { event: answer.events });
+  run.unanswered = run.unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
+}
+
+/**
+ * Holds the answer of the `finish` that ends the goal, for the goal-ended checkpoint to store in the
+ * same local activity (PATCH.finishAnsweredAtEnd): the call counts as answered from here on.
+ */
+export function holdAnswerForEnd(
+  run: GoalRun,
+  call: ToolCallRef,
+  text: string,
+  ok: boolean,
+  tasksChanged = false,
+): void {
+  run.heldAnswer = toolAnswerOf(run, call, text, ok, tasksChanged);
+  run.unanswered = run.unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
+}
+
+/** The tool message and stream events of a call the workflow answers itself. */
+function toolAnswerOf(
+  run: GoalRun,
+  call: ToolCallRef,
+  text: string,
+  ok: boolean,
+  tasksChanged: boolean,
+): ToolAnswer {
   const toolEvent = {
     kind: EVENT_KINDS.tool,
     data: {
@@ -42,9 +69,9 @@ export async function answerToolCall(
         },
       ]
     : toolEvent;
-  await run.appendMessage(
-    key,
-    {
+  return {
+    key: storeKeys.toolResult(call.toolCallId),
+    message: {
       role: 'tool',
       content: [
         {
@@ -55,9 +82,8 @@ export async function answerToolCall(
         },
       ],
     },
-    { event: events },
-  );
-  run.unanswered = run.unanswered.filter((pending) => pending.toolCallId !== call.toolCallId);
+    events,
+  };
 }
 
 /** UTF-8 bytes of the result text, as the tool event reports them. */

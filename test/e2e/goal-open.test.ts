@@ -9,23 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-databases';
 import { runCli, scriptedModel } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { fetchHistory } from '../support/history';
+import { fetchHistory, localActivities } from '../support/history';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** Each local activity's marker in order: its type and its decoded result. */
-function localActivities(events: HistoryEvent[]): Array<{ type: string; result: unknown; eventId: number }> {
-  return events.flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') return [];
-    const decode = (key: string) => {
-      const data = marker.details?.[key]?.payloads?.[0]?.data;
-      // A local activity that returns nothing (saveState) has an empty payload.
-      return data?.length ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
-    };
-    return [{ type: decode('data').activity_type, result: decode('result'), eventId: Number(event.eventId) }];
-  });
-}
 
 /** The event id of the first modelStep's scheduling. */
 function firstModelStep(events: HistoryEvent[]): number {

@@ -23,6 +23,22 @@ export async function fetchHistory(
   }
 }
 
+/** Each local activity's marker in order: its type and its decoded result. */
+export function localActivities(
+  events: HistoryEvent[],
+): Array<{ type: string; result: unknown; eventId: number }> {
+  return events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const decode = (key: string) => {
+      const data = marker.details?.[key]?.payloads?.[0]?.data;
+      // A local activity that returns nothing (saveState) has an empty payload.
+      return data?.length ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+    };
+    return [{ type: decode('data').activity_type, result: decode('result'), eventId: Number(event.eventId) }];
+  });
+}
+
 /** Every string of a value, with byte arrays (Temporal payloads) decoded as UTF-8: what a secret could hide in. */
 export function allText(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);

@@ -20,7 +20,7 @@ import { GoalSession } from '../../core/goal-session';
 import type { LedgerEntry } from '../../core/ledger';
 import type { ModelCard } from '../../core/model-card';
 import type { StateWrite } from '../../core/state-write';
-import type { GoalRun, RunStore, StoreEvent } from '../../workflows/goal-run-port';
+import type { GoalRun, RunStore, StoreEvent, ToolAnswer } from '../../workflows/goal-run-port';
 import { PATCHES, type WorkflowFeatures } from '../../workflows/patches';
 
 /** A priced card: $1 per million input tokens, $4 per million output, 1,000 output tokens at most. */
@@ -36,6 +36,8 @@ export const PRICED_CARD: ModelCard = {
 export interface Save {
   full: boolean;
   event?: StoreEvent;
+  /** The key of the tool answer stored in the same write, if any. */
+  answerKey?: string;
   status: GoalStatus;
   reason: string | null;
 }
@@ -82,6 +84,7 @@ export class FakeRun implements GoalRun {
   readonly storeCalls: Array<{ name: string; input: unknown }> = [];
   readonly store: RunStore;
   unanswered: ToolCallRef[] = [];
+  heldAnswer: ToolAnswer | null = null;
   readonly deliveredSteering = new Map<string, number>();
   readonly undeliveredSteering = new Map<string, string>();
   opened = true;
@@ -195,8 +198,14 @@ export class FakeRun implements GoalRun {
     throw new Error(`the gate under test stored a message (${key}); give FakeRun a transcript first`);
   }
 
-  async saveState(full: boolean, event?: StoreEvent): Promise<void> {
-    this.saves.push({ full, event, status: this.state.status, reason: this.state.reason });
+  async saveState(full: boolean, event?: StoreEvent, answer?: ToolAnswer): Promise<void> {
+    this.saves.push({
+      full,
+      event,
+      status: this.state.status,
+      reason: this.state.reason,
+      ...(answer ? { answerKey: answer.key } : {}),
+    });
   }
 
   async answerUnanswered(_why: string): Promise<void> {
