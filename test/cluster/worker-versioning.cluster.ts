@@ -35,12 +35,26 @@ function isBuildBTimer(event: HistoryEvent): boolean {
   );
 }
 
-/** A goal of many short steps, each a bash call. */
-function longGoal(dir: string, steps: number, delayMs: number): string {
-  const turns = Array.from({ length: steps }, (_, i) => ({
-    delayMs,
-    toolCalls: [{ name: 'bash', args: { command: `echo step ${i + 1} >> steps.txt` } }],
-  }));
+/** The long goal's step whose command waits for the gate file: before its first continue-as-new. */
+const GATED_STEP = 3;
+/** The file in the long goal's workspace that lets its gated step go on, written once B is current. */
+const GATE_FILE = 'gate';
+
+/**
+ * A goal of many short steps, each a bash call. With `gated`, step GATED_STEP's command waits for
+ * GATE_FILE in the workspace: the goal is held on A, short of a continue-as-new, until the test lets
+ * it go, however long build B takes to start (under load it took longer than the whole goal).
+ */
+function longGoal(dir: string, steps: number, delayMs: number, gated = false): string {
+  const turns = Array.from({ length: steps }, (_, i) => {
+    const step = `echo step ${i + 1} >> steps.txt`;
+    const command =
+      gated && i + 1 === GATED_STEP ? `while [ ! -e ${GATE_FILE} ]; do sleep 0.2; done; ${step}` : step;
+    return {
+      delayMs,
+      toolCalls: [{ name: 'bash', args: { command, timeout_ms: 600_000 } }],
+    };
+  });
   turns.push({
     delayMs,
     toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'all steps ran' } as never }],
@@ -116,9 +130,13 @@ describe('a new worker build deployed beside the old one', () => {
     return JSON.parse(shown.stdout);
   }
 
-  async function startGoal(objective: string, model: string): Promise<string> {
+  async function startGoal(
+    objective: string,
+    model: string,
+    workspace = tempDir('versioning-ws'),
+  ): Promise<string> {
     const started = await runCli(
-      ['start', objective, '--workspace', tempDir('versioning-ws'), '--model', model, '--json'],
+      ['start', objective, '--workspace', workspace, '--model', model, '--json'],
       env,
     );
     expect(started.code, started.stderr).toBe(0);
@@ -139,7 +157,8 @@ describe('a new worker build deployed beside the old one', () => {
     );
 
     // Goals on A: one long enough to cross continue-as-new while B is up, two short ones.
-    const long = await startGoal('long goal on A', longGoal(dir, 14, 400));
+    const longWorkspace = tempDir('versioning-long-ws');
+    const long = await startGoal('long goal on A', longGoal(dir, 14, 400, true), longWorkspace);
     const shorts = [
       await startGoal('short goal on A', longGoal(dir, 3, 1_500)),
       await startGoal('short goal on A', longGoal(dir, 3, 1_500)),
@@ -166,6 +185,9 @@ describe('a new worker build deployed beside the old one', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ deployment: 'goalrun', current: buildB });
     expect(JSON.parse(shown.stdout).builds).toEqual(expect.arrayContaining([buildA, buildB]));
+    // B is current: the long goal, held on A short of its first continue-as-new, goes on.
+    expect(await statusOf(long)).toMatchObject({ build: buildA, status: 'running' });
+    fs.writeFileSync(path.join(longWorkspace, GATE_FILE), '');
 
     const fresh = await startGoal('new goal on B', longGoal(dir, 2, 200));
     for (const id of [long, ...shorts, fresh]) {
