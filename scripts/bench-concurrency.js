@@ -4,7 +4,7 @@
  * running the same activities (the floor).
  *
  *   npm run bench -- --concurrent 200 [--steps 5] [--delay-ms 200] [--tool file-read|bash]
- *                    [--workers 1|2] [--repeat 1] [--server goalrun|default] [--no-floor]
+ *                    [--workers 1|2] [--repeat 1] [--server goalrun|default] [--no-floor] [--floor-io]
  *
  * Starts its own headless Temporal dev server, a throwaway PostgreSQL database and a local
  * OpenAI-compatible model (the test suite's server) that answers every request after --delay-ms:
@@ -14,7 +14,10 @@
  *   goals: N goals started at once through the client API, run by --workers `goalrun worker`
  *          processes (the built CLI, on one task queue, each with --metrics-port);
  *   floor: N workflows that run the same normal activities (a model activity sleeping --delay-ms,
- *          then a no-op tool activity, per step) on one worker process with the same tuning.
+ *          then a no-op tool activity, per step) on one worker process with the same tuning;
+ *   I/O floor (--floor-io): N workflows whose steps do the I/O a goal step cannot avoid, and nothing
+ *          of goalrun: a streamed request to the same model, a file read, two rows written
+ *          (scripts/bench/floor-io-activities.js). What a goal costs beyond it is goalrun's own work.
  *
  * Prints for each: the wall time until all N are done, goals per second, p50 and p99 step latency
  * (from one model step's scheduling to the next one's, from the histories), and the worker's peak
@@ -61,6 +64,7 @@ function options() {
       repeat: { type: 'string', default: '1' },
       server: { type: 'string', default: 'goalrun' },
       'no-floor': { type: 'boolean', default: false },
+      'floor-io': { type: 'boolean', default: false },
       tool: { type: 'string', default: 'file-read' },
     },
   });
@@ -81,6 +85,7 @@ function options() {
     repeat: n('repeat', 1),
     server: values.server,
     floor: !values['no-floor'],
+    floorIo: values['floor-io'],
   };
 }
 
@@ -157,22 +162,33 @@ async function runGoals(ctx, round) {
   return { wallMs, ids, handles, stepMs, events };
 }
 
-async function runFloor(ctx, round) {
+/** N floor workflows at once: the bare floor, or with `io` the I/O floor. */
+async function runFloor(ctx, round, io = false) {
   const started = performance.now();
   const handles = await Promise.all(
     Array.from({ length: ctx.opts.concurrent }, (_, i) =>
-      ctx.client.workflow.start('floorWorkflow', {
-        workflowId: `floor-${ctx.suffix}-r${round}-${i}`,
+      ctx.client.workflow.start(io ? 'floorIoWorkflow' : 'floorWorkflow', {
+        workflowId: `floor${io ? '-io' : ''}-${ctx.suffix}-r${round}-${i}`,
         taskQueue: ctx.floorQueue,
-        args: [ctx.opts.steps, ctx.opts.delayMs],
+        args: io ? [ctx.opts.steps] : [ctx.opts.steps, ctx.opts.delayMs],
       }),
     ),
   );
   await Promise.all(handles.map((handle) => handle.result()));
   const wallMs = performance.now() - started;
+  if (io) await checkFloorRows(ctx, handles);
   const events = {};
-  const stepMs = await stepLatencies(handles, 'model', events);
+  const stepMs = await stepLatencies(handles, io ? 'modelIo' : 'model', events);
   return { wallMs, handles, stepMs, events };
+}
+
+/** The I/O floor did its writes: a row per model answer and per tool result, none twice. */
+async function checkFloorRows(ctx, handles) {
+  const { countFloorRows } = require('./bench/floor-io-activities');
+  const ids = handles.map((handle) => handle.workflowId);
+  const rows = await countFloorRows(ctx.databaseUrl, ids);
+  const expected = ids.length * (2 * ctx.opts.steps - 1);
+  if (rows !== expected) throw new Error(`the I/O floor wrote ${rows} rows, expected ${expected}`);
 }
 
 /**
@@ -279,14 +295,17 @@ async function main() {
   };
   const workers = [];
   for (let i = 1; i <= opts.workers; i++) workers.push(await startGoalWorker(ctx, i));
-  const floorWorker = opts.floor
-    ? await startProcess(
-        'floor worker',
-        [path.join(__dirname, 'bench/floor-worker.js'), server.address, ctx.floorQueue],
-        process.env,
-        'floor worker running',
-      )
-    : null;
+  // The I/O floor's activities need the model, the database and the notes too.
+  const floorIoArgs = opts.floorIo ? [model.url, db.url, workspace] : [];
+  const floorWorker =
+    opts.floor || opts.floorIo
+      ? await startProcess(
+          'floor worker',
+          [path.join(__dirname, 'bench/floor-worker.js'), server.address, ctx.floorQueue, ...floorIoArgs],
+          process.env,
+          'floor worker running',
+        )
+      : null;
   console.log(
     `temporal ${server.address} (${opts.server} config), database ${db.name}, model ${model.url} ` +
       `(answers after ${opts.delayMs} ms); ${opts.concurrent} goals of ${opts.steps} steps (tool ${opts.tool}) at once, ` +
@@ -295,6 +314,7 @@ async function main() {
 
   const goals = [];
   const floors = [];
+  const ioFloors = [];
   for (let round = 1; round <= opts.repeat; round++) {
     const before = await Promise.all(workers.map((worker) => scrape(worker.metricsUrl)));
     ctx.requestsBefore = model.requests.length;
@@ -307,13 +327,17 @@ async function main() {
       console.log('work split between the workers (this round):');
       await checkSplit(ctx, workers, before);
     }
-    if (floorWorker) {
+    for (const [io, runs] of [
+      [false, opts.floor ? floors : null],
+      [true, opts.floorIo ? ioFloors : null],
+    ]) {
+      if (!runs) continue;
       const floor = await withCpu(
         { 'floor worker': floorWorker.child.pid, 'temporal server': server.pid },
-        () => runFloor(ctx, round),
+        () => runFloor(ctx, round, io),
       );
-      floors.push({ ...floor, goals: opts.concurrent, stepsPerGoal: opts.steps });
-      console.log(`round ${round}: floor ${fmt(floor.wallMs / 1000, 2)} s`);
+      runs.push({ ...floor, goals: opts.concurrent, stepsPerGoal: opts.steps });
+      console.log(`round ${round}: ${io ? 'I/O floor' : 'floor'} ${fmt(floor.wallMs / 1000, 2)} s`);
     }
   }
   console.log('');
@@ -325,11 +349,16 @@ async function main() {
   printEvents(`${opts.concurrent} goals`, goals, opts.concurrent);
   for (const [i, worker] of workers.entries())
     await diagnose(worker, `worker ${i + 1}`, opts.workers === 1 ? opts.concurrent * opts.repeat : 0);
-  if (floorWorker) {
-    const floorRate = report(`${opts.concurrent} floor workflows`, floors, [floorWorker.peakRssMb()]);
-    printEvents(`${opts.concurrent} floor workflows`, floors, opts.concurrent);
+  for (const [label, runs] of [
+    ['floor', floors],
+    ['I/O floor', ioFloors],
+  ]) {
+    if (runs.length === 0) continue;
+    // The worker's peak RSS covers both floors when both ran: they share one process.
+    const floorRate = report(`${opts.concurrent} ${label} workflows`, runs, [floorWorker.peakRssMb()]);
+    printEvents(`${opts.concurrent} ${label} workflows`, runs, opts.concurrent);
     const shares = goalRate.map((rate, i) => (100 * rate) / floorRate[i]);
-    console.log(`goals per second as a share of the floor's (each round): ${spread(shares, 0)} %`);
+    console.log(`goals per second as a share of the ${label}'s (each round): ${spread(shares, 0)} %`);
   }
 }
 

@@ -15,7 +15,7 @@ export TEMPORAL_CLI_PATH
 # breaker's repeat limit (5), so one whose calls repeat is paused here as it would be at full size.
 benches=(
   "bench|scripts/bench-step-overhead.js --steps 8 --repeat 1"
-  "bench --concurrent|scripts/bench-step-overhead.js --concurrent 3 --steps 8 --delay-ms 0"
+  "bench --concurrent|scripts/bench-step-overhead.js --concurrent 3 --steps 8 --delay-ms 0 --floor-io"
   "bench:floor|scripts/bench-floor.js --activities 3 --repeat 1 --only default,goalrun-sqlite-file"
   "bench:cli|scripts/bench-cli.js --repeat 1"
   "bench:sandbox|scripts/bench-sandbox.js 2"

@@ -32,4 +32,4 @@ function writeNotes(workspace, steps) {
   }
 }
 
-module.exports = { CHEAP_TOOLS, cheapCall, writeNotes };
+module.exports = { CHEAP_TOOLS, cheapCall, noteName, writeNotes };
