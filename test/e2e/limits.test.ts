@@ -70,16 +70,27 @@ describe('goal limits', () => {
       talkTurn('hmm'),
     ]);
     const run = spawnCli(['run', 'idle', '--workspace', t.workspace, '--model', model, '--json'], t.env);
-    // What the goal showed last, for the failure message: this test failed twice under load (once a
-    // timeout, once fast) with steps 1-4 done and no pause seen; any failure now says what was listed.
+    // The store is shared with the other test files of the run, so the newest goal listed may be
+    // another file's: this test's goal is the one in its workspace. (It failed under load by reading
+    // list[0]: another test's goal, which never paused, or had paused for a reason of its own.)
+    const workspaces = [t.workspace, fs.realpathSync(t.workspace)];
     let last: unknown;
     try {
+      const sessionId = await waitFor(
+        'the goal in the list',
+        async () => {
+          const listed = await runCli(['list', '--json', '--limit', '100'], t.env);
+          const goals = JSON.parse(listed.stdout) as Array<{ sessionId: string; workspace?: string }>;
+          return goals.find((goal) => workspaces.includes(goal.workspace ?? ''))?.sessionId;
+        },
+        120_000,
+        300,
+      );
       const paused = await waitFor(
         'the breaker to pause the goal',
         async () => {
-          const list = JSON.parse((await runCli(['list', '--json'], t.env)).stdout);
-          last = list[0];
-          return list[0]?.status === 'paused' ? list[0] : undefined;
+          last = JSON.parse((await runCli(['status', sessionId, '--json'], t.env)).stdout);
+          return (last as { status?: string }).status === 'paused' ? last : undefined;
         },
         120_000,
         300,
@@ -88,7 +99,7 @@ describe('goal limits', () => {
         steps: 4,
         reason: 'runaway breaker: 3 model turns in a row without a tool call or finish',
       });
-      const cancelled = await runCli(['cancel', paused.sessionId], t.env);
+      const cancelled = await runCli(['cancel', sessionId], t.env);
       expect(cancelled.code, `${cancelled.stdout}\n${cancelled.stderr}`).toBe(0);
     } catch (err) {
       throw new Error(
