@@ -105,12 +105,16 @@ describe('a foreground run', () => {
         t.env,
       );
     const runs = [run(first), run(second)];
-    const outputs = await Promise.all(
-      runs.map(
-        (child) => new Promise<string>((resolve) => child.once('exit', () => resolve(child.output()))),
-      ),
-    );
-    const results = outputs.map((output) => JSON.parse(output.slice(output.indexOf('{'))));
+    await Promise.all(runs.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    // The result is stdout's JSON; what the run said on stderr (under load it said something after
+    // the JSON, which broke a parse of both streams together) is only shown when the parse fails.
+    const results = runs.map((child) => {
+      try {
+        return JSON.parse(child.stdout());
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`);
+      }
+    });
     for (const result of results) expect(result.status).toBe('completed');
     // Nothing ran the orphan meanwhile (its held call's retry waits on the shared queue).
     expect(requestsFor(orphan)).toBe(orphanRequests);

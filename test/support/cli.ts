@@ -119,16 +119,24 @@ function collectCli(
 }
 
 /** Starts a long-running CLI command (e.g. `worker`); the caller kills it. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): ChildProcess & { output: () => string; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Both streams as they interleaved (what a terminal shows), and each alone (stdout for --json).
   let output = '';
+  let stdout = '';
+  let stderr = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
+    stdout += chunk;
   });
   child.stderr?.on('data', (chunk) => {
     output += chunk;
+    stderr += chunk;
   });
-  return Object.assign(child, { output: () => output });
+  return Object.assign(child, { output: () => output, stdout: () => stdout, stderr: () => stderr });
 }
 
 /** Kills a child and waits for it to exit. */
