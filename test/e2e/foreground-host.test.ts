@@ -110,9 +110,11 @@ describe('a foreground run', () => {
     // the JSON, which broke a parse of both streams together) is only shown when the parse fails.
     const results = runs.map((child) => {
       try {
-        return JSON.parse(child.stdout());
+        return JSON.parse(child.stdoutText());
       } catch (err) {
-        throw new Error(`${(err as Error).message}\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`);
+        throw new Error(
+          `${(err as Error).message}\nstdout:\n${child.stdoutText()}\nstderr:\n${child.stderrText()}`,
+        );
       }
     });
     for (const result of results) expect(result.status).toBe('completed');

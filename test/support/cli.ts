@@ -122,9 +122,10 @@ function collectCli(
 export function spawnCli(
   args: string[],
   env: NodeJS.ProcessEnv,
-): ChildProcess & { output: () => string; stdout: () => string; stderr: () => string } {
+): ChildProcess & { output: () => string; stdoutText: () => string; stderrText: () => string } {
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Both streams as they interleaved (what a terminal shows), and each alone (stdout for --json).
+  // Both streams as they interleaved (what a terminal shows), and each alone (stdout for --json). Not
+  // named stdout/stderr: those are the child's streams, which other tests read.
   let output = '';
   let stdout = '';
   let stderr = '';
@@ -136,7 +137,7 @@ export function spawnCli(
     output += chunk;
     stderr += chunk;
   });
-  return Object.assign(child, { output: () => output, stdout: () => stdout, stderr: () => stderr });
+  return Object.assign(child, { output: () => output, stdoutText: () => stdout, stderrText: () => stderr });
 }
 
 /** Kills a child and waits for it to exit. */
