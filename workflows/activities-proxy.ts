@@ -81,6 +81,23 @@ export function toolActivities(summary: string, taskQueue: string | undefined, p
 }
 
 /**
+ * A tool host's call that runs in the workflow task itself, as a local activity: only for a goal whose
+ * tools run on the workflow's own queue, where every worker that runs the workflow runs its tools too.
+ * Retried as a tool call; a local activity has no heartbeat timeout, so a worker that dies in it is
+ * noticed by the workflow task's timeout instead, and the call runs again there.
+ */
+export const toolLocalActivities = proxyLocalActivities<AllActivities>({
+  startToCloseTimeout: TOOL_STEP_TIMEOUT_MS,
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: TOOL_STEP_MAX_ATTEMPTS,
+  },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+/**
  * The goal's checks at a finish (issue 27 §1): on the tool host, bounded by the checks' own timeouts
  * plus a margin; one retry after an infrastructure fault, after which the checks count as failed.
  */

@@ -56,10 +56,14 @@ const COVERED_BY_0_3_0_3: readonly PatchId[] = [...COVERED_BY_0_3_0_2, 'close-on
 /** What patch-set-0.3.0-4 stands for: the set before it and the open in one call. */
 const COVERED_BY_0_3_0_4: readonly PatchId[] = [...COVERED_BY_0_3_0_3, 'open-in-one-call'];
 
+/** What patch-set-0.3.0-5 stands for: the set before it and the finish answered with the end. */
+const COVERED_BY_0_3_0_5: readonly PatchId[] = [...COVERED_BY_0_3_0_4, 'finish-answered-at-end'];
+
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
-  // The set before it and the finish answered with the end.
-  { id: 'patch-set-0.3.0-5', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_4, 'finish-answered-at-end'] },
+  // The set before it and the workspace context gathered in the workflow task that opens the goal.
+  { id: 'patch-set-0.3.0-6', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_5, 'gather-in-workflow-task'] },
+  { id: 'patch-set-0.3.0-5', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_5 },
   { id: 'patch-set-0.3.0-4', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_4 },
   { id: 'patch-set-0.3.0-3', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_3 },
   // A new goal records one marker, not three.

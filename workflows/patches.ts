@@ -144,6 +144,12 @@ export const PATCH = {
    * cut, a failure, a cancel) writes it first, as it was.
    */
   finishAnsweredAtEnd: 'finish-answered-at-end',
+  /**
+   * The workspace context is gathered by a local activity when the goal's tools run on the workflow's
+   * own queue (no tools queue, no foreground host), in the workflow task that opens the session:
+   * an activity and a workflow task fewer per execution (issue 30), the same gathering.
+   */
+  gatherInWorkflowTask: 'gather-in-workflow-task',
 } as const;
 
 /** A patch id. */
@@ -365,6 +371,15 @@ export const PATCHES: readonly PatchRecord[] = [
     what:
       "the answer of a `finish` that ends the goal is stored by the end's local activity (appendMessage with the " +
       'goal-ended checkpoint), not by an appendMessage of its own before a saveState',
+  },
+  {
+    id: PATCH.gatherInWorkflowTask,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      'a goal whose tools run on the workflow queue (no tools queue, no foreground host) gathers its workspace ' +
+      'context with a gatherWorkspaceContext local activity in the workflow task that opens it, not an activity ' +
+      'and a workflow task of their own',
   },
 ];
 

@@ -4,11 +4,14 @@
  * (the environment snapshot, taken in the sandbox; the project instructions; the MCP servers' tools;
  * the hooks), stores it under (session, execution) and returns counts. The model step reads the rest
  * from the store. Runs that started before this (patch off) take the old path: nothing is gathered.
+ * Where the tools run on the workflow's own queue, a local activity gathers instead (patch
+ * gather-in-workflow-task): the same call, in the workflow task that opens the session.
  */
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import type { GatherWorkspaceContextInput } from '../activities/extensions/extension-activities';
 import type { WorkspaceContextSummary } from '../core/extensions/workspace-context';
 import { plural } from '../core/text';
-import { toolActivities } from './activities-proxy';
+import { toolActivities, toolLocalActivities } from './activities-proxy';
 import { innermostMessage } from './failures';
 import type { GoalRun } from './goal-run-port';
 import { onGoalHost, type Placement } from './host-placement';
@@ -24,18 +27,22 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   const { goal } = run.state;
   let summary: WorkspaceContextSummary;
   try {
-    const input = {
+    const input: GatherWorkspaceContextInput = {
       sessionId: goal.sessionId,
       execution: run.execution,
       workspace: goal.workspace,
       sandbox: goal.sandbox,
       sources: goal.extensions,
     };
-    summary = await onToolHost(run, (placement) =>
-      toolActivities('gather the workspace context', goal.toolTaskQueue, placement).gatherWorkspaceContext(
-        input,
-      ),
-    );
+    summary = gathersInWorkflowTask(run)
+      ? await gatherInWorkflowTask(run, input)
+      : await onToolHost(run, (placement) =>
+          toolActivities(
+            'gather the workspace context',
+            goal.toolTaskQueue,
+            placement,
+          ).gatherWorkspaceContext(input),
+        );
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
@@ -57,6 +64,28 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
   ];
   run.session.note(`workspace context: ${parts.join(', ')}`);
   for (const text of notices) run.session.note(text);
+}
+
+/**
+ * Whether this execution gathers in its workflow task (PATCH.gatherInWorkflowTask): only where the
+ * goal's tools run on the workflow's own queue. A tools queue is another host, and a foreground
+ * host runs the goal's calls while another process may run its workflow tasks.
+ */
+function gathersInWorkflowTask(run: GoalRun): boolean {
+  const { goal } = run.state;
+  return run.features[PATCH.gatherInWorkflowTask] && !goal.toolTaskQueue && !goal.hostQueue;
+}
+
+/**
+ * Gathers as a local activity: no activity and no workflow task of its own before the session opens.
+ */
+function gatherInWorkflowTask(
+  run: GoalRun,
+  input: GatherWorkspaceContextInput,
+): Promise<WorkspaceContextSummary> {
+  // As onToolHost: until the host says otherwise, the goal's end cleans up after it.
+  run.toolHostClean = false;
+  return toolLocalActivities.gatherWorkspaceContext(input);
 }
 
 /**
