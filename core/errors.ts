@@ -29,6 +29,11 @@ export const FailureType = {
    * Thrown non-retryable; only a step that has a backup to go to ends with it.
    */
   ProviderOutage: 'ProviderOutage',
+  /**
+   * A worker that runs no tools (`--role model`) was asked for a tool host's call as a local activity:
+   * the workflow makes the call again as an activity, which a tool host takes.
+   */
+  NotAToolHost: 'NotAToolHost',
 } as const;
 
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

@@ -10,6 +10,7 @@ import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/w
 import { createCompactionActivities } from '../activities/compaction-activities';
 import { createDailyBudgetActivities } from '../activities/daily-budget-activities';
 import { createModelStepActivity } from '../activities/model-step-activity';
+import { notAToolHostActivities } from '../activities/not-a-tool-host';
 import { createNotifyActivities } from '../activities/notify-delivery';
 import type { ProviderEnv } from '../activities/providers/types';
 import { createRetentionActivities } from '../activities/retention-activities';
@@ -218,8 +219,9 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
       ...createNotifyActivities(options.notify ?? []),
       // The session row of a scheduled goal's firing (issue 28 §3), made before its goal starts.
       ...typingStoreOutages(createScheduleActivities(store)),
-      // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly.
-      ...(tools ?? {}),
+      // With role all, tools run on the workflow's own queue, where Temporal can dispatch them eagerly;
+      // with role model, a goal that asks this process to gather hears that it runs no tools.
+      ...(tools ?? notAToolHostActivities()),
     };
     workers.push(
       await Worker.create({

@@ -7,8 +7,9 @@
  * Where the tools run on the workflow's own queue, a local activity gathers instead (patch
  * gather-in-workflow-task): the same call, in the workflow task that opens the session.
  */
-import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TemporalFailure } from '@temporalio/workflow';
 import type { GatherWorkspaceContextInput } from '../activities/extensions/extension-activities';
+import { FailureType } from '../core/errors';
 import type { WorkspaceContextSummary } from '../core/extensions/workspace-context';
 import { plural } from '../core/text';
 import { toolActivities, toolLocalActivities } from './activities-proxy';
@@ -34,17 +35,16 @@ export async function gatherWorkspaceContext(run: GoalRun): Promise<void> {
       sandbox: goal.sandbox,
       sources: goal.extensions,
     };
-    summary = gathersInWorkflowTask(run)
-      ? await gatherInWorkflowTask(run, input)
-      : await onToolHost(run, (placement) =>
-          toolActivities(
-            'gather the workspace context',
-            goal.toolTaskQueue,
-            placement,
-          ).gatherWorkspaceContext(input),
-        );
+    const onHost = () =>
+      onToolHost(run, (placement) =>
+        toolActivities('gather the workspace context', goal.toolTaskQueue, placement).gatherWorkspaceContext(
+          input,
+        ),
+      );
+    summary = gathersInWorkflowTask(run) ? await gatherInWorkflowTask(run, input, onHost) : await onHost();
   } catch (err) {
-    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    // A local activity's failure comes as its own failure (an ApplicationFailure, a timeout), unwrapped.
+    if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
     run.session.note(`the tool host could not gather the workspace context: ${innermostMessage(err)}`);
     return;
   }
@@ -79,13 +79,26 @@ function gathersInWorkflowTask(run: GoalRun): boolean {
 /**
  * Gathers as a local activity: no activity and no workflow task of its own before the session opens.
  */
-function gatherInWorkflowTask(
+async function gatherInWorkflowTask(
   run: GoalRun,
   input: GatherWorkspaceContextInput,
+  onHost: () => Promise<WorkspaceContextSummary>,
 ): Promise<WorkspaceContextSummary> {
   // As onToolHost: until the host says otherwise, the goal's end cleans up after it.
   run.toolHostClean = false;
-  return toolLocalActivities.gatherWorkspaceContext(input);
+  try {
+    return await toolLocalActivities.gatherWorkspaceContext(input);
+  } catch (err) {
+    // A `--role model` worker took the workflow task: a tool host on the queue takes the activity.
+    if (failureType(err) === FailureType.NotAToolHost) return onHost();
+    throw err;
+  }
+}
+
+/** The type of the application failure a local activity failed with, directly or as a cause. */
+function failureType(err: unknown): string | undefined {
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  return failure instanceof ApplicationFailure ? (failure.type ?? undefined) : undefined;
 }
 
 /**

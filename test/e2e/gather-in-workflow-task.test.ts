@@ -3,13 +3,15 @@
  * task that opens it (patch gather-in-workflow-task): a gatherWorkspaceContext local activity before
  * openSession, no activity of that type and no workflow task of its own, and the first model step
  * scheduled by the first workflow task. The gathering is the same: the workspace's AGENTS.md reaches
- * the model. A goal with a foreground host (`run`) still gathers with an activity on its host's queue.
+ * the model. A `--role model` worker that runs the workflow task says it runs no tools, and the goal
+ * asks with an activity instead. A goal with a foreground host (`run`) still gathers with an activity
+ * on its host's queue.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAndWait, runCli, spawnCli } from '../support/cli';
+import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
 import { goalArgs, requestsOf, startGoal } from '../support/goal-steps';
 import { fetchHistory, localActivities } from '../support/history';
@@ -64,6 +66,37 @@ describe('the workspace context of a goal whose tools run on its own queue', () 
 
     const [request] = requestsOf(model, objective);
     expect(promptText(request.body)).toContain(rule);
+  });
+
+  it('is asked of a tool host by an activity when a --role model worker runs the workflow task', async () => {
+    const modelOnly = goalTestEnv('gather-model-role');
+    const modelWorker = spawnCli(['worker', '--role', 'model'], modelOnly.env);
+    try {
+      const objective = 'finish at once (no tools where the workflow runs)';
+      const started = await startGoal(modelOnly, model, objective);
+      // Only this worker polls the goal's queue: it runs the first workflow task, and its local activity
+      // says it runs no tools; the goal then schedules the activity, which a tool host would take.
+      const events = await waitFor('the gathering to be scheduled as an activity', async () => {
+        const history = (await fetchHistory(t.temporalAddress, started.workflowId)).map(({ event }) => event);
+        return scheduled(history, 'gatherWorkspaceContext').length > 0 ? history : undefined;
+      });
+      const markers = events.filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      );
+      expect(markers.length).toBeGreaterThan(0);
+      const failure = markers[0].markerRecordedEventAttributes?.failure;
+      expect(failure?.cause?.applicationFailureInfo?.type ?? failure?.applicationFailureInfo?.type).toBe(
+        'NotAToolHost',
+      );
+      const [gathered] = scheduled(events, 'gatherWorkspaceContext');
+      expect(Number(markers[0].eventId)).toBeLessThan(gathered);
+      // No workflow task failed on the way (an unregistered local activity would fail them all).
+      expect(events.some((e) => e.workflowTaskFailedEventAttributes)).toBe(false);
+      const cancelled = await runCli(['cancel', started.sessionId], modelOnly.env);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+    } finally {
+      await killAndWait(modelWorker, 'SIGTERM');
+    }
   });
 
   it('is gathered by an activity on the host queue of a goal run in the foreground', async () => {
