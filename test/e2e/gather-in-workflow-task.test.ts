@@ -31,9 +31,12 @@ function tasksBefore(events: HistoryEvent[], eventId: number): number {
   return events.filter((e) => e.workflowTaskCompletedEventAttributes && Number(e.eventId) < eventId).length;
 }
 
+/** How long a step may take to be seen on a loaded machine (a worker's start, then the first step). */
+const SEEN_WITHIN_MS = 240_000;
+
 const finishTurn = { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
 
-describe('the workspace context of a goal whose tools run on its own queue', () => {
+describe('the workspace context of a goal whose tools run on its own queue', { timeout: 400_000 }, () => {
   const t = goalTestEnv('gather-in-task');
   let model: OpenAITestServer;
   let worker: ReturnType<typeof spawnCli>;
@@ -52,7 +55,7 @@ describe('the workspace context of a goal whose tools run on its own queue', () 
     fs.writeFileSync(path.join(t.workspace, 'AGENTS.md'), `Always say ${rule}.\n`);
     const objective = 'finish at once (gathered in the workflow task)';
     const started = await startGoal(t, model, objective);
-    const watched = await runCli(['watch', started.sessionId, '--json'], t.env);
+    const watched = await runCli(['watch', started.sessionId, '--json'], t.env, SEEN_WITHIN_MS);
     expect(watched.code, watched.stdout + watched.stderr).toBe(0);
     expect(JSON.parse(watched.stdout)).toMatchObject({ status: 'completed', steps: 1 });
 
@@ -76,10 +79,16 @@ describe('the workspace context of a goal whose tools run on its own queue', () 
       const started = await startGoal(modelOnly, model, objective);
       // Only this worker polls the goal's queue: it runs the first workflow task, and its local activity
       // says it runs no tools; the goal then schedules the activity, which a tool host would take.
-      const events = await waitFor('the gathering to be scheduled as an activity', async () => {
-        const history = (await fetchHistory(t.temporalAddress, started.workflowId)).map(({ event }) => event);
-        return scheduled(history, 'gatherWorkspaceContext').length > 0 ? history : undefined;
-      });
+      const events = await waitFor(
+        'the gathering to be scheduled as an activity',
+        async () => {
+          const history = (await fetchHistory(t.temporalAddress, started.workflowId)).map(
+            ({ event }) => event,
+          );
+          return scheduled(history, 'gatherWorkspaceContext').length > 0 ? history : undefined;
+        },
+        SEEN_WITHIN_MS,
+      );
       const markers = events.filter(
         (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
       );
@@ -105,7 +114,7 @@ describe('the workspace context of a goal whose tools run on its own queue', () 
     const result = await runCli(
       goalArgs('run', objective, foreground, model, ['--json']),
       foreground.env,
-      120_000,
+      SEEN_WITHIN_MS,
     );
     expect(result.code, result.stderr).toBe(0);
     const status = JSON.parse(result.stdout);
