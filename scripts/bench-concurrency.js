@@ -157,7 +157,7 @@ async function runGoals(ctx, round) {
   }
   const events = {};
   const stepMs = await stepLatencies(handles, 'modelStep', events);
-  // BENCH_PRINT_HISTORY=1 prints the first goal's events in order (what each step writes).
+  // BENCH_PRINT_HISTORY=1 prints the first goal's events in order with their sizes (what each step writes).
   if (process.env.BENCH_PRINT_HISTORY === '1') await printHistory(handles[0]);
   return { wallMs, ids, handles, stepMs, events };
 }
@@ -247,7 +247,9 @@ async function printHistory(handle) {
         .map(([key, payload]) => `${key}=${JSON.stringify(defaultPayloadConverter.fromPayload(payload))}`)
         .join(' ');
     }
-    console.log(`  ${String(event.eventId).padStart(3)} ${type} ${detail}`);
+    // Its encoded size: what the server stores and every worker decodes for it.
+    const bytes = temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+    console.log(`  ${String(event.eventId).padStart(3)} ${type} ${detail} (${bytes} bytes)`);
   }
 }
 
