@@ -3,11 +3,8 @@
  * `result` of a `finish` call against it (ajv) and turns a mismatch into the call's error, which the
  * model reads and can fix; a matching result travels to the workflow with the call's arguments.
  */
-import Ajv, { type Options, type ValidateFunction } from 'ajv';
-import Ajv2019 from 'ajv/dist/2019';
-import Ajv2020 from 'ajv/dist/2020';
-import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json';
-import addFormats from 'ajv-formats';
+import type Ajv from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import { FINISH_ERROR_PREFIX, type ParsedFinish } from '../core/finish';
 
 /**
@@ -50,13 +47,19 @@ const validators = new Map<Draft, Ajv>();
 function ajvFor(draft: Draft): Ajv {
   let ajv = validators.get(draft);
   if (!ajv) {
+    // Loaded on a goal's first schema, not at worker start: ajv and its formats cost every worker
+    // about 80 ms of CPU to load, and most goals have no output schema.
+    const { default: AjvDraft07 } = require('ajv') as typeof import('ajv');
+    const { default: Ajv2019 } = require('ajv/dist/2019') as typeof import('ajv/dist/2019');
+    const { default: Ajv2020 } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
     ajv =
       draft === '2020-12'
         ? new Ajv2020(AJV_OPTIONS)
         : draft === '2019-09'
           ? new Ajv2019(AJV_OPTIONS)
-          : new Ajv(AJV_OPTIONS);
-    if (draft === 'draft-06') ajv.addMetaSchema(draft06MetaSchema);
+          : new AjvDraft07(AJV_OPTIONS);
+    if (draft === 'draft-06') ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'));
     addFormats(ajv);
     validators.set(draft, ajv);
   }

@@ -4,8 +4,7 @@
  * tool host's environment at that moment. Uses the official TypeScript SDK's client.
  */
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_RESOURCE_LIMITS, type SandboxSettings } from '../../core/sandbox-settings';
@@ -79,6 +78,10 @@ export class McpConnection {
   /** Starts or reaches a server; throws with one line naming the problem (never a header or env value). */
   static async open(server: ConfiguredServer, context: McpRunContext): Promise<McpConnection> {
     const { transport, secrets } = await transportFor(server, context);
+    // Loaded with the first server, not at every worker's start (the MCP SDK, with the ajv and zod
+    // schemas it validates with, costs about 0.17 s of CPU to load, and most workers run no server).
+    const { Client } =
+      require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: 'goalrun', version: '0.1.0' }, { capabilities: {} });
     // A runner that must fetch the server cannot do it offline: said within seconds, not after a minute.
     const runner = context.sandbox.network ? null : packageRunnerOf(server);
@@ -172,6 +175,8 @@ async function transportFor(
   if (isHttpServer(config)) {
     const url = expandVariables(config.url, env, `${where} url`);
     const headers = expandRecord(config.headers, env, `${where} headers`);
+    const { StreamableHTTPClientTransport } =
+      require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     return {
       transport: new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
       secrets: Object.values(headers),

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceLimits } from '../../core/sandbox-settings';
@@ -28,13 +28,20 @@ function diedOfCpuLimit(code: number | null, signal: NodeJS.Signals | null): boo
   return signal === CPU_LIMIT_SIGNAL || code === SIGNAL_EXIT_BASE + osConstants.signals[CPU_LIMIT_SIGNAL];
 }
 
+/**
+ * The MCP SDK's stdio framing, loaded with the first server (the SDK's message schemas cost a
+ * worker's start about 0.1 s of CPU, and most workers run no MCP server).
+ */
+const stdioFraming = (): typeof import('@modelcontextprotocol/sdk/shared/stdio.js') =>
+  require('@modelcontextprotocol/sdk/shared/stdio.js');
+
 /** A transport over a sandboxed child process's stdin and stdout. */
 export class SandboxedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer: ReadBuffer = new (stdioFraming().ReadBuffer)();
   /** What the server said on stderr. */
   readonly stderr = new ServerStderr();
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -125,7 +132,7 @@ export class SandboxedStdioTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || !this.alive) throw new Error(`the MCP server is not running (${this.describeExit()})`);
     await new Promise<void>((resolve, reject) => {
-      stdin.write(serializeMessage(message), (err) => (err ? reject(err) : resolve()));
+      stdin.write(stdioFraming().serializeMessage(message), (err) => (err ? reject(err) : resolve()));
     });
   }
 
