@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { bundleHash, writeBuildInfo } from './build-info';
+import { slimSourceMap } from './bundle-source-map';
 import { encryptedFailureConverterPath } from './data-converter';
 
 /**
@@ -46,9 +47,9 @@ export function findWorkflowBundle(encrypted = false): string | undefined {
   return candidates.find((candidate) => fs.existsSync(candidate));
 }
 
-/** Writes one bundle and returns the sha256 of its code. */
+/** Writes one bundle (its source map in a file beside it) and returns the sha256 of its code. */
 async function writeBundle(file: string, failureConverterPath?: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({
+  const bundled = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     // Always in: a worker with traces off makes their sink silent, so tracing changes no build id.
     workflowInterceptorModules: [workflowInterceptorsPath()],
@@ -56,9 +57,13 @@ async function writeBundle(file: string, failureConverterPath?: string): Promise
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });
+  const { code, map } = slimSourceMap(bundled.code);
   const target = path.resolve(__dirname, '..', file);
   fs.writeFileSync(target, code);
-  console.log(`workflow bundle written to ${path.relative(process.cwd(), target)} (${code.length} bytes)`);
+  fs.writeFileSync(`${target}.map`, map);
+  console.log(
+    `workflow bundle written to ${path.relative(process.cwd(), target)} (${code.length} bytes; its source map beside it, ${map.length} bytes)`,
+  );
   return bundleHash(code);
 }
 
