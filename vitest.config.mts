@@ -1,4 +1,13 @@
+import os from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * One test file more than there are cores. Two files on two cores left a third of the machine idle
+ * (process accounting over a whole run: 68 % busy), since many e2e files spend minutes waiting on a
+ * goal's timers (a time limit, a heartbeat timeout, a daily-budget wait); with three the suite took
+ * 1,433 s instead of 1,962 on this 2-core machine (docs/performance.md, "The suite's processes").
+ */
+const TEST_FILES_AT_ONCE = Math.min(8, os.availableParallelism() + 1);
 
 export default defineConfig({
   test: {
@@ -7,8 +16,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/upgrade/**'],
     // Forks, not threads: the Temporal worker's native bridge is happier per process.
     pool: 'forks',
-    // Two cores: two test files at a time, each running goals with its own worker.
-    maxWorkers: 2,
+    // Each file runs goals with a worker of its own.
+    maxWorkers: TEST_FILES_AT_ONCE,
     globalSetup: ['./test/support/global-setup.ts', './test/support/database-setup.ts'],
     testTimeout: 180_000,
     hookTimeout: 120_000,
