@@ -160,7 +160,19 @@ export function scriptedModel(dir: string, turns: unknown[]): string {
   return `scripted:${file}`;
 }
 
-/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
+/**
+ * A slow check waits this many times its own duration before the next try: a check that runs the CLI
+ * (about 0.3 s of CPU a process) then uses at most a third of a core, where a fixed 250 ms made a
+ * waiting test spawn processes back to back, slowing the goal it waited for and every other file.
+ */
+const SLOW_CHECK_BACKOFF = 2;
+/** The longest pause between two tries, however slow the check. */
+const MAX_POLL_INTERVAL_MS = 2_000;
+
+/**
+ * Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. A cheap check
+ * is tried every `intervalMs`; one that takes long (a CLI run) waits twice its own time in between.
+ */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
@@ -170,13 +182,16 @@ export async function waitFor<T>(
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
+    const tried = Date.now();
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value as T;
     } catch (err) {
       lastError = err;
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const took = Date.now() - tried;
+    const pause = Math.max(intervalMs, Math.min(MAX_POLL_INTERVAL_MS, took * SLOW_CHECK_BACKOFF));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
   throw new Error(
     `timed out waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
