@@ -29,6 +29,7 @@ benches=(
   "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
   "bench-serve|scripts/bench-serve.js --goals 5 --requests 3"
   "bench-vm-timeout|scripts/bench-vm-timeout.js --calls 200 --rounds 1"
+  "bench-worker-start|scripts/bench-worker-start.js --rounds 1"
 )
 
 failed=()
