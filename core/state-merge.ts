@@ -11,7 +11,13 @@ export function mergeChanges<T>(base: T, ours: T, current: T): T {
   if (!isPlainObject(base) || !isPlainObject(ours) || !isPlainObject(current)) return ours;
   const merged: Record<string, unknown> = { ...current };
   for (const key of Object.keys(ours)) {
-    merged[key] = mergeChanges(ownField(base, key), ours[key], ownField(current, key));
+    // Defined, not assigned: assigning to a key named `__proto__` would set the object's prototype.
+    Object.defineProperty(merged, key, {
+      value: mergeChanges(ownField(base, key), ours[key], ownField(current, key)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   for (const key of Object.keys(base)) {
     // Own fields only: a key such as `toString` is "in" every object through its prototype.

@@ -31,6 +31,16 @@ describe('merging a write with changes made meanwhile', () => {
     });
   });
 
+  it('keeps a field named __proto__ as a field, and the object a plain one', () => {
+    // The counterexample fast-check found: JSON.parse makes `__proto__` an own field, as a payload would.
+    const ours = JSON.parse('{"__proto__": {"polluted": true}, "kept": 1}');
+    const merged = mergeChanges<Record<string, unknown>>({}, ours, {});
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect((merged as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(Object.keys(merged).sort()).toEqual(['__proto__', 'kept']);
+    expect(sameValue(merged, ours)).toBe(true);
+  });
+
   it('gives current when ours changed nothing, and ours when nothing else changed', () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     fc.assert(
