@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { WaitingFilesFirst } from './test/support/waiting-files-first';
+import { WaitingFilesSpread } from './test/support/waiting-files-spread';
 
 /**
  * One test file more than there are cores. Two files on two cores left a third of the machine idle
@@ -19,8 +19,8 @@ export default defineConfig({
     pool: 'forks',
     // Each file runs goals with a worker of its own.
     maxWorkers: TEST_FILES_AT_ONCE,
-    // A fresh clone has no durations from a last run: the files that wait on timers start first.
-    sequence: { sequencer: WaitingFilesFirst },
+    // A fresh clone has no durations from a last run: the files that wait on timers start early, spread.
+    sequence: { sequencer: WaitingFilesSpread },
     globalSetup: ['./test/support/global-setup.ts', './test/support/database-setup.ts'],
     testTimeout: 180_000,
     hookTimeout: 120_000,
