@@ -43,13 +43,40 @@ require('http').createServer((req, res) => {
 }).listen(port, '127.0.0.1', () => console.log('listening on ' + port));
 `;
 
-/** A port that was free a moment ago. */
+/**
+ * Ports the jobs listen on come from below the kernel's ephemeral range. A port 0 handed out and
+ * closed is back in that range, where any process's outgoing connection (the suite's gRPC and pg
+ * clients, three test files at once) can take it as its local port before the job binds it: under
+ * `test:stress` a job's server found its port taken and both of the model's fetches failed.
+ */
+const JOB_PORT_LOWEST = 20_000;
+/** The first ephemeral port when /proc does not say (Linux's default range starts here). */
+const DEFAULT_EPHEMERAL_LOWEST = 32_768;
+
+function ephemeralLowest(): number {
+  try {
+    const lowest = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
+    return Number.isInteger(lowest) && lowest > JOB_PORT_LOWEST ? lowest : DEFAULT_EPHEMERAL_LOWEST;
+  } catch {
+    return DEFAULT_EPHEMERAL_LOWEST;
+  }
+}
+
+/** A port below the ephemeral range that was free a moment ago. */
 async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const span = ephemeralLowest() - JOB_PORT_LOWEST;
+  for (;;) {
+    const port = JOB_PORT_LOWEST + Math.floor(Math.random() * span);
+    const server = net.createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return port;
+    }
+  }
 }
 
 /** GET from the host; the body, or the error code (ECONNREFUSED once the job is gone). */
