@@ -22,7 +22,13 @@ import { TOOL } from '../core/tool-names';
 import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
-import { failoverHeartbeat, failureRunOf, withFailover } from './failover-count';
+import {
+  failoverHeartbeat,
+  failureRunOf,
+  recordedFailure,
+  recoveredFailureRun,
+  withFailover,
+} from './failover-count';
 import { pacedHeartbeat } from './heartbeat-pacer';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
@@ -162,11 +168,23 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
-      // The provider's failures in a row, for the failover rule (failover-count.ts); carried the same way.
-      let failures = failureRunOf(context.info.heartbeatDetails);
+      // The provider's failures in a row, for the failover rule (failover-count.ts); carried the same
+      // way, and read back from the model-error events of attempts whose last heartbeat was lost.
+      const carried = failureRunOf(info.heartbeatDetails, info.attempt);
+      let failures =
+        input.failover && carried.seenAttempt < info.attempt - 1
+          ? await recoveredFailureRun(carried, info.attempt, (earlier) =>
+              recordedFailure(
+                store,
+                input.sessionId,
+                storeKeys.modelErrorEvent(execution, input.stepNumber, earlier),
+              ),
+            )
+          : carried.run;
+      let seenAttempt = info.attempt - 1;
       const details = () => {
         const step: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
-        return { ...step, ...failoverHeartbeat(failures), ...meter.details() };
+        return { ...step, ...failoverHeartbeat(failures, seenAttempt), ...meter.details() };
       };
       // Paced: the stream reports every chunk, and only a change a retry must know is sent at once.
       const beat = pacedHeartbeat(
@@ -342,9 +360,16 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         let failure = answered
           ? storeFailure(err)
           : modelStepFailure(err, input, unreachableSinceMs, Date.now());
+        let countedForFailover = false;
         if (!answered)
-          ({ failure, run: failures } = withFailover(failure, failures, input.failover, Date.now()));
-        // The SDK flushes this last heartbeat with the failure, so the next attempt reads it back.
+          ({
+            failure,
+            run: failures,
+            counted: countedForFailover,
+          } = withFailover(failure, failures, input.failover, Date.now()));
+        seenAttempt = info.attempt;
+        // The SDK flushes this last heartbeat before the failure, so the next attempt reads it back;
+        // if the server loses it, the event below says what it said.
         beat(true);
         // Recorded so that `status` and the step's log line can say why the step was retried.
         await store
@@ -357,6 +382,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
               type: failure.type,
               message: failure.message,
               retryable: !failure.nonRetryable,
+              failover: countedForFailover,
             },
             storeKeys.modelErrorEvent(execution, input.stepNumber, context.info.attempt),
           )
