@@ -6,7 +6,6 @@
  * primary model (temporalio/temporal#8376: a heartbeat sent just before a failure can be lost).
  * The activity runs against real PostgreSQL and real HTTP (the local test server).
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -15,10 +14,10 @@ import type { FailoverHeartbeat } from '../../activities/failover-count';
 import { createModelStepActivity } from '../../activities/model-step-activity';
 import type { ModelStepInput } from '../../activities/types';
 import { FailureType } from '../../core/errors';
-import { userText } from '../../core/messages';
 import { storeKeys } from '../../core/store-keys';
 import { openStore } from '../../store/open';
 import type { SessionStore } from '../../store/types';
+import { modelStepSession } from '../support/model-step-session';
 import {
   type OpenAITestServer,
   openAIErrorResponse,
@@ -37,28 +36,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A session with its first message; returns a model-step input whose rule switches after two failures. */
-async function stepInput(): Promise<ModelStepInput> {
-  const sessionId = `lost-heartbeat-${randomUUID()}`;
-  await store.createSession({
-    id: sessionId,
-    projectDir: os.tmpdir(),
-    projectHash: 'h',
-    objective: 'answer while overloaded',
-    model: 'openai-compatible:test-model',
-    workflowId: `wf-${sessionId}`,
-  });
-  const { seq } = await store.appendMessage(sessionId, 'first', userText('answer while overloaded'));
-  return {
-    sessionId,
-    stepNumber: 1,
-    execution: 1,
-    model: 'openai-compatible:test-model',
+/** A stored session and step 1's input for it, with a rule that switches after two failures. */
+function stepInput(): Promise<ModelStepInput> {
+  return modelStepSession(store, 'lost-heartbeat', 'answer while overloaded', {
     baseUrl: server.url,
-    upToSeq: seq,
-    tools: [],
     failover: { afterFailures: 2, afterMinutes: 60 },
-  };
+  });
 }
 
 /** Runs one attempt against an overloaded provider; returns its failure and the heartbeats it sent. */

@@ -4,17 +4,15 @@
  * is sent at once, and the last beat before a failure always goes. The pacer itself on a fake clock;
  * the step over real HTTP (the local test server) and real PostgreSQL.
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MIN_HEARTBEAT_GAP_MS, pacedHeartbeat } from '../../activities/heartbeat-pacer';
 import { createModelStepActivity } from '../../activities/model-step-activity';
-import type { ModelStepInput } from '../../activities/types';
-import { userText } from '../../core/messages';
 import { storeKeys } from '../../core/store-keys';
 import { openStore } from '../../store/open';
 import type { SessionStore } from '../../store/types';
+import { modelStepSession } from '../support/model-step-session';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 describe('the heartbeat pacer', () => {
@@ -76,25 +74,7 @@ describe('the model step streaming a long answer', () => {
   });
 
   it('beats a few times, not once per chunk, and says at once that the provider is billing', async () => {
-    const sessionId = `paced-${randomUUID()}`;
-    await store.createSession({
-      id: sessionId,
-      projectDir: os.tmpdir(),
-      projectHash: 'h',
-      objective: 'write a long answer',
-      model: 'openai-compatible:test-model',
-      workflowId: `wf-${sessionId}`,
-    });
-    const { seq } = await store.appendMessage(sessionId, 'first', userText('write a long answer'));
-    const input: ModelStepInput = {
-      sessionId,
-      stepNumber: 1,
-      execution: 1,
-      model: 'openai-compatible:test-model',
-      baseUrl: server.url,
-      upToSeq: seq,
-      tools: [],
-    };
+    const input = await modelStepSession(store, 'paced', 'write a long answer', { baseUrl: server.url });
     // 200 pieces of 16 characters, each its own chunk, all within one pacing gap.
     const text = 'a long answer. '.repeat(214).slice(0, 3200);
     server.enqueue({ text, pieceDelayMs: 1 });
@@ -107,7 +87,7 @@ describe('the model step streaming a long answer', () => {
     const result = await environment.run(createModelStepActivity({ store, env: {} }).modelStep, input);
     const tookMs = Date.now() - started;
     expect(result.textPreview.startsWith('a long answer.')).toBe(true);
-    const stored = await store.getMessageByKey(sessionId, storeKeys.assistant(1, 1));
+    const stored = await store.getMessageByKey(input.sessionId, storeKeys.assistant(1, 1));
     expect(stored?.message.content).toEqual([{ type: 'text', text }]);
     // At most the first beat, the billing one, and one per gap of the time the stream took.
     expect(heartbeats.length).toBeLessThanOrEqual(2 + Math.ceil(tookMs / MIN_HEARTBEAT_GAP_MS));

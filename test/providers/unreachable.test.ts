@@ -4,7 +4,6 @@
  * carried across attempts in the heartbeat details, so time spent waiting for a worker never counts.
  * The activity runs against real PostgreSQL and real HTTP (the local test server, or a closed port).
  */
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { APICallError } from '@ai-sdk/provider';
@@ -26,6 +25,7 @@ import { FailureType } from '../../core/errors';
 import { userText } from '../../core/messages';
 import { openStore } from '../../store/open';
 import type { SessionStore } from '../../store/types';
+import { modelStepSession } from '../support/model-step-session';
 import {
   type OpenAITestServer,
   openAIErrorResponse,
@@ -192,28 +192,12 @@ describe('modelStepFailure', () => {
 });
 
 describe('the model step against a provider that cannot be reached', () => {
-  /** A session with its first message; returns a model-step input for it. */
-  async function stepInput(baseUrl: string): Promise<ModelStepInput> {
-    const sessionId = `unreachable-${randomUUID()}`;
-    await store.createSession({
-      id: sessionId,
-      projectDir: os.tmpdir(),
-      projectHash: 'h',
-      objective: 'talk to nobody',
-      model: 'openai-compatible:test-model',
-      workflowId: `wf-${sessionId}`,
-    });
-    const { seq } = await store.appendMessage(sessionId, 'first', userText('talk to nobody'));
-    return {
-      sessionId,
-      stepNumber: 1,
-      execution: 1,
-      model: 'openai-compatible:test-model',
+  /** A stored session and step 1's input for it, against `baseUrl`. */
+  function stepInput(baseUrl: string): Promise<ModelStepInput> {
+    return modelStepSession(store, 'unreachable', 'talk to nobody', {
       baseUrl,
-      upToSeq: seq,
-      tools: [],
       providerUnreachableMinutes: 1,
-    };
+    });
   }
 
   /** Runs one attempt of the step; returns what it failed with and the heartbeats it sent. */
