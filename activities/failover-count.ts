@@ -21,9 +21,11 @@ import {
   NO_FAILURES,
   nextFailureRun,
 } from '../core/failover';
+import { storeKeys } from '../core/store-keys';
 import { plural } from '../core/text';
 import type { SessionStore } from '../store/types';
 import { providerStatusOf } from './providers/errors';
+import type { ModelStepInput } from './types';
 
 /** What a model step's heartbeat carries for the rule. */
 export interface FailoverHeartbeat {
@@ -127,4 +129,21 @@ export function withFailover(
       nonRetryable: true,
     }),
   };
+}
+
+/**
+ * The run a model step's attempt starts from: its heartbeat's, with the failures of attempts whose
+ * last heartbeat was lost read back from their model-error events (only for a step with a rule).
+ */
+export async function carriedFailureRun(
+  store: Pick<SessionStore, 'getEventByKey'>,
+  input: Pick<ModelStepInput, 'sessionId' | 'stepNumber' | 'failover'>,
+  execution: number,
+  info: { attempt: number; heartbeatDetails?: unknown },
+): Promise<FailureRun> {
+  const carried = failureRunOf(info.heartbeatDetails, info.attempt);
+  if (!input.failover || carried.seenAttempt >= info.attempt - 1) return carried.run;
+  return recoveredFailureRun(carried, info.attempt, (earlier) =>
+    recordedFailure(store, input.sessionId, storeKeys.modelErrorEvent(execution, input.stepNumber, earlier)),
+  );
 }

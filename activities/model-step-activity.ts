@@ -22,13 +22,7 @@ import { TOOL } from '../core/tool-names';
 import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
 import { mcpToolSpecs } from './extensions/mcp-model-view';
-import {
-  failoverHeartbeat,
-  failureRunOf,
-  recordedFailure,
-  recoveredFailureRun,
-  withFailover,
-} from './failover-count';
+import { carriedFailureRun, failoverHeartbeat, withFailover } from './failover-count';
 import { pacedHeartbeat } from './heartbeat-pacer';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
@@ -170,17 +164,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
       // The provider's failures in a row, for the failover rule (failover-count.ts); carried the same
       // way, and read back from the model-error events of attempts whose last heartbeat was lost.
-      const carried = failureRunOf(info.heartbeatDetails, info.attempt);
-      let failures =
-        input.failover && carried.seenAttempt < info.attempt - 1
-          ? await recoveredFailureRun(carried, info.attempt, (earlier) =>
-              recordedFailure(
-                store,
-                input.sessionId,
-                storeKeys.modelErrorEvent(execution, input.stepNumber, earlier),
-              ),
-            )
-          : carried.run;
+      let failures = await carriedFailureRun(store, input, execution, info);
       let seenAttempt = info.attempt - 1;
       const details = () => {
         const step: ModelStepHeartbeat = { step: input.stepNumber, received, unreachableSinceMs };
