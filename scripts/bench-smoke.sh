@@ -25,7 +25,7 @@ benches=(
   "bench-memory-search|scripts/bench-memory-search.js --messages 500 --sessions 5 --repeat 2"
   "bench-prune|scripts/bench-prune.js"
   "bench-snapshots|scripts/bench-snapshots.js 100 1"
-  "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1"
+  "bench-stack-capture|scripts/bench-stack-capture.js --rounds 1 --histories 5"
   "bench-spawn|scripts/bench-spawn.js --rounds 1 --calls 3"
   "bench-serve|scripts/bench-serve.js --goals 5 --requests 3"
   "bench-vm-timeout|scripts/bench-vm-timeout.js --calls 200 --rounds 1"

@@ -6,8 +6,9 @@
  * alternating, and prints the CPU time of each replay round (this process and its workflow thread; one replay worker per round,
  * whose start, the same for both, is included).
  *
- *   npm run build && node scripts/bench-stack-capture.js [--rounds 5] [--without PATH]
+ *   npm run build && node scripts/bench-stack-capture.js [--rounds 5] [--histories N] [--without PATH]
  *
+ * --histories: replay only the first N saved histories (default: all; the smoke run takes a few).
  * --without: a bundle with the capture on (default: one is made here, in about half a minute).
  */
 'use strict';
@@ -20,7 +21,7 @@ const { DIST, fmt, median, runMain } = require('./bench/support');
 
 const FIXTURES = path.resolve(__dirname, '../test/fixtures/histories');
 
-function savedHistories() {
+function savedHistories(limit) {
   const { temporal } = require('@temporalio/proto');
   const histories = [];
   for (const release of fs.readdirSync(FIXTURES)) {
@@ -30,7 +31,7 @@ function savedHistories() {
         histories.push(temporal.api.history.v1.History.fromObject(json));
     }
   }
-  return histories;
+  return histories.slice(0, limit);
 }
 
 async function bundleWithCapture() {
@@ -63,11 +64,18 @@ async function replayAll(bundle, histories) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '5' }, without: { type: 'string' } },
+    options: {
+      rounds: { type: 'string', default: '5' },
+      histories: { type: 'string' },
+      without: { type: 'string' },
+    },
   });
   const rounds = Number(values.rounds);
+  const limit = values.histories === undefined ? undefined : Number(values.histories);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+    throw new Error(`--histories wants a whole number above 0, not ${values.histories}`);
   require(path.join(DIST, 'worker/worker.js')).installWorkerLogging({ level: 'warn' });
-  const histories = savedHistories();
+  const histories = savedHistories(limit);
   const events = histories.reduce((sum, history) => sum + history.events.length, 0);
   const withCapture = values.without ?? (await bundleWithCapture());
   const withoutCapture = path.join(DIST, 'workflow-bundle.js');
