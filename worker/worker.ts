@@ -34,6 +34,7 @@ import { processTelemetry, silentWorkflowSinks } from './telemetry';
 import { connectNative } from './temporal-connect';
 import type { TemporalConnectionSettings } from './temporal-connection';
 import type { WorkflowCacheSizing } from './workflow-cache';
+import { startWorkflowThreadsWithoutStackCapture } from './workflow-threads';
 
 export { toolsQueueName, WORKER_ROLES, type WorkerRole } from './roles';
 
@@ -206,6 +207,8 @@ export async function createGoalWorker(options: GoalWorkerOptions): Promise<Goal
         throw new ConfigError('worker versioning needs the prebuilt workflow bundle: run npm run build');
       buildId = buildIdOf(bundlePath);
     }
+    // The SDK's per-promise stack capture costs a third of the workflow thread's CPU (workflow-threads.ts).
+    startWorkflowThreadsWithoutStackCapture();
     const activities = {
       // The workflow's store calls: an outage is typed, so the workflow waits it out (store-wait.ts).
       ...typingStoreOutages(createSessionActivities(store, options.providerEnv)),

@@ -12,6 +12,11 @@
  *
  * What changes: `__stack_trace` answers with no stacks, and an error thrown in workflow code has its
  * stack in V8's plain format, positions in the bundle rather than in the TypeScript sources.
+ *
+ * A `goalrun worker` goes further: its workflow threads start without the hook at all
+ * (worker/workflow-threads.ts), since the hook's `new Error()` still walks the stack before this
+ * formats it to nothing. This stays for what runs the bundle on threads goalrun did not start
+ * (replays, the benchmarks, a worker built from the sources).
  */
 
 /** The SDK file whose promise hook makes the `Error` (its top frame). */
