@@ -9,29 +9,21 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { AGENT_SUMMARY_CHARS } from '../core/agents';
 import { FailureType } from '../core/errors';
 import { EVENT_KINDS } from '../core/event-kinds';
-import { finishSpecWithParts, finishSpecWithResult } from '../core/finish';
 import type { GoalDefinition } from '../core/goal';
 import { MODEL_HEARTBEAT_INTERVAL_MS, PROGRESS_SAVE_INTERVAL_MS } from '../core/limits';
-import { userText } from '../core/messages';
 import { activityInstance, type BilledAttempts, paidCallKeys } from '../core/paid-calls';
 import { storeKeys } from '../core/store-keys';
-import { renderTaskList, taskView } from '../core/task-graph';
-import type { TaskGraph } from '../core/task-graph-types';
 import { TokenCountCache } from '../core/token-cache';
-import { TOOL } from '../core/tool-names';
-import { buildPlannedContext } from './context-builder';
 import { latestContext } from './extensions/extension-activities';
-import { mcpToolSpecs } from './extensions/mcp-model-view';
 import { carriedFailureRun, failoverHeartbeat, withFailover } from './failover-count';
 import { pacedHeartbeat } from './heartbeat-pacer';
 import { KeptAnswers } from './kept-answers';
 import { modelClientCache } from './model-clients';
+import { buildStepRequest } from './model-request';
 import { storeModelAnswer } from './model-step-answer';
 import { modelStepResult } from './model-step-result';
 import { AttemptMeter } from './paid-attempts';
-import { systemPrompt } from './prompt';
 import { isUnreachableError } from './providers/errors';
-import { parseModelSpec } from './providers/model-spec';
 import { idleTimeoutMsOf } from './providers/stream-idle';
 import type { ModelResponse } from './providers/types';
 import {
@@ -40,11 +32,8 @@ import {
   nextUnreachableSince,
   unreachableSinceOf,
 } from './providers/unreachable';
-import { requestImages } from './request-images';
-import { cacheTtlFor, placeTaskList, promptLayoutOf } from './request-layout';
 import { type OutageContext, untilStored } from './store-outage';
 import { StreamDeltaWriter } from './stream-delta-writer';
-import { toolSpecsFor } from './tool-catalog';
 import { recordTraceContent } from './trace-content';
 import type { ModelStepInput, ModelStepResult } from './types';
 import type { ActivityDeps } from './workflow-activities';
@@ -116,49 +105,14 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
         });
       }
       const client = clientFor(input.model, input.baseUrl, input.apiKeyEnv);
-      // Only Anthropic's cache needs breakpoints, and their lifetime depends on the previous step's time.
-      const breakpoints = parseModelSpec(input.model).provider === 'anthropic';
-      const [planned, previousAnswer] = await Promise.all([
-        buildPlannedContext(store, input.sessionId, input.upToSeq, input.plan),
-        breakpoints && input.stepNumber > 1
-          ? store.getEventByKey(input.sessionId, storeKeys.usageEvent(execution, input.stepNumber - 1))
-          : null,
-      ]);
-      const { messages } = planned;
-      const images = await requestImages(store, messages);
-      // The task list is rendered per request, so no compaction can drop it; it goes after the
-      // transcript, so a todo-write changes no byte of the prefix the provider has cached.
-      const savedTasks = (session.goalState as { tasks?: TaskGraph } | null)?.tasks;
-      const tasks = (input.state?.set.tasks as TaskGraph | undefined) ?? savedTasks ?? [];
-      const taskList = placeTaskList(
-        promptLayoutOf(),
-        tasks.length > 0 ? renderTaskList(taskView(tasks)) : null,
-      );
-      // The project instructions and MCP tools the tool host gathered for this execution: read from
-      // one stored row, so the request's prefix is byte-identical from step to step (prompt caching).
-      const system = systemPrompt({
-        objective: session.objective,
-        workspace: session.projectDir,
-        tasks: taskList.inSystem,
-        instructions: workspaceContext?.instructions.text || null,
-        appended: goal?.appendSystemPrompt ?? null,
+      const { fixedTokens, ...request } = await buildStepRequest(store, fixedTexts, {
+        input,
+        execution,
+        session,
+        goal,
+        workspaceContext,
+        requireParts,
       });
-      // A goal with an output schema has a finish tool that requires a result matching it.
-      const offered = toolSpecsFor(input.tools).map((spec) => {
-        if (spec.name !== TOOL.finish) return spec;
-        const withResult = outputSchema ? finishSpecWithResult(spec, outputSchema) : spec;
-        return requireParts ? finishSpecWithParts(withResult) : withResult;
-      });
-      const tools = [...offered, ...mcpToolSpecs(workspaceContext)];
-      // On the step's `chat` span, with --trace-content only (worker/genai-spans.ts).
-      recordTraceContent(() => ({
-        'gen_ai.system_instructions': system,
-        'gen_ai.input.messages': JSON.stringify(
-          taskList.tail ? [...messages, userText(taskList.tail)] : messages,
-        ),
-      }));
-      // What every request carries whatever compaction does: the pressure compaction cannot relieve.
-      const fixedTokens = fixedTexts.sum(system, taskList.tail ?? '', JSON.stringify(tools));
       let received = 0;
       // Carried over from the attempts before this one, so that the unreachable clock survives retries.
       let unreachableSinceMs = unreachableSinceOf(context.info.heartbeatDetails);
@@ -219,14 +173,7 @@ export function createModelStepActivity(deps: ActivityDeps, kept = new KeptAnswe
       try {
         if (!response) {
           response = await client.stream({
-            system,
-            messages,
-            tail: taskList.tail,
-            ...(images ? { images } : {}),
-            cache: breakpoints
-              ? { headCount: planned.headCount, ttl: cacheTtlFor(previousAnswer?.createdAt, Date.now()) }
-              : undefined,
-            tools,
+            ...request,
             stepNumber: input.stepNumber,
             abortSignal: context.cancellationSignal,
             idleTimeoutMs: idleMs,
