@@ -56,13 +56,17 @@ function spawnRaw(command: string, args: string[]): Proc {
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let stdout = '';
+  let stderr = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
+    stdout += chunk;
   });
   child.stderr?.on('data', (chunk) => {
     output += chunk;
+    stderr += chunk;
   });
-  return Object.assign(child, { output: () => output });
+  return Object.assign(child, { output: () => output, stdoutText: () => stdout, stderrText: () => stderr });
 }
 
 /** Makes a directory the tool host's user owns (it writes the workspaces and its own HOME). */

@@ -112,11 +112,10 @@ function worstCaseState(): GoalState {
     );
   }
   session.state = { ...session.state, breakdown };
-  const finished = handleWorkflowTool(
-    session.state,
-    { toolCallId: 'finish-1', toolName: 'finish', summary: 'finish' },
-    { tool: 'finish', parsed: { ok: true, args: { status: 'blocked', summary: wide(50_000) } } } as never,
-  );
+  const finished = handleWorkflowTool(session.state, { toolCallId: 'finish-1', toolName: 'finish' }, {
+    tool: 'finish',
+    parsed: { ok: true, args: { status: 'blocked', summary: wide(50_000) } },
+  } as never);
   session.state = finished.state;
   session.setStatus('blocked', wide(50_000));
   session.state = noteAction(session.state, wide(5_000));

@@ -48,7 +48,11 @@ async function modulesOf(
   extraEnv: Record<string, string | undefined> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; modules: string[] }> {
   const record = path.join(tempDir('modules'), 'modules.txt');
-  const env = { ...t.env, NODE_OPTIONS: `--require ${RECORDER}`, GOALRUN_MODULE_RECORD: record };
+  const env: NodeJS.ProcessEnv = {
+    ...t.env,
+    NODE_OPTIONS: `--require ${RECORDER}`,
+    GOALRUN_MODULE_RECORD: record,
+  };
   for (const [name, value] of Object.entries(extraEnv)) {
     if (value === undefined) delete env[name];
     else env[name] = value;

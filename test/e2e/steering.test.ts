@@ -13,7 +13,7 @@ import { packageVersion } from '../../worker/build-info';
 import { expectJson, killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { gate, startGoal, statusOf } from '../support/goal-steps';
-import { saveHistoryFixture } from '../support/history-fixtures';
+import { historyJson, saveHistoryFixture } from '../support/history-fixtures';
 import {
   type ChatRequestBody,
   type OpenAITestServer,
@@ -333,7 +333,7 @@ describe('steering', () => {
           .getHandle(started.workflowId as string)
           .fetchHistory();
         await connection.close();
-        saveHistoryFixture(packageVersion(), 'steering-commands', [history.toJSON()]);
+        saveHistoryFixture(packageVersion(), 'steering-commands', [historyJson(history)]);
       }
       // The transcript records the model switch.
       const notes = (await store.listMessages(id)).filter((m) => m.key.startsWith('notice:'));

@@ -104,7 +104,7 @@ describe('project instructions', () => {
     expect(instructionBytes).toBeLessThan(33 * 1024);
     expect(instructionBytes).toBeGreaterThan(30 * 1024);
     // The first message's snapshot: `git status` as the tool host ran it in the sandbox.
-    expect(JSON.stringify(requests[0].body.messages[1])).toMatch(/git: \\n {2}## No commits yet/);
+    expect(JSON.stringify(requests[0].body.messages?.[1])).toMatch(/git: \\n {2}## No commits yet/);
     const second = JSON.stringify(requests[1].body.messages);
     expect(second).toContain('RULE-AGENTS-WINS');
     expect(second).not.toContain('RULE-CLAUDE-LOSES');

@@ -9,7 +9,7 @@ import {
 } from '../../activities/failover-count';
 import { toActivityFailure } from '../../activities/providers/errors';
 import { FailureType } from '../../core/errors';
-import { NO_FAILURES } from '../../core/failover';
+import { type FailureRun, NO_FAILURES } from '../../core/failover';
 
 const context = { provider: 'anthropic', model: 'claude-x' };
 const rule = { afterFailures: 3, afterMinutes: 5 };
@@ -61,7 +61,7 @@ describe('failover count of a model step', () => {
       answered(400, 'prompt is too long: 300000 tokens > 200000 maximum context length'),
       answered(429, 'rate limited'),
     ];
-    let run = { failures: 2, sinceMs: 0 };
+    let run: FailureRun = { failures: 2, sinceMs: 0 };
     for (const failure of failures) {
       const counted = withFailover(failure, run, rule, 1_000);
       expect(counted.failure).toBe(failure);

@@ -12,6 +12,7 @@ import { createModelStepActivity } from '../../activities/model-step-activity';
 import { storeKeys } from '../../core/store-keys';
 import { openStore } from '../../store/open';
 import type { SessionStore } from '../../store/types';
+import { runActivity } from '../support/mock-activity';
 import { modelStepSession } from '../support/model-step-session';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
@@ -84,7 +85,11 @@ describe('the model step streaming a long answer', () => {
       heartbeats.push(details),
     );
     const started = Date.now();
-    const result = await environment.run(createModelStepActivity({ store, env: {} }).modelStep, input);
+    const result = await runActivity(
+      environment,
+      createModelStepActivity({ store, env: {} }).modelStep,
+      input,
+    );
     const tookMs = Date.now() - started;
     expect(result.textPreview.startsWith('a long answer.')).toBe(true);
     const stored = await store.getMessageByKey(input.sessionId, storeKeys.assistant(1, 1));

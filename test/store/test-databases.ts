@@ -22,7 +22,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     // FORCE ends connections a failed test may have left open.
-    drop: () => withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: async () => {
+      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
   };
 }
 

@@ -93,10 +93,10 @@ function collectCli(
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     const timer =

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { compareReleases } from '../../core/patch-procedure';
 import { PATCHES, RELEASES } from '../../workflows/patches';
 
@@ -92,6 +93,11 @@ export function recordedChecksums(release: string): Map<string, string> {
 /** Typed error of a save that would overwrite a committed history. */
 export class HistoryExistsError extends Error {
   readonly type = 'history-exists';
+}
+
+/** A fetched history as the fixtures hold it (`fetchHistory` types it as the plain interface). */
+export function historyJson(history: temporal.api.history.v1.IHistory): unknown {
+  return temporal.api.history.v1.History.fromObject(history).toJSON();
 }
 
 /**

@@ -17,6 +17,7 @@ import type { StoredMessage } from '../../core/messages';
 import { storeKeys } from '../../core/store-keys';
 import { openStore } from '../../store/open';
 import type { SessionStore } from '../../store/types';
+import { runActivity } from '../support/mock-activity';
 import { makeWorkspace, removeWorkspace, sleepersWithMarker, uniqueMarker } from './helpers';
 
 const SECRET = 'sk-test-0123456789abcdef';
@@ -70,7 +71,7 @@ async function sessionWithCall(toolName: string, args: unknown): Promise<ToolRun
 let activity: ReturnType<typeof createToolActivity>;
 
 const run = (input: ToolRunInput, attempt = 1) =>
-  new MockActivityEnvironment({ attempt }).run(activity.runTool, input);
+  runActivity(new MockActivityEnvironment({ attempt }), activity.runTool, input);
 
 async function rows(sessionId: string) {
   const spool = await pg.query('SELECT key, content FROM spool WHERE session_id = $1', [sessionId]);
@@ -178,11 +179,11 @@ describe('runTool', () => {
     expect(result.job?.pid).toBeGreaterThan(0);
     // A retry (the result was stored) returns the same job, read back from the event.
     expect((await run({ ...input, jobId: 'job-3' }, 2)).job).toEqual(result.job);
-    const listed = await new MockActivityEnvironment().run(activity.listSessionJobs, {
+    const listed = await runActivity(new MockActivityEnvironment(), activity.listSessionJobs, {
       sessionId: input.sessionId,
     });
     expect(listed.jobs.map((job) => job.jobId)).toEqual(['job-3']);
-    const killed = await new MockActivityEnvironment().run(activity.killSessionJobs, {
+    const killed = await runActivity(new MockActivityEnvironment(), activity.killSessionJobs, {
       sessionId: input.sessionId,
     });
     expect(killed).toEqual({ killed: ['job-3'] });
@@ -287,9 +288,9 @@ describe('a shutting-down tool host', () => {
     const stopping = createToolActivity({ store, jobs: local });
     await local.shutdown();
     const input = await sessionWithCall('bash', { command: 'touch never.txt' });
-    const failure = await new MockActivityEnvironment()
-      .run(stopping.runTool, input)
-      .catch((error: unknown) => error);
+    const failure = await runActivity(new MockActivityEnvironment(), stopping.runTool, input).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toMatchObject({
       type: FailureType.ToolHostShuttingDown,
       message: 'goalrun worker is shutting down; command not started',
@@ -304,7 +305,7 @@ describe("a tools worker's workspace root", () => {
     const root = await makeWorkspace();
     const host = createToolActivity({ store, jobs, workspaceRoot: root });
     const input = await sessionWithCall('bash', { command: 'echo ran > ran.txt' });
-    const refused = await new MockActivityEnvironment().run(host.runTool, input);
+    const refused = await runActivity(new MockActivityEnvironment(), host.runTool, input);
     expect(refused.ok).toBe(false);
     const [message] = (await rows(input.sessionId)).messages;
     expect(message.content[0].output.type).toBe('error-text');
@@ -318,7 +319,7 @@ describe("a tools worker's workspace root", () => {
     // The same call from a goal whose workspace is inside the root runs.
     const project = path.join(root, 'project');
     mkdirSync(project);
-    const served = await new MockActivityEnvironment().run(host.runTool, {
+    const served = await runActivity(new MockActivityEnvironment(), host.runTool, {
       ...(await sessionWithCall('bash', { command: 'echo ran > ran.txt' })),
       workspace: project,
     });

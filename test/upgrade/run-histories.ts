@@ -18,7 +18,7 @@ export async function historiesOfGoal(
   const histories: History[] = [];
   let runId: string | undefined = firstRunId;
   while (runId) {
-    const history = temporal.api.history.v1.History.create(
+    const history: History = temporal.api.history.v1.History.create(
       await client.workflow.getHandle(workflowId, runId).fetchHistory(),
     );
     histories.push(history);

@@ -10,7 +10,7 @@ import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { compactionModel, compactionNotices, fillerCall, pairingProblems } from '../support/compaction-model';
 import { goalTestEnv, testStore } from '../support/goal-env';
 import { goalArgs, startGoal } from '../support/goal-steps';
-import { saveHistoryFixture } from '../support/history-fixtures';
+import { historyJson, saveHistoryFixture } from '../support/history-fixtures';
 import {
   type OpenAITestServer,
   openAIErrorResponse,
@@ -229,7 +229,7 @@ describe('compaction', () => {
         const connection = await Connection.connect({ address: t.temporalAddress });
         const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
         await connection.close();
-        saveHistoryFixture(packageVersion(), 'compaction-overflow', [history.toJSON()]);
+        saveHistoryFixture(packageVersion(), 'compaction-overflow', [historyJson(history)]);
       }
     } finally {
       server.setFallback(undefined);

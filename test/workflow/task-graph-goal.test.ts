@@ -14,7 +14,7 @@ import { packageVersion } from '../../worker/build-info';
 import { tasksQuery } from '../../workflows/definitions';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { saveHistoryFixture } from '../support/history-fixtures';
+import { historyJson, saveHistoryFixture } from '../support/history-fixtures';
 
 const BUNDLE = path.resolve(__dirname, '../../dist/workflow-bundle.js');
 
@@ -144,11 +144,7 @@ describe('the task graph in a goal', () => {
         await Worker.runReplayHistory({ workflowBundle: { codePath: BUNDLE } }, history, workflowId);
       }
       if (process.env.GOALRUN_SAVE_HISTORY_FIXTURE) {
-        saveHistoryFixture(
-          packageVersion(),
-          'task-graph-goal',
-          histories.map((history) => history.toJSON()),
-        );
+        saveHistoryFixture(packageVersion(), 'task-graph-goal', histories.map(historyJson));
       }
     } finally {
       await killAndWait(worker, 'SIGTERM');
