@@ -5,11 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { shortIdOf } from '../../core/session-ids';
+import { workflowIdOf } from '../../core/workflow-names';
 import { killAndWait, runCli, scriptedModel, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
+import { fetchHistory } from '../support/history';
 
 const INCOMPATIBLE = path.resolve(__dirname, '../fixtures/incompatible/workflows.ts');
 
@@ -105,9 +108,14 @@ describe('liveness', () => {
     );
     expect(started.code, started.stderr).toBe(0);
     const { sessionId } = JSON.parse(started.stdout);
+    // Picked up means its first workflow task completed: the other build's timer is in the history.
+    const workflowId = workflowIdOf(sessionId);
     await waitFor(
-      'the other build to pick the goal up',
-      async () => !(await runCli(['status', sessionId], t.env)).stdout.includes('no worker has picked'),
+      'the other build to start its timer',
+      async () => {
+        const events = await fetchHistory(t.temporalAddress, workflowId).catch(() => []);
+        return events.some(({ event }) => event.timerStartedEventAttributes);
+      },
       60_000,
       300,
     );
@@ -117,6 +125,10 @@ describe('liveness', () => {
 
     const worker = spawnCli(['worker'], t.env);
     try {
+      // The next workflow task goes to this build's worker, the only one polling now.
+      const client = await Connection.connect({ address: t.temporalAddress });
+      await new Client({ connection: client }).workflow.getHandle(workflowId).signal('poke');
+      await client.close();
       const stuck = await waitFor(
         'status to say the goal is stuck',
         async () => {

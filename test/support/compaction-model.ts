@@ -50,13 +50,13 @@ export function fillerCall(tag: string, lines: number) {
 
 /** A scripted model for the OpenAI test server's fallback. */
 export function compactionModel(options: {
-  main: (n: number) => TestResponse;
+  main: (n: number) => TestResponse | Promise<TestResponse>;
   summary?: (n: number, body: ChatRequestBody) => TestResponse | undefined;
 }) {
   const seen: SeenRequest[] = [];
   let mains = 0;
   let summaries = 0;
-  const fallback = (body: ChatRequestBody): TestResponse => {
+  const fallback = (body: ChatRequestBody): TestResponse | Promise<TestResponse> => {
     const chars = JSON.stringify(body.messages ?? []).length;
     if (isSummaryRequest(body)) {
       summaries += 1;

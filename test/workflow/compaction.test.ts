@@ -119,14 +119,25 @@ describe('compaction', () => {
 
   it('pauses auto-compact after three summarizer failures; a manual compact works and resets it', async () => {
     const t = goalTestEnv('compact-budget');
-    let slow = false;
     let release = false;
+    // The goal is held at its first step after the third summarizer failure until the test has seen the
+    // pause: left to run, a loaded machine lets it fill the context to the hard limit meanwhile, where
+    // one forced compaction (a summarizer call) runs by design, paused or not.
+    let pauseSeen!: () => void;
+    const pauseObserved = new Promise<void>((resolve) => {
+      pauseSeen = resolve;
+    });
+    let paused = false;
+    const summaries = () => model.seen.filter((request) => request.kind === 'summary').length;
     const model = compactionModel({
       // Medium outputs: not spooled, not large, so pruning cannot help and the summarizer is needed.
-      main: (n) => {
+      main: async (n) => {
         if (release)
           return { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'done' } }] };
-        return { delayMs: slow ? 1_500 : 0, toolCalls: [fillerCall(`m${n}`, 25)] };
+        if (summaries() >= 3 && !paused) await pauseObserved;
+        // After the pause, small and slower steps: they stay over the threshold without nearing the hard
+        // limit while the test compacts by hand.
+        return { delayMs: paused ? 1_500 : 0, toolCalls: [fillerCall(`m${n}`, paused ? 2 : 25)] };
       },
       summary: (n) => (n <= 3 ? openAIErrorResponse(500, 'summarizer is down') : undefined),
     });
@@ -141,17 +152,17 @@ describe('compaction', () => {
         150_000,
         300,
       );
-      slow = true;
-      const summariesAtPause = model.seen.filter((request) => request.kind === 'summary').length;
-      expect(summariesAtPause).toBe(3);
+      expect(summaries()).toBe(3);
+      paused = true;
+      pauseSeen();
       // Several more steps over the threshold: no fourth summarizer call.
       const mainsAtPause = model.seen.filter((request) => request.kind === 'main').length;
       await waitFor(
-        'two more steps',
-        () => model.seen.filter((r) => r.kind === 'main').length >= mainsAtPause + 2,
+        'three more steps',
+        () => model.seen.filter((r) => r.kind === 'main').length >= mainsAtPause + 3,
         60_000,
       );
-      expect(model.seen.filter((request) => request.kind === 'summary').length).toBe(3);
+      expect(summaries()).toBe(3);
 
       const manual = await runCli(['compact', sessionId, 'the', 'widget', '--json'], t.env);
       expect(manual.code, manual.stderr).toBe(0);
