@@ -10,8 +10,9 @@ import { goalTestEnv, testStore } from '../support/goal-env';
 
 const turns = [
   { toolCalls: [{ name: 'file-write', args: { path: 'a.txt', content: 'one\n' } }] },
-  // A slow model step: the worker is killed while it streams.
-  { delayMs: 8_000, toolCalls: [{ name: 'bash', args: { command: 'echo two >> a.txt' } }] },
+  // A slow model step: the worker is killed while it streams. Long, so that a loaded machine's polls
+  // cannot miss it (the next worker answers it again, as slowly).
+  { delayMs: 25_000, toolCalls: [{ name: 'bash', args: { command: 'echo two >> a.txt' } }] },
   { toolCalls: [{ name: 'file-read', args: { path: 'a.txt' } }] },
   // A slow tool: the worker is killed while it runs.
   { toolCalls: [{ name: 'bash', args: { command: 'touch started-4; sleep 6; echo three >> a.txt' } }] },

@@ -226,7 +226,9 @@ describe('failover to the backup model', () => {
   }, 300_000);
 
   it('probes the primary after the cooldown and stays on it after one success', async () => {
-    const cooldownS = 3;
+    // Long enough that step 1 on the backup (a model call, a sandboxed bash, its writes) cannot outlast
+    // it on a loaded machine: step 2 would then probe the primary, and the backup's step 2 never come.
+    const cooldownS = 15;
     const t = setUp('failover-back', backup.url, cooldownS);
     const objective = 'failover-back: echo twice';
     // Step 2 on the backup is held until the cooldown has passed since it was asked (the switch came

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goalResult } from '../../cli/goal-result';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv, testStore } from '../support/goal-env';
-import { goalArgs, startGoal } from '../support/goal-steps';
+import { gate, goalArgs, startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const SECRET = 'sk-test-secret-do-not-store-1234567890';
@@ -61,14 +61,20 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
   it('retries a 429 no sooner than Retry-After, visible in status while it waits and afterwards', async () => {
     const t = goalTestEnv('http429', { OPENAI_API_KEY: SECRET });
     const before = server.requests.length;
-    server.enqueue(
-      {
-        status: 429,
-        headers: { 'Retry-After': '4' },
-        body: { error: { message: 'Rate limit reached', type: 'rate_limit' } },
-      },
-      ...goalTurns(),
-    );
+    server.enqueue({
+      status: 429,
+      headers: { 'Retry-After': '4' },
+      body: { error: { message: 'Rate limit reached', type: 'rate_limit' } },
+    });
+    // The retry (attempt 2) is held until the test has seen it in status: its window is otherwise
+    // the few seconds a loaded machine's polls can miss.
+    const retrySeen = gate();
+    const turns = goalTurns();
+    let answered = 0;
+    server.setFallback(async () => {
+      if (answered++ === 0) await retrySeen.opened;
+      return turns.shift() ?? { text: 'no more turns' };
+    });
     const worker = spawnCli(['worker'], t.env);
     try {
       const { sessionId } = await startGoal(t, server, 'write out.txt and check it');
@@ -79,9 +85,10 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
           const view = JSON.parse(shown.stdout);
           return view.retrying ? view.retrying : undefined;
         },
-        30_000,
+        60_000,
         300,
       );
+      retrySeen.open();
       expect(retrying.lastFailure).toContain('429');
       expect(retrying.attempt).toBe(2);
       const watched = await runCli(['watch', sessionId, '--json'], t.env);
@@ -95,6 +102,8 @@ describe('a goal over an OpenAI-compatible HTTP endpoint', () => {
       expect(requests.length).toBe(5);
       expect(requests[1].time - requests[0].time).toBeGreaterThanOrEqual(4_000);
     } finally {
+      retrySeen.open();
+      server.setFallback(undefined);
       await killAndWait(worker, 'SIGTERM');
     }
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_S } from '../../core/limits';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
 import { goalTestEnv } from '../support/goal-env';
-import { startGoal } from '../support/goal-steps';
+import { gate, startGoal } from '../support/goal-steps';
 import { type OpenAITestServer, startOpenAITestServer } from '../support/openai-test-server';
 
 const setting = process.env.STALL_IDLE_TIMEOUT_S ?? '3';
@@ -25,10 +25,13 @@ describe('a provider stream stalled mid-answer', () => {
     'is retried as ProviderStalled, shown in status, and the goal completes',
     async () => {
       const t = goalTestEnv('stall');
-      // Two stalled attempts, so that status can be read while the second one hangs.
+      // Two stalled attempts. The second is held alive (pings) until the test has read status: left to
+      // stall at once, its few seconds are a window a loaded machine's polls can miss.
+      const statusSeen = gate();
+      let heldUntil = 0;
       server.enqueue(
         { text: 'never finished', stallAfterFirstChunk: true },
-        { text: 'never finished either', stallAfterFirstChunk: true },
+        { text: 'never finished either', stallAfterFirstChunk: true, holdUntil: statusSeen.opened },
         { toolCalls: [{ name: 'finish', args: { status: 'complete', summary: 'recovered' } }] },
       );
       const worker = spawnCli(['worker'], t.env);
@@ -50,15 +53,18 @@ describe('a provider stream stalled mid-answer', () => {
           (idleS * 2 + 60) * 1000,
           300,
         );
+        heldUntil = Date.now();
+        statusSeen.open();
         expect(shown).toMatch(new RegExp(`sent nothing for ${idleS} s`));
         const watched = await runCli(['watch', sessionId, '--json'], t.env, (idleS * 3 + 120) * 1000);
         expect(watched.code, watched.stderr).toBe(0);
         expect(JSON.parse(watched.stdout).status).toBe('completed');
         const requests = server.requests.slice(-3);
         expect(requests).toHaveLength(3);
-        // Each stalled attempt was given up after the idle timeout (plus the retry backoff), not later.
+        // Each stalled attempt was given up after the idle timeout (plus the retry backoff), not later:
+        // the second one's stall began when the test let it go.
         const firstRecovery = requests[1].time - requests[0].time;
-        const secondRecovery = requests[2].time - requests[1].time;
+        const secondRecovery = requests[2].time - heldUntil;
         console.log(
           `stall recovery with a ${idleS} s idle timeout: ${firstRecovery} ms, then ${secondRecovery} ms`,
         );
@@ -67,6 +73,7 @@ describe('a provider stream stalled mid-answer', () => {
           expect(gap).toBeLessThan(idleS * 1000 + 15_000);
         }
       } finally {
+        statusSeen.open();
         await killAndWait(worker, 'SIGTERM');
       }
     },

@@ -62,8 +62,13 @@ export interface TestTurn {
   stallAfterFirstChunk?: boolean;
   /** Sends the text (some output), then nothing more while the connection stays open: stalled after output. */
   stallAfterText?: boolean;
-  /** During `delayMs`, sends an SSE comment (`: ping`) this often, as providers keep idle streams alive. */
+  /** During `delayMs` (or `holdUntil`), sends an SSE comment (`: ping`) this often, as providers keep idle streams alive. */
   keepAliveMs?: number;
+  /**
+   * After the first chunk, keeps the stream alive with pings until this settles, then goes on (to a
+   * stall, say): holds a call at a point the test wants to see, however slow the machine.
+   */
+  holdUntil?: Promise<void>;
   /** Destroys the connection after the first chunk, like a dropped network link. */
   disconnectMidStream?: boolean;
   /** Overrides the finish reason (`tool_calls` when there are tool calls, `stop` otherwise). */
@@ -165,6 +170,8 @@ const MAX_PIECE_CHARS = 16;
 const CHARS_PER_TOKEN = 4;
 /** How long a disconnectMidStream turn waits after its first chunk before it cuts the connection. */
 const DISCONNECT_DELAY_MS = 50;
+/** How often a held stream (holdUntil) pings when the turn names no keepAliveMs: well under any idle timeout. */
+const HOLD_PING_MS = 500;
 const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
 
 /** Starts the server on 127.0.0.1 with a random free port. */
@@ -378,6 +385,18 @@ async function streamTurn(
     await sleep(DISCONNECT_DELAY_MS, gone.signal);
     res.destroy();
     return;
+  }
+  if (turn.holdUntil) {
+    const pings = setInterval(() => {
+      if (!gone.signal.aborted) res.write(': ping\n\n');
+    }, turn.keepAliveMs ?? HOLD_PING_MS);
+    await Promise.race([
+      turn.holdUntil,
+      new Promise<void>((resolve) => gone.signal.addEventListener('abort', () => resolve(), { once: true })),
+    ]);
+    clearInterval(pings);
+    // One more at the release, so that a client's idle timer counts from it.
+    if (!gone.signal.aborted) res.write(': ping\n\n');
   }
   if (turn.stallAfterFirstChunk) {
     await new Promise<void>((resolve) =>
