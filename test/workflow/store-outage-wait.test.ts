@@ -93,11 +93,12 @@ describe('a store outage longer than a store call may retry', () => {
 
     const result = await worker.runUntil(async () => {
       // Held down until the workflow says it waits: a store call has given up at least once by then.
+      // Only once the database is down: on a loaded machine a call may outlast the short window before.
       const waiting = await waitFor(
         'the goal to wait for the store',
         async () => {
           const snapshot = await handle.query(stateQuery);
-          return snapshot.status === 'waiting_store' ? snapshot : undefined;
+          return stopped && snapshot.status === 'waiting_store' ? snapshot : undefined;
         },
         90_000,
         200,
