@@ -109,22 +109,30 @@ describe('notifications to a webhook', () => {
       }),
     );
     const worker = spawnCli(['worker'], t.env);
+    let sessionId = '';
+    // On a timeout, says where the goal was and what the receiver heard, so that a failure explains itself.
     const heard = (status: string) =>
       waitFor(
         `a ${status} webhook`,
         async () => receiver.received.find((request) => request.body.status === status),
         180_000,
         500,
-      );
+      ).catch(async (err: Error) => {
+        const shown = sessionId ? await runCli(['status', sessionId, '--json'], t.env) : null;
+        const statuses = receiver.received.map((request) => request.body.status).join(', ') || 'none';
+        throw new Error(
+          `${err.message}; the receiver heard: ${statuses}; status: ${shown?.stdout.trim() || shown?.stderr.trim() || 'not started'}; worker exit: ${worker.exitCode}`,
+        );
+      });
     try {
       // Each step reserves $0.01: steps 1 and 2 fit under $0.025, step 3 waits for a raise.
-      const { sessionId } = await startGoal(
+      ({ sessionId } = await startGoal(
         t,
         model,
         'tell me when you need me',
         ['--approval', 'on-request', '--max-cost-usd', '0.025'],
         PRICED_MODEL,
-      );
+      ));
       const approval = await heard('waiting_approval');
       expect(approval.body).toMatchObject({
         event: 'notify',
