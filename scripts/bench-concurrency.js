@@ -4,7 +4,8 @@
  * running the same activities (the floor).
  *
  *   npm run bench -- --concurrent 200 [--steps 5] [--delay-ms 200] [--tool file-read|bash]
- *                    [--workers 1|2] [--repeat 1] [--server goalrun|default] [--no-floor] [--floor-io]
+ *                    [--workers 1|2] [--repeat 1] [--warmup 1] [--server goalrun|default] [--no-floor]
+ *                    [--floor-io]
  *
  * Starts its own headless Temporal dev server, a throwaway PostgreSQL database and a local
  * OpenAI-compatible model (the test suite's server) that answers every request after --delay-ms:
@@ -62,6 +63,7 @@ function options() {
       'delay-ms': { type: 'string', default: '200' },
       workers: { type: 'string', default: '1' },
       repeat: { type: 'string', default: '1' },
+      warmup: { type: 'string', default: '1' },
       server: { type: 'string', default: 'goalrun' },
       'no-floor': { type: 'boolean', default: false },
       'floor-io': { type: 'boolean', default: false },
@@ -83,6 +85,7 @@ function options() {
     delayMs: n('delay-ms', 0),
     workers: n('workers', 1),
     repeat: n('repeat', 1),
+    warmup: n('warmup', 0),
     server: values.server,
     floor: !values['no-floor'],
     floorIo: values['floor-io'],
@@ -311,9 +314,33 @@ async function main() {
   console.log(
     `temporal ${server.address} (${opts.server} config), database ${db.name}, model ${model.url} ` +
       `(answers after ${opts.delayMs} ms); ${opts.concurrent} goals of ${opts.steps} steps (tool ${opts.tool}) at once, ` +
-      `${opts.workers} goal worker(s), ${opts.repeat} round(s), ${os.cpus().length} CPUs, node ${process.version}`,
+      `${opts.workers} goal worker(s), ${opts.repeat} round(s) after ${opts.warmup} warm-up round(s), ${os.cpus().length} CPUs, node ${process.version}`,
   );
 
+  /** Each process's CPU seconds in one round, so that a warming worker shows round by round. */
+  const cpuLine = (cpu) =>
+    Object.entries(cpu)
+      .map(([name, seconds]) => `${name} ${fmt(seconds, 1)} s`)
+      .join(', ');
+  // Unreported rounds first: a worker that runs for hours has compiled its hot code long ago, and
+  // the goal worker has several times the floor's code to compile (V8's optimizing compiler took a
+  // sixth of its CPU in a first round), so a cold round measures the JIT more than the step.
+  for (let round = 1 - opts.warmup; round <= 0; round++) {
+    const run = await withCpu(
+      Object.fromEntries(workers.map((worker, i) => [`worker ${i + 1}`, worker.child.pid])),
+      () => runGoals(ctx, round),
+    );
+    console.log(
+      `warm-up round ${round}: goals ${fmt(run.wallMs / 1000, 2)} s (CPU: ${cpuLine(run.cpu)}), not reported`,
+    );
+    for (const io of [opts.floor ? false : null, opts.floorIo ? true : null]) {
+      if (io === null) continue;
+      const floor = await withCpu({ 'floor worker': floorWorker.child.pid }, () => runFloor(ctx, round, io));
+      console.log(
+        `warm-up round ${round}: ${io ? 'I/O floor' : 'floor'} ${fmt(floor.wallMs / 1000, 2)} s (CPU: ${cpuLine(floor.cpu)}), not reported`,
+      );
+    }
+  }
   const goals = [];
   const floors = [];
   const ioFloors = [];
@@ -324,7 +351,7 @@ async function main() {
     const run = await withCpu({ ...goalPids, 'temporal server': server.pid }, () => runGoals(ctx, round));
     ctx.lastIds = run.ids;
     goals.push({ ...run, goals: opts.concurrent, stepsPerGoal: opts.steps });
-    console.log(`round ${round}: goals ${fmt(run.wallMs / 1000, 2)} s`);
+    console.log(`round ${round}: goals ${fmt(run.wallMs / 1000, 2)} s (CPU: ${cpuLine(run.cpu)})`);
     if (opts.workers > 1) {
       console.log('work split between the workers (this round):');
       await checkSplit(ctx, workers, before);
@@ -339,7 +366,9 @@ async function main() {
         () => runFloor(ctx, round, io),
       );
       runs.push({ ...floor, goals: opts.concurrent, stepsPerGoal: opts.steps });
-      console.log(`round ${round}: ${io ? 'I/O floor' : 'floor'} ${fmt(floor.wallMs / 1000, 2)} s`);
+      console.log(
+        `round ${round}: ${io ? 'I/O floor' : 'floor'} ${fmt(floor.wallMs / 1000, 2)} s (CPU: ${cpuLine(floor.cpu)})`,
+      );
     }
   }
   console.log('');
@@ -350,7 +379,11 @@ async function main() {
   );
   printEvents(`${opts.concurrent} goals`, goals, opts.concurrent);
   for (const [i, worker] of workers.entries())
-    await diagnose(worker, `worker ${i + 1}`, opts.workers === 1 ? opts.concurrent * opts.repeat : 0);
+    await diagnose(
+      worker,
+      `worker ${i + 1}`,
+      opts.workers === 1 ? opts.concurrent * (opts.repeat + opts.warmup) : 0,
+    );
   for (const [label, runs] of [
     ['floor', floors],
     ['I/O floor', ioFloors],
