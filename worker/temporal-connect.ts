@@ -79,15 +79,31 @@ export async function connectClient(
   }
 }
 
-/** The worker's native connection, with failures named. */
+/**
+ * The worker's native connection, with failures named. To a server on this machine it sends and
+ * accepts no gzip: on loopback, compressing every task and completion costs CPU on both ends for
+ * bytes that never cross a network (docs/performance.md, "gzip on loopback").
+ */
 export async function connectNative(settings: TemporalConnectionSettings): Promise<NativeConnection> {
-  const options = connectOptions(settings);
+  const options = {
+    ...connectOptions(settings),
+    ...(isLoopbackAddress(settings.address) ? { grpcCompression: { codec: 'none' as const } } : {}),
+  };
   const { NativeConnection } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   try {
     return await NativeConnection.connect(options);
   } catch (err) {
     throw await explainConnectionFailure(err, settings);
   }
+}
+
+/** Whether a `host:port` names this machine: `localhost`, 127.0.0.0/8 or ::1. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = hostAndPort(address)
+    .host.replace(/^\[|\]$/g, '')
+    .toLowerCase();
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 /** Whether an error says only that no server answers (so a command may say "not running"). */

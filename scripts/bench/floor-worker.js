@@ -20,7 +20,9 @@ async function main() {
   installWorkerLogging({ level: 'warn' });
   const io = modelUrl ? await createFloorIoActivities({ modelUrl, databaseUrl, workspace }) : null;
   const worker = await Worker.create({
-    connection: await NativeConnection.connect({ address }),
+    // The goal worker's connection to a loopback server sends no gzip (worker/temporal-connect.ts):
+    // the floor gets the same, so that the ratio compares the steps, not the transport.
+    connection: await NativeConnection.connect({ address, grpcCompression: { codec: 'none' } }),
     taskQueue,
     workflowsPath: require.resolve('./floor-workflow.js'),
     activities: { model: (delayMs) => sleep(delayMs), tool: async () => {}, ...io?.activities },

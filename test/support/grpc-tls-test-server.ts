@@ -2,7 +2,7 @@
  * A TLS gRPC endpoint for connection tests: a real HTTP/2 server with a real handshake (mTLS when
  * asked) that answers every call with an empty message, or with a gRPC status such as 16
  * UNAUTHENTICATED, the way a secured Temporal frontend refuses a key. It records the requests' paths
- * and authorization headers. The SDK's clients treat an empty message as a valid GetSystemInfo answer.
+ * authorization and compression headers. The SDK's clients treat an empty message as a valid GetSystemInfo answer.
  */
 import fs from 'node:fs';
 import http2 from 'node:http2';
@@ -24,6 +24,8 @@ export interface GrpcTlsTestServerOptions {
 export interface SeenRequest {
   path: string;
   authorization?: string;
+  /** `grpc-accept-encoding`: the compressions the client takes in answers ("gzip" when it asks for them). */
+  acceptEncoding?: string;
 }
 
 /** A running endpoint. */
@@ -45,9 +47,11 @@ export function startGrpcTlsTestServer(options: GrpcTlsTestServerOptions): Promi
   });
   server.on('stream', (stream, headers) => {
     const authorization = headers.authorization;
+    const acceptEncoding = headers['grpc-accept-encoding'];
     requests.push({
       path: String(headers[':path']),
       ...(typeof authorization === 'string' ? { authorization } : {}),
+      ...(typeof acceptEncoding === 'string' ? { acceptEncoding } : {}),
     });
     const status = options.status ?? 0;
     if (status !== 0) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ConnectionProblemKind, problemOf } from '../../worker/connection-errors';
 import { installWorkerLogging } from '../../worker/logging';
-import { connectClient, connectNative } from '../../worker/temporal-connect';
+import { connectClient, connectNative, isLoopbackAddress } from '../../worker/temporal-connect';
 import { resolveTemporalConnection, type TemporalConnectionSettings } from '../../worker/temporal-connection';
 import { tempDir } from '../support/cli';
 import { type GrpcTlsTestServer, startGrpcTlsTestServer } from '../support/grpc-tls-test-server';
@@ -98,8 +98,13 @@ describe('a refused connection names its cause', () => {
     const settings = settingsOf(mtlsVars());
     const client = await connectClient(settings, 5_000);
     await client.close();
+    const from = mtls.requests.length;
     const native = await connectNative(settings);
     await native.close();
+    // The server is on 127.0.0.1: the worker's connection neither sends nor asks for gzip there.
+    const nativeRequests = mtls.requests.slice(from);
+    expect(nativeRequests.length).toBeGreaterThan(0);
+    expect(nativeRequests.filter((request) => request.acceptEncoding?.includes('gzip'))).toEqual([]);
   });
 
   it('a client without a certificate', async () => {
@@ -195,5 +200,20 @@ describe('an API key', () => {
       expect(err.message).not.toContain(API_KEY);
     }
     expect(written.join('')).not.toContain(API_KEY);
+  });
+});
+
+describe('a loopback address', () => {
+  it('is localhost, 127.0.0.0/8 or ::1, with or without a port', () => {
+    for (const address of ['localhost:7233', '127.0.0.1:7233', '127.3.2.1', 'LOCALHOST', '[::1]:7233', '::1'])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of [
+      'temporal:7233',
+      '10.0.0.5:7233',
+      'my.tmprl.cloud:7233',
+      '[2001:db8::1]:7233',
+      '128.0.0.1',
+    ])
+      expect(isLoopbackAddress(address), address).toBe(false);
   });
 });
