@@ -99,9 +99,8 @@ export async function connectNative(settings: TemporalConnectionSettings): Promi
 
 /** Whether a `host:port` names this machine: `localhost`, 127.0.0.0/8 or ::1. */
 export function isLoopbackAddress(address: string): boolean {
-  const host = hostAndPort(address)
-    .host.replace(/^\[|\]$/g, '')
-    .toLowerCase();
+  // hostAndPort has taken the brackets off an IPv6 address.
+  const host = hostAndPort(address).host.toLowerCase();
   if (host === 'localhost' || host === '::1') return true;
   return isIP(host) === 4 && host.startsWith('127.');
 }
