@@ -1,4 +1,5 @@
 import { createAiSdkClient } from './ai-sdk-client';
+import { createChatCompletionsClient } from './chat-completions/client';
 import { createLanguageModel } from './language-model';
 import { createScriptedClient } from './scripted';
 import { parseModelSpec, resolveProviderSettings } from './spec';
@@ -63,5 +64,14 @@ export function createModelClient(spec: string, options: ModelClientOptions): Mo
     model: parsed.model,
     secrets: settings.apiKey !== undefined ? [settings.apiKey] : [],
   };
+  // The Chat Completions endpoints have a client of goalrun's own (chat-completions/client.ts).
+  if ((parsed.provider === 'openai-compatible' || parsed.provider === 'ollama') && settings.baseUrl) {
+    return createChatCompletionsClient(
+      spec,
+      parsed.model,
+      { baseUrl: settings.baseUrl, apiKey: settings.apiKey },
+      context,
+    );
+  }
   return createAiSdkClient(spec, createLanguageModel(parsed, settings), context);
 }

@@ -28,6 +28,8 @@ export function createLanguageModel(spec: ModelSpec, settings: ProviderSettings)
         fetch: byteReportingFetch,
       }).languageModel(spec.model);
     }
+    // Models of these two are served by goalrun's own client (chat-completions/client.ts); this one
+    // is the reference its tests hold it to, request byte for byte and answer for answer.
     case 'ollama':
     case 'openai-compatible': {
       const { createOpenAICompatible } =

@@ -23,6 +23,11 @@ const byteListeners = new AsyncLocalStorage<ByteListener>();
 /** The words every stalled-stream failure starts with: `status` and the live line look for them. */
 export const STALLED_PREFIX = 'provider stream stalled';
 
+/** The listener of the call running now (withIdleTimeout's), for a client that reads bytes itself. */
+export function currentByteListener(): ByteListener | undefined {
+  return byteListeners.getStore();
+}
+
 /** A fetch for the AI SDK providers that reports every chunk of every response body it returns. */
 export const byteReportingFetch = async (
   input: Parameters<typeof fetch>[0],
