@@ -79,6 +79,8 @@ async function exchange(
 ): Promise<ModelResponse> {
   const onBytes = currentByteListener();
   const response = await postJson(url, headers, body, signal);
+  // Whatever reads the body reports its errors; this keeps a late second one from crashing the worker.
+  response.on('error', () => undefined);
   onBytes?.(false);
   const status = response.statusCode ?? 0;
   if (status < 200 || status >= 300) {
@@ -138,7 +140,7 @@ function readAnswer(
         return reader.response();
       }),
     );
-    response.once('error', (err) => fail(brokenStream(err)));
+    response.on('error', (err) => fail(brokenStream(err)));
     response.once('close', () => {
       if (!response.complete) fail(brokenStream(new Error('the connection closed before the answer ended')));
     });

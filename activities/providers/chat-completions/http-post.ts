@@ -64,7 +64,9 @@ export function postJson(
       signal.removeEventListener('abort', onAbort);
       resolve(response);
     });
-    req.once('error', (cause) => {
+    // `on`, not `once`: a socket can report more than one error, and one without a listener would
+    // crash the worker. Errors after the response are the response's to report (client.ts).
+    req.on('error', (cause) => {
       signal.removeEventListener('abort', onAbort);
       if (signal.aborted) reject(abortErrorFrom(signal));
       else {
