@@ -8,22 +8,17 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../core/errors';
 import type { ToolCallPart } from '../../core/messages';
 import type { RequestUsage } from '../../core/usage';
-import { abortErrorFrom, type FailureContext, toActivityFailure } from './errors';
+import type { FailureContext } from './errors';
 import { buildPrompt, toFunctionTools } from './prompt';
-import { idleTimeoutMsOf, withIdleTimeout } from './stream-idle';
+import { providerCall } from './provider-call';
 import { parseToolCallInput } from './tool-input';
 import type { ModelClient, ModelRequest, ModelResponse } from './types';
-
-function failureTypeOf(err: unknown): string | undefined {
-  return err instanceof ApplicationFailure ? (err.type ?? undefined) : undefined;
-}
 
 /**
  * A ModelClient over an AI SDK LanguageModelV3. It calls `doStream` directly rather than
  * `streamText`: the SDK then neither retries (Temporal is the only retry layer) nor validates tool
  * arguments (the tool layer reports bad arguments to the model instead of failing the step).
- * Every failure leaves as an ApplicationFailure (see errors.ts), or as an AbortError once
- * the request's signal fired.
+ * Failures leave as provider-call.ts says.
  */
 export function createAiSdkClient(
   spec: string,
@@ -32,36 +27,19 @@ export function createAiSdkClient(
 ): ModelClient {
   return {
     spec,
-    async stream(request: ModelRequest): Promise<ModelResponse> {
-      const { abortSignal } = request;
-      if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
-      try {
-        // A stream silent for the idle timeout fails as ProviderStalled (stream-idle.ts).
-        return await withIdleTimeout(
-          request.idleTimeoutMs ?? idleTimeoutMsOf(undefined),
-          abortSignal,
-          request.onBytes,
-          `${context.provider} model ${context.model}`,
-          async (signal) => {
-            const { stream } = await model.doStream({
-              prompt: buildPrompt(request.system, request.messages, {
-                tail: request.tail,
-                cache: context.provider === 'anthropic' ? request.cache : undefined,
-                images: request.images,
-              }),
-              tools: toFunctionTools(request.tools),
-              abortSignal: signal,
-            });
-            return await consumeStream(stream, request, context);
-          },
-        );
-      } catch (err) {
-        if (failureTypeOf(err) === FailureType.ProviderStalled) throw err;
-        // Once the signal fired, whatever broke (fetch, body, SSE parser) is the abort's doing.
-        if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
-        throw toActivityFailure(err, context);
-      }
-    },
+    stream: (request: ModelRequest) =>
+      providerCall(request, context, async (signal) => {
+        const { stream } = await model.doStream({
+          prompt: buildPrompt(request.system, request.messages, {
+            tail: request.tail,
+            cache: context.provider === 'anthropic' ? request.cache : undefined,
+            images: request.images,
+          }),
+          tools: toFunctionTools(request.tools),
+          abortSignal: signal,
+        });
+        return await consumeStream(stream, request, context);
+      }),
   };
 }
 

@@ -7,11 +7,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { APICallError } from '@ai-sdk/provider';
-import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '../../../core/errors';
-import { abortErrorFrom, type FailureContext, toActivityFailure } from '../errors';
+import { abortErrorFrom, type FailureContext } from '../errors';
 import { buildPrompt } from '../prompt';
-import { type ByteListener, currentByteListener, idleTimeoutMsOf, withIdleTimeout } from '../stream-idle';
+import { providerCall } from '../provider-call';
+import { type ByteListener, currentByteListener } from '../stream-idle';
 import type { ModelClient, ModelRequest, ModelResponse } from '../types';
 import { AnswerReader } from './answer-reader';
 import { headerRecord, postJson } from './http-post';
@@ -39,34 +38,21 @@ export function createChatCompletionsClient(
   const headers: Record<string, string> = { 'user-agent': 'goalrun' };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}${CHAT_COMPLETIONS_PATH}`;
+  // Built inside the call, so that a prompt that cannot be sent fails as the call would.
+  const bodyOf = (request: ModelRequest) =>
+    JSON.stringify(
+      chatCompletionsBody(
+        model,
+        buildPrompt(request.system, request.messages, { tail: request.tail, images: request.images }),
+        request.tools,
+      ),
+    );
   return {
     spec,
-    async stream(request: ModelRequest): Promise<ModelResponse> {
-      const { abortSignal } = request;
-      if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
-      try {
-        const body = JSON.stringify(
-          chatCompletionsBody(
-            model,
-            buildPrompt(request.system, request.messages, { tail: request.tail, images: request.images }),
-            request.tools,
-          ),
-        );
-        // A stream silent for the idle timeout fails as ProviderStalled (stream-idle.ts).
-        return await withIdleTimeout(
-          request.idleTimeoutMs ?? idleTimeoutMsOf(undefined),
-          abortSignal,
-          request.onBytes,
-          `${context.provider} model ${context.model}`,
-          (signal) => exchange(new URL(url), headers, body, signal, request),
-        );
-      } catch (err) {
-        if (err instanceof ApplicationFailure && err.type === FailureType.ProviderStalled) throw err;
-        // Once the signal fired, whatever broke (the socket, the parse) is the abort's doing.
-        if (abortSignal.aborted) throw abortErrorFrom(abortSignal);
-        throw toActivityFailure(err, context);
-      }
-    },
+    stream: (request: ModelRequest) =>
+      providerCall(request, context, (signal) =>
+        exchange(new URL(url), headers, bodyOf(request), signal, request),
+      ),
   };
 }
 
