@@ -157,6 +157,14 @@ function fromApiCallError(
   const head = `${where}: HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
   const message = err.message && err.message !== statusText ? `${head}: ${quote(err.message)}` : head;
 
+  if (status >= 300 && status < 400) {
+    // goalrun's own client follows no redirect: a POST with a key goes nowhere the user did not name.
+    const location = err.responseHeaders?.location ?? err.responseHeaders?.Location;
+    return failure(
+      FailureType.ConfigError,
+      `${head}${location ? ` to ${quote(location)}` : ''}: the endpoint redirects; set the base URL (--base-url, config base_url, OPENAI_BASE_URL or OLLAMA_BASE_URL) to where it points`,
+    );
+  }
   const scanned = `${err.message} ${(err.responseBody ?? '').slice(0, MAX_SCANNED_BODY_CHARS)}`;
   if (CONTEXT_STATUSES.has(status) && CONTEXT_OVERFLOW_PATTERN.test(scanned)) {
     return failure(FailureType.ContextOverflow, message);

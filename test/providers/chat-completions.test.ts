@@ -3,10 +3,11 @@
  * `openai-compatible:` and `ollama:` models: over real HTTP to the test server, the same request
  * bytes, the same answers and the same failures; then its pieces one by one.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiSdkClient } from '../../activities/providers/ai-sdk-client';
 import { AnswerReader } from '../../activities/providers/chat-completions/answer-reader';
 import { createChatCompletionsClient } from '../../activities/providers/chat-completions/client';
@@ -251,21 +252,25 @@ describe('the Chat Completions client against the AI SDK client it replaced', ()
 describe('the Chat Completions client over its own connection', () => {
   let plain: Server;
   let url: string;
-  let connections = 0;
   const seen: IncomingHttpHeaders[] = [];
+  /** The client's port of each request's connection. */
+  const ports: number[] = [];
   /** What the server sends as the body of every answer. */
   let answer = '';
+  /** How the server answers; by default `answer` as a plain event stream. */
+  let respond: (res: ServerResponse) => void;
+  const plainAnswer = (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(answer);
+  };
 
   beforeAll(async () => {
     plain = createServer((req, res) => {
       seen.push(req.headers);
+      ports.push(req.socket.remotePort ?? 0);
       req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(answer);
-      });
+      req.on('end', () => respond(res));
     });
-    plain.on('connection', () => connections++);
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/v1/`;
   });
@@ -274,17 +279,51 @@ describe('the Chat Completions client over its own connection', () => {
     await new Promise((resolve) => plain.close(resolve));
   });
 
+  beforeEach(() => {
+    respond = plainAnswer;
+  });
+
   const finish = 'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('asks for a plain answer, and still reads one sent with %s', async (coding, compress) => {
+    seen.length = 0;
+    respond = (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': coding });
+      res.end(compress(Buffer.from(`data: {"choices":[{"delta":{"content":"squeezed"}}]}\n\n${finish}`)));
+    };
+    const response = await ownClient(url).stream(request());
+    expect(response).toMatchObject({ text: 'squeezed', finishReason: 'stop' });
+    expect(seen[0]['accept-encoding']).toBe('identity');
+  });
+
+  it('follows no redirect, and says where the endpoint points instead', async () => {
+    seen.length = 0;
+    respond = (res) => {
+      res.writeHead(308, { location: 'https://models.example/v1/chat/completions' });
+      res.end();
+    };
+    const outcome = await outcomeOf(ownClient(url), request());
+    expect(outcome).toMatchObject({ type: 'ConfigError', nonRetryable: true });
+    expect((outcome as { message: string }).message).toBe(
+      'openai-compatible model local-model: HTTP 308 Permanent Redirect to https://models.example/v1/chat/completions: the endpoint redirects; set the base URL (--base-url, config base_url, OPENAI_BASE_URL or OLLAMA_BASE_URL) to where it points',
+    );
+    expect(seen).toHaveLength(1);
+  });
 
   it('keeps the connection for the next call, and sends the key only as its bearer token', async () => {
     answer = `data: {"choices":[{"delta":{"content":"hi"}}]}\n\n${finish}`;
-    connections = 0;
     seen.length = 0;
+    ports.length = 0;
     for (let call = 0; call < 3; call++) {
       const response = await ownClient(url).stream(request());
       expect(response.text).toBe('hi');
     }
-    expect(connections).toBe(1);
+    // One connection for the three calls.
+    expect(new Set(ports).size).toBe(1);
     expect(seen.map((headers) => headers.authorization)).toEqual(Array(3).fill(`Bearer ${API_KEY}`));
     expect(seen[0]['content-type']).toBe('application/json');
   });

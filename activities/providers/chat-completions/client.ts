@@ -13,7 +13,7 @@ import { providerCall } from '../provider-call';
 import { type ByteListener, currentByteListener } from '../stream-idle';
 import type { ModelClient, ModelRequest, ModelResponse } from '../types';
 import { AnswerReader } from './answer-reader';
-import { headerRecord, postJson } from './http-post';
+import { decodedBody, headerRecord, postJson } from './http-post';
 import { chatCompletionsBody } from './request-body';
 import { SseEvents } from './sse-events';
 
@@ -110,8 +110,9 @@ function readAnswer(
       });
     const onAbort = () => fail(abortErrorFrom(signal));
     signal.addEventListener('abort', onAbort, { once: true });
-    response.setEncoding('utf8');
-    response.on('data', (text: string) => {
+    const body = decodedBody(response);
+    body.setEncoding('utf8');
+    body.on('data', (text: string) => {
       if (settled) return;
       onBytes?.(true);
       try {
@@ -120,13 +121,13 @@ function readAnswer(
         fail(err);
       }
     });
-    response.once('end', () =>
+    body.once('end', () =>
       settle(() => {
         events.end();
         return reader.response();
       }),
     );
-    response.on('error', (err) => fail(brokenStream(err)));
+    body.on('error', (err) => fail(brokenStream(err)));
     response.once('close', () => {
       if (!response.complete) fail(brokenStream(new Error('the connection closed before the answer ended')));
     });
@@ -153,7 +154,7 @@ async function errorOf(
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
+    for await (const chunk of decodedBody(response) as AsyncIterable<Buffer>) {
       if (signal.aborted) throw abortErrorFrom(signal);
       onBytes?.(false);
       if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk);

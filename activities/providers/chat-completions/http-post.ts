@@ -5,6 +5,8 @@
  */
 import { Agent, type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { APICallError } from '@ai-sdk/provider';
 import { abortErrorFrom } from '../errors';
 
@@ -42,7 +44,13 @@ export function postJson(
     const req = send(url, {
       method: 'POST',
       agent,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        // A compressed stream arrives in bursts, when the compressor flushes; ask for it plain.
+        'accept-encoding': 'identity',
+      },
     });
     const onAbort = () => {
       req.destroy();
@@ -83,6 +91,29 @@ export function postJson(
     });
     req.end(body);
   });
+}
+
+/**
+ * The response's body as it was meant: a server that compresses it although asked not to (a proxy,
+ * say) is read through the matching decompressor, as `fetch` would. Its errors become the body's.
+ */
+export function decodedBody(response: IncomingMessage): Readable {
+  const coding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip()
+      : coding === 'deflate'
+        ? createInflate()
+        : coding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!decoder) return response;
+  response.on('error', (err) => decoder.destroy(err));
+  // A stream cut short must not end the decoder cleanly, as if the answer were whole.
+  response.on('aborted', () => decoder.destroy(new Error('aborted')));
+  return response.pipe(decoder);
 }
 
 /** The response's headers as one string per name, as `fetch` gives them (errors.ts reads Retry-After). */
