@@ -35,6 +35,7 @@ import { telemetryModule } from './tracing';
 const workerModule = (): typeof import('../worker/worker') => require('../worker/worker');
 const clientModule = (): typeof import('@temporalio/client') => require('@temporalio/client');
 const devServerModule = (): typeof import('./dev-server') => require('./dev-server');
+const devServerStartModule = (): typeof import('./dev-server-start') => require('./dev-server-start');
 const connectModule = (): typeof import('../worker/temporal-connect') =>
   require('../worker/temporal-connect');
 
@@ -88,17 +89,19 @@ export class CliContext {
     if (this.client) return this.client;
     if (isSecured(this.settings.temporal)) return this.connect();
     const { temporalAddress, home } = this.settings;
-    const { ensureTemporalServer, mayStartDevServerAt } = devServerModule();
-    const result = await ensureTemporalServer({
-      address: temporalAddress,
-      home,
-      log: notice,
-      mayStart: mayStartDevServerAt(temporalAddress, home),
-    }).catch(async (err: unknown) => {
-      // A server that answers but not in plain gRPC may want TLS: say so rather than "nothing answers".
-      const explained = await connectModule().explainConnectionFailure(err, this.settings.temporal);
-      throw explained instanceof TemporalConnectionError ? explained : err;
-    });
+    const { mayStartDevServerAt } = devServerModule();
+    const result = await devServerStartModule()
+      .ensureTemporalServer({
+        address: temporalAddress,
+        home,
+        log: notice,
+        mayStart: mayStartDevServerAt(temporalAddress, home),
+      })
+      .catch(async (err: unknown) => {
+        // A server that answers but not in plain gRPC may want TLS: say so rather than "nothing answers".
+        const explained = await connectModule().explainConnectionFailure(err, this.settings.temporal);
+        throw explained instanceof TemporalConnectionError ? explained : err;
+      });
     if (result.started) {
       notice(
         `the dev server (pid ${result.pid ?? '?'}) keeps running after this command; goalrun down stops it and the embedded store`,

@@ -9,6 +9,9 @@ import { tryAcquireLock as tryAcquireLockFile } from '../system/lock-file';
 export const STALE_LOCK_MS = 60_000;
 const LOG_TAIL_LINES = 25;
 const LOG_TAIL_BYTES = 16 * 1024;
+const PANIC_LINE = /^(panic|fatal error): /;
+// Go's net error: "listen tcp 127.0.0.1:7233: bind: address already in use".
+const ADDRESS_IN_USE = /:(\d+): bind: address already in use/;
 
 /** Takes the start lock (one starter at a time); false when another live process holds it. */
 export function tryAcquireLock(lockPath: string): boolean {
@@ -32,25 +35,46 @@ export function looksLikeDevServer(pid: number): boolean {
   }
 }
 
-/** The last lines of the log written since `fromByte`, indented, for an error message. */
-export function readLogTail(logPath: string, fromByte: number): string {
+/** What the log holds from `fromByte` on (at most its last 16 KiB). */
+export function readLogSince(logPath: string, fromByte: number): string {
   try {
     const size = statSync(logPath).size;
     const start = Math.max(fromByte, size - LOG_TAIL_BYTES);
-    const buffer = Buffer.alloc(size - start);
+    const buffer = Buffer.alloc(Math.max(0, size - start));
     const fd = openSync(logPath, 'r');
     try {
       readSync(fd, buffer, 0, buffer.length, start);
     } finally {
       closeSync(fd);
     }
-    const lines = buffer.toString('utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES);
-    return lines.length > 0 && lines[0] !== ''
-      ? lines.map((line) => `  ${line}`).join('\n')
-      : '  (log is empty)';
+    return buffer.toString('utf8');
   } catch {
-    return '  (log unreadable)';
+    return '';
   }
+}
+
+/** The last lines of the log written since `fromByte`, indented, for an error message. */
+export function readLogTail(logPath: string, fromByte: number): string {
+  const text = readLogSince(logPath, fromByte);
+  return text.trim() === '' ? '  (log is empty or unreadable)' : logExcerpt(text);
+}
+
+/**
+ * The log's last lines, and before them the line that says why the server died when it is further up:
+ * a Go panic prints its reason first and then a stack longer than any tail.
+ */
+export function logExcerpt(text: string, tailLines = LOG_TAIL_LINES): string {
+  const lines = text.trimEnd().split('\n');
+  const tail = lines.slice(-tailLines);
+  const reason = lines.findIndex((line) => PANIC_LINE.test(line));
+  const shown = reason !== -1 && reason < lines.length - tailLines ? [lines[reason], '…', ...tail] : tail;
+  return shown.map((line) => `  ${line}`).join('\n');
+}
+
+/** The port a start lost to another program ("bind: address already in use"), or null. */
+export function takenPortIn(text: string): number | null {
+  const match = ADDRESS_IN_USE.exec(text);
+  return match ? Number(match[1]) : null;
 }
 
 /** Removes a file if it is there. */

@@ -1,41 +1,25 @@
 /**
- * The local Temporal dev server as a process: `goalrun dev` in the foreground, or started in the
- * background by any command that finds no server at a local address (one process at a time, under
- * a lock). Addresses, arguments and the reachability probe are in temporal-address.ts.
+ * The local Temporal dev server as a process: `goalrun dev` in the foreground, the files it keeps,
+ * and stopping the background one. Starting that one is in dev-server-start.ts; addresses, arguments
+ * and the reachability probe are in temporal-address.ts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { releaseLock } from '../system/lock-file';
 import { isProcessAlive } from '../system/processes';
-import {
-  looksLikeDevServer,
-  readLogTail,
-  readPidFile,
-  STALE_LOCK_MS,
-  tryAcquireLock,
-  unlinkQuietly,
-} from './dev-server-files';
+import { looksLikeDevServer, readPidFile, unlinkQuietly } from './dev-server-files';
 import { DEV_SERVER_RECORD_FILE, removeDevServerRecord, writeDevServerRecord } from './dev-server-record';
 import {
   bindIpFor,
   chooseHttpPort,
+  chooseUiPort,
   DEFAULT_TEMPORAL_ADDRESS,
   devServerArgs,
   isLocalHost,
   isTemporalReachable,
   parseTemporalAddress,
-  uiPortFor,
 } from './temporal-address';
 import { requireTemporalBinary } from './temporal-binary';
 import { parseDevServerCommand } from './web-ui';
@@ -52,8 +36,6 @@ export {
   uiPortFor,
 } from './temporal-address';
 
-import { terminalSafe } from '../core/text';
-
 /** Files the local dev server keeps under goalrun's data directory. */
 export const DEV_SERVER_FILES = {
   db: 'temporal.db',
@@ -66,10 +48,8 @@ export const DEV_SERVER_FILES = {
   address: 'temporal-dev.address',
 } as const;
 
-const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const POLL_INTERVAL_MS = 200;
 const STOP_TIMEOUT_MS = 10_000;
-// A lock older than this belongs to a process that died mid-start (startup itself is bounded by 30 s).
 
 /** Options for {@link runDevServerForeground}. */
 export interface ForegroundDevServerOptions {
@@ -100,7 +80,7 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
   const binary = options.binary ?? requireTemporalBinary();
   mkdirSync(options.home, { recursive: true });
   recordDevServerAddress(options.home, options.address);
-  const uiPort = uiPortFor(port);
+  const uiPort = await chooseUiPort(bindIpFor(host), port);
   const args = devServerArgs({
     port,
     uiPort,
@@ -139,185 +119,6 @@ export async function runDevServerForeground(options: ForegroundDevServerOptions
       removeDevServerRecord(options.home);
       resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
     });
-  });
-}
-
-/** Options for {@link ensureTemporalServer}. */
-export interface EnsureTemporalServerOptions {
-  address: string;
-  /** goalrun data directory: db, log, pid and lock files of the background server live here. */
-  home: string;
-  log?: (message: string) => void;
-  /** Override the binary lookup (defaults to {@link requireTemporalBinary}). */
-  binary?: string;
-  /** Web UI port of a server started here (defaults to {@link uiPortFor}). */
-  uiPort?: number;
-  startupTimeoutMs?: number;
-  /**
-   * Whether a server may be started when none answers (default true). The CLI allows it only for the
-   * default address and the one `goalrun dev` recorded, so a typo never starts a second server.
-   */
-  mayStart?: boolean;
-}
-
-/** Outcome of {@link ensureTemporalServer}: `started` is false when a server already answered. */
-export interface EnsureTemporalServerResult {
-  started: boolean;
-  pid?: number;
-  uiUrl?: string;
-}
-
-/**
- * Makes sure a Temporal server answers at `address`: if none does and the address is local, starts a
- * persistent dev server in the background (it outlives this process) and waits until it answers.
- */
-export async function ensureTemporalServer(
-  options: EnsureTemporalServerOptions,
-): Promise<EnsureTemporalServerResult> {
-  const { address, home } = options;
-  if (await isTemporalReachable(address)) return { started: false };
-  const { host, port } = parseTemporalAddress(address);
-  if (!isLocalHost(host)) {
-    throw new Error(
-      `No Temporal server answers at ${address}. Start it, or fix TEMPORAL_ADDRESS ` +
-        `(goalrun only starts a dev server by itself for localhost addresses).`,
-    );
-  }
-  if (options.mayStart === false) {
-    const recorded = recordedDevServerAddress(home);
-    throw new Error(
-      `nothing answers at ${address} (TEMPORAL_ADDRESS). goalrun starts a dev server by itself only at ` +
-        `${DEFAULT_TEMPORAL_ADDRESS}${recorded ? ` or at ${recorded}, where \`goalrun dev\` last ran` : ''}. ` +
-        `Fix the address, or run \`goalrun dev\` once to serve ${address}.`,
-    );
-  }
-  mkdirSync(home, { recursive: true });
-  const timeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
-  const lockPath = join(home, DEV_SERVER_FILES.lock);
-  const deadline = Date.now() + timeoutMs + STALE_LOCK_MS;
-
-  // Only one process may start the server; the others wait for the winner's server to answer.
-  while (!tryAcquireLock(lockPath)) {
-    if (await isTemporalReachable(address)) return { started: false };
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for another goalrun process to start Temporal (lock ${lockPath})`);
-    }
-    await sleep(POLL_INTERVAL_MS);
-  }
-  try {
-    // Whoever held the lock before us may have started it in the meantime.
-    if (await isTemporalReachable(address)) return { started: false };
-    if (await waitForPreviousServer(options, timeoutMs)) return { started: false };
-    return await startBackgroundServer(options, host, port, timeoutMs);
-  } finally {
-    releaseLock(lockPath);
-  }
-}
-
-/**
- * A server from an earlier run that is alive but not answering may still be starting (its starter
- * died mid-wait); a second server on the same SQLite file would corrupt goalrun's view, so wait for it
- * and fail clearly if it never answers. True when it came up.
- */
-async function waitForPreviousServer(
-  options: EnsureTemporalServerOptions,
-  timeoutMs: number,
-): Promise<boolean> {
-  const pidPath = join(options.home, DEV_SERVER_FILES.pid);
-  const pid = readPidFile(pidPath);
-  if (pid === null) return false;
-  if (!isProcessAlive(pid) || !looksLikeDevServer(pid)) {
-    unlinkQuietly(pidPath);
-    return false;
-  }
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && isProcessAlive(pid)) {
-    if (await isTemporalReachable(options.address)) return true;
-    await sleep(POLL_INTERVAL_MS);
-  }
-  if (!isProcessAlive(pid)) {
-    unlinkQuietly(pidPath);
-    return false;
-  }
-  throw new Error(
-    `A Temporal dev server started by goalrun (pid ${pid}) is running but does not answer at ` +
-      `${options.address}. Stop it (kill ${pid}) and retry; its log is ${join(options.home, DEV_SERVER_FILES.log)}.`,
-  );
-}
-
-async function startBackgroundServer(
-  options: EnsureTemporalServerOptions,
-  host: string,
-  port: number,
-  timeoutMs: number,
-): Promise<EnsureTemporalServerResult> {
-  const { address, home } = options;
-  const binary = options.binary ?? requireTemporalBinary();
-  const uiPort = options.uiPort ?? uiPortFor(port);
-  const logPath = join(home, DEV_SERVER_FILES.log);
-  const pidPath = join(home, DEV_SERVER_FILES.pid);
-  const httpPort = await chooseHttpPort(bindIpFor(host), port, uiPort);
-  const args = devServerArgs({
-    port,
-    uiPort,
-    httpPort,
-    ip: bindIpFor(host),
-    dbFile: join(home, DEV_SERVER_FILES.db),
-  });
-
-  appendFileSync(logPath, `\n--- goalrun: ${new Date().toISOString()} ${binary} ${args.join(' ')}\n`);
-  const logStart = statSync(logPath).size;
-  const logFd = openSync(logPath, 'a');
-  let child: ChildProcess;
-  try {
-    // detached + its own log file lets the server outlive this CLI invocation, like a daemon.
-    child = spawn(binary, args, { cwd: home, detached: true, stdio: ['ignore', logFd, logFd] });
-  } finally {
-    closeSync(logFd);
-  }
-  const exited: { how?: string } = {};
-  child.once('exit', (code, signal) => {
-    exited.how = signal ? `signal ${signal}` : `exit code ${code}`;
-  });
-  const pid = await spawnedPid(child);
-  child.unref();
-  writeFileSync(pidPath, `${pid}\n`);
-  writeDevServerRecord(home, { address, uiPort, httpPort, pid });
-  recordDevServerAddress(home, address);
-
-  const uiUrl = `http://localhost:${uiPort}`;
-  (options.log ?? defaultLog)(
-    `no Temporal server answered at ${address}; started a local dev server ` +
-      `(pid ${pid}, Web UI ${uiUrl}, log ${logPath})`,
-  );
-
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (exited.how) {
-      unlinkQuietly(pidPath);
-      throw new Error(
-        `the Temporal dev server exited during startup (${exited.how}). Last lines of ${logPath}:\n` +
-          readLogTail(logPath, logStart),
-      );
-    }
-    if (await isTemporalReachable(address)) return { started: true, pid, uiUrl };
-    await sleep(POLL_INTERVAL_MS);
-  }
-  // Do not leave a half-started server holding the SQLite file and the ports.
-  child.kill('SIGKILL');
-  unlinkQuietly(pidPath);
-  throw new Error(
-    `the Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s. ` +
-      `Last lines of ${logPath}:\n${readLogTail(logPath, logStart)}`,
-  );
-}
-
-function spawnedPid(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child.pid!));
-    child.once('error', (error) =>
-      reject(new Error(`could not start the temporal binary: ${error.message}`)),
-    );
   });
 }
 
@@ -381,8 +182,4 @@ export function normalizeAddress(address: string): string {
   } catch {
     return address.trim();
   }
-}
-
-function defaultLog(message: string): void {
-  process.stderr.write(`goalrun: ${terminalSafe(message)}\n`);
 }

@@ -149,12 +149,23 @@ export function preferredHttpPortFor(port: number): number {
  * The HTTP API port of a dev server goalrun starts: frontend port + 10 (Temporal's convention) when
  * it is free, else any free port. Recorded, so the light commands find the API (context.ts).
  */
-export async function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
-  const preferred = preferredHttpPortFor(frontendPort);
-  if (preferred !== uiPort && (await isPortFree(preferred, ip))) return preferred;
+export function chooseHttpPort(ip: string, frontendPort: number, uiPort: number): Promise<number> {
+  return choosePort(ip, preferredHttpPortFor(frontendPort), [frontendPort, uiPort]);
+}
+
+/**
+ * The Web UI port of a dev server goalrun starts: frontend port + 1000 when it is free, else any
+ * free port. A taken UI port would otherwise stop the whole server as it starts.
+ */
+export function chooseUiPort(ip: string, frontendPort: number): Promise<number> {
+  return choosePort(ip, uiPortFor(frontendPort), [frontendPort]);
+}
+
+async function choosePort(ip: string, preferred: number, avoid: readonly number[]): Promise<number> {
+  if (!avoid.includes(preferred) && (await isPortFree(preferred, ip))) return preferred;
   let port: number;
   do port = await freePort(ip);
-  while (port === uiPort || port === frontendPort);
+  while (avoid.includes(port));
   return port;
 }
 

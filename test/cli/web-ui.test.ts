@@ -6,13 +6,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEV_SERVER_FILES,
-  ensureTemporalServer,
-  runDevServerForeground,
-  stopBackgroundDevServer,
-} from '../../cli/dev-server';
+import { DEV_SERVER_FILES, runDevServerForeground, stopBackgroundDevServer } from '../../cli/dev-server';
 import { parseDevServerRecord, recordedHttpPort } from '../../cli/dev-server-record';
+import { ensureTemporalServer } from '../../cli/dev-server-start';
 import {
   DEV_SERVER_RECORD_FILE,
   isDevServerCommand,

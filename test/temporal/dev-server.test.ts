@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEV_SERVER_FILES,
   devServerArgs,
-  ensureTemporalServer,
   isTemporalReachable,
   parseTemporalAddress,
   runDevServerForeground,
@@ -16,6 +15,7 @@ import {
   uiPortFor,
 } from '../../cli/dev-server';
 import { recordedHttpPort } from '../../cli/dev-server-record';
+import { ensureTemporalServer } from '../../cli/dev-server-start';
 import { isHttpApiReachable } from '../../cli/temporal-http';
 import { findFreePort, startTestTemporalServer } from '../support/temporal-server';
 
