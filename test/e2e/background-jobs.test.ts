@@ -15,7 +15,6 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,8 @@ import { KILLED_BY_SHUTDOWN_MESSAGE } from '../../activities/tools/jobs';
 import type { SessionStore } from '../../store/types';
 import { workflowIdOf } from '../../workflows/definitions';
 import { killAndWait, runCli, spawnCli, waitFor } from '../support/cli';
+// The jobs' ports come from below the ephemeral range (free-port.ts says why).
+import { findFreePort } from '../support/free-port';
 import { type GoalTestEnv, goalTestEnv, testStore } from '../support/goal-env';
 import { goalArgs, startGoal } from '../support/goal-steps';
 import {
@@ -42,42 +43,6 @@ require('http').createServer((req, res) => {
   res.end('served ' + req.url + '\\n');
 }).listen(port, '127.0.0.1', () => console.log('listening on ' + port));
 `;
-
-/**
- * Ports the jobs listen on come from below the kernel's ephemeral range. A port 0 handed out and
- * closed is back in that range, where any process's outgoing connection (the suite's gRPC and pg
- * clients, three test files at once) can take it as its local port before the job binds it: under
- * `test:stress` a job's server found its port taken and both of the model's fetches failed.
- */
-const JOB_PORT_LOWEST = 20_000;
-/** The first ephemeral port when /proc does not say (Linux's default range starts here). */
-const DEFAULT_EPHEMERAL_LOWEST = 32_768;
-
-function ephemeralLowest(): number {
-  try {
-    const lowest = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
-    return Number.isInteger(lowest) && lowest > JOB_PORT_LOWEST ? lowest : DEFAULT_EPHEMERAL_LOWEST;
-  } catch {
-    return DEFAULT_EPHEMERAL_LOWEST;
-  }
-}
-
-/** A port below the ephemeral range that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const span = ephemeralLowest() - JOB_PORT_LOWEST;
-  for (;;) {
-    const port = JOB_PORT_LOWEST + Math.floor(Math.random() * span);
-    const server = net.createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (bound) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      return port;
-    }
-  }
-}
 
 /** GET from the host; the body, or the error code (ECONNREFUSED once the job is gone). */
 function fetchFromHost(port: number, urlPath: string): Promise<string> {
@@ -167,7 +132,7 @@ describe('background jobs', () => {
 
   it('keeps a job across steps, reads it by offset, lists it, and kills it on cancel', async () => {
     const t = goalTestEnv('jobs');
-    const port = await freePort();
+    const port = await findFreePort();
     const marker = `600.${process.pid}1`;
     let secondOffset = -1;
     const turns: Array<(body: ChatRequestBody) => TestTurn> = [
@@ -246,7 +211,7 @@ describe('background jobs', () => {
       ['completed', []],
       ['limit_reached', ['--max-steps', '2']],
     ] as const) {
-      const port = await freePort();
+      const port = await findFreePort();
       const turns: Array<() => TestTurn> = [
         () => bash({ command: `node server.js ${port}`, run_in_background: true }),
         () => bash({ command: fetchInSandbox(port, '/alive') }),
@@ -278,7 +243,7 @@ describe('background jobs', () => {
 
   it('SIGTERM on the worker kills the command and the job; the call is retried elsewhere', async () => {
     const t = goalTestEnv('jobs-sigterm');
-    const port = await freePort();
+    const port = await findFreePort();
     const marker = `600.${process.pid}2`;
     const turns: Array<(body: ChatRequestBody) => TestTurn> = [
       () => bash({ command: `node server.js ${port}`, run_in_background: true }),

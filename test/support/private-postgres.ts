@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../system/ports';
+import { findFreePort } from './free-port';
 
 /** A private server: its URL, and stop/start around a test's outage. */
 export interface PrivatePostgres {
@@ -35,7 +35,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const asRoot = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'goalrun-pg-'));
   const data = path.join(dir, 'data');
-  const port = await freePort();
+  const port = await findFreePort();
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const run = (tool: string, args: string[]) =>
     execFileSync(

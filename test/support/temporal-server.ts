@@ -1,7 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { devServerArgs, isTemporalReachable } from '../../cli/dev-server';
 import { findTemporalBinary } from '../../cli/temporal-binary';
-import { freePort } from '../../system/ports';
+import { findFreePort } from './free-port';
+
+export { findFreePort } from './free-port';
 
 /** Options for {@link startTestTemporalServer}. */
 export interface TestTemporalServerOptions {
@@ -48,11 +50,6 @@ const OUTPUT_TAIL_LINES = 30;
 // Newer CLIs let the UI skip fetching Temporal's news feed, which cannot load on a closed network.
 const UI_NEWS_FLAG = '--ui-disable-news-fetch';
 const flagSupport = new Map<string, boolean>();
-
-/** A TCP port that was free on the loopback interface a moment ago. */
-export function findFreePort(): Promise<number> {
-  return freePort(LOOPBACK);
-}
 
 /**
  * Starts `temporal server start-dev` (headless unless `ui` is set) on a free loopback port with
