@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { storableText } from '../core/text';
+import { namedStatementFailed, statementConfig } from './named-statements';
 import { Pool } from './pg';
 
 /** What both a client and an open transaction can run. */
@@ -49,8 +50,16 @@ export function createPgClient(databaseUrl: string): SqlClient {
   pool.on('error', () => {});
   return {
     async query<T>(text: string, params?: unknown[]) {
-      const result = await pool.query(text, storableParams(params));
-      return { rows: result.rows as T[] };
+      const values = storableParams(params);
+      try {
+        const result = await pool.query(statementConfig(text, values));
+        return { rows: result.rows as T[] };
+      } catch (error) {
+        // Outside a transaction nothing was done: run it once more, unnamed.
+        if (!namedStatementFailed(error)) throw error;
+        const result = await pool.query({ text, values });
+        return { rows: result.rows as T[] };
+      }
     },
     async exec(script: string) {
       // Without parameters pg uses the simple protocol, which accepts several statements.
@@ -78,7 +87,14 @@ export function createPgClient(databaseUrl: string): SqlClient {
 function pgExecutor(connection: PoolClient): SqlExecutor {
   return {
     async query<T>(text: string, params?: unknown[]) {
-      const result = await connection.query(text, storableParams(params));
+      // In a transaction a failed statement aborts it: a named statement that failed turns names
+      // off (namedStatementFailed) and the error goes up, so the caller's retry runs unnamed.
+      const result = await connection
+        .query(statementConfig(text, storableParams(params)))
+        .catch((error: unknown) => {
+          namedStatementFailed(error);
+          throw error;
+        });
       return { rows: result.rows as T[] };
     },
     async exec(script: string) {
