@@ -32,6 +32,7 @@ import type { ApprovalBox, GoalControl } from './goal-control';
 import { endGoal } from './goal-ending';
 import type { GoalRun } from './goal-run-port';
 import { type LimitWaitHooks, waitAtLimit } from './limit-gate';
+import { PATCH } from './patches';
 import { type RequestAnswer, RequestAnswers } from './request-answers';
 
 /** What an update is told while the run drains for continue-as-new (cli/update-across-runs.ts sends it again). */
@@ -197,7 +198,7 @@ export class CommandQueue implements GoalControl {
   async serve<T>(work: Promise<T>, interrupt?: { when: () => boolean; act: () => void }): Promise<T> {
     let settled = false;
     // Observed here, so a failure of `work` is never an unhandled rejection: the caller gets it below.
-    work.then(
+    const done = work.then(
       () => {
         settled = true;
       },
@@ -207,11 +208,12 @@ export class CommandQueue implements GoalControl {
     );
     let interrupted = false;
     const interruptNow = () => !interrupted && (interrupt?.when() ?? false);
+    const due = () => this.inbox.hasDue('step') || interruptNow();
+    const raced = this.run.features[PATCH.serveByPromise];
     for (;;) {
       // Not cancellable: a cancelled step cancels `work`, and its cancellation is what ends the wait.
-      await CancellationScope.nonCancellable(() =>
-        condition(() => settled || this.inbox.hasDue('step') || interruptNow()),
-      );
+      if (raced) await CancellationScope.nonCancellable(() => untilSettledOr(done, () => settled || due()));
+      else await CancellationScope.nonCancellable(() => condition(() => settled || due()));
       if (settled) return work;
       if (interruptNow()) {
         interrupted = true;
@@ -325,4 +327,18 @@ export class CommandQueue implements GoalControl {
   private answer(id: string, answer: RequestAnswer): void {
     this.answers.set(id, answer);
   }
+}
+
+/**
+ * Waits until `done` settles or `ready` holds. The activity's own promise wakes the loop in the call
+ * that delivers its result; a `condition` alone would wake it only in the SDK's next pass over the
+ * blocked conditions, one more call into the workflow's context (with its watchdog thread) on every
+ * activity (docs/performance.md). The condition is cancelled when `done` wins, so none is left behind.
+ */
+async function untilSettledOr(done: Promise<void>, ready: () => boolean): Promise<void> {
+  if (ready()) return;
+  const scope = new CancellationScope({ cancellable: true });
+  const woken = scope.run(() => condition(ready)).catch(() => undefined);
+  await Promise.race([done, woken]);
+  scope.cancel();
 }

@@ -59,10 +59,19 @@ const COVERED_BY_0_3_0_4: readonly PatchId[] = [...COVERED_BY_0_3_0_3, 'open-in-
 /** What patch-set-0.3.0-5 stands for: the set before it and the finish answered with the end. */
 const COVERED_BY_0_3_0_5: readonly PatchId[] = [...COVERED_BY_0_3_0_4, 'finish-answered-at-end'];
 
+/** What patch-set-0.3.0-6 stands for: the set before it and the gathering in the opening workflow task. */
+const COVERED_BY_0_3_0_6: readonly PatchId[] = [...COVERED_BY_0_3_0_5, 'gather-in-workflow-task'];
+
 /** Newest first. */
 export const PATCH_SETS: readonly PatchSet[] = [
+  // The set before it and the loop woken by an activity's own promise.
+  {
+    id: 'patch-set-0.3.0-7',
+    addedIn: '0.3.0',
+    covers: [...COVERED_BY_0_3_0_6, 'serve-by-promise'],
+  },
   // The set before it and the workspace context gathered in the workflow task that opens the goal.
-  { id: 'patch-set-0.3.0-6', addedIn: '0.3.0', covers: [...COVERED_BY_0_3_0_5, 'gather-in-workflow-task'] },
+  { id: 'patch-set-0.3.0-6', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_6 },
   { id: 'patch-set-0.3.0-5', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_5 },
   { id: 'patch-set-0.3.0-4', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_4 },
   { id: 'patch-set-0.3.0-3', addedIn: '0.3.0', covers: COVERED_BY_0_3_0_3 },

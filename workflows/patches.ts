@@ -150,6 +150,11 @@ export const PATCH = {
    * an activity and a workflow task fewer per execution (issue 30), the same gathering.
    */
   gatherInWorkflowTask: 'gather-in-workflow-task',
+  /**
+   * The main loop wakes on an activity's own promise while it serves the inbox (command-queue.ts), not on
+   * a condition: one call into the workflow's context fewer for each activity a goal runs (issue 25 item 5).
+   */
+  serveByPromise: 'serve-by-promise',
 } as const;
 
 /** A patch id. */
@@ -380,6 +385,14 @@ export const PATCHES: readonly PatchRecord[] = [
       'a goal whose tools run on the workflow queue (no tools queue, no foreground host) gathers its workspace ' +
       'context with a gatherWorkspaceContext local activity in the workflow task that opens it, not an activity ' +
       'and a workflow task of their own',
+  },
+  {
+    id: PATCH.serveByPromise,
+    addedIn: '0.3.0',
+    stage: 'patched',
+    what:
+      "while an activity runs, the main loop waits on the activity's promise raced with a condition on the inbox, so " +
+      'it goes on in the activation that delivers the result rather than in the next pass over blocked conditions',
   },
 ];
 
