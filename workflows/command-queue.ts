@@ -55,6 +55,10 @@ export class CommandQueue implements GoalControl {
    */
   private movingOn = false;
   private counter = 0;
+  /** What the wait in progress while an activity runs wakes for (untilSettledOrDue), or null. */
+  private serving: (() => boolean) | null = null;
+  /** The run's one condition that wakes such a wait, while it is blocked. */
+  private wakeUp: Promise<void> | null = null;
   /** How the waits at a boundary (a limit, the money cap, the daily budget) reach this queue. */
   private readonly boundaryWait: LimitWaitHooks = {
     waitUntil: (ready, timeoutMs) => this.waitUntil(ready, 'boundary', timeoutMs),
@@ -212,7 +216,7 @@ export class CommandQueue implements GoalControl {
     const raced = this.run.features[PATCH.serveByPromise];
     for (;;) {
       // Not cancellable: a cancelled step cancels `work`, and its cancellation is what ends the wait.
-      if (raced) await CancellationScope.nonCancellable(() => untilSettledOr(done, () => settled || due()));
+      if (raced) await CancellationScope.nonCancellable(() => this.untilSettledOrDue(done, due));
       else await CancellationScope.nonCancellable(() => condition(() => settled || due()));
       if (settled) return work;
       if (interruptNow()) {
@@ -221,6 +225,27 @@ export class CommandQueue implements GoalControl {
         continue;
       }
       await CancellationScope.nonCancellable(() => this.runDue('step'));
+    }
+  }
+
+  /**
+   * Waits until `done` settles or `due` holds. The activity's own promise wakes the loop in the call
+   * that delivers its result; a `condition` on a flag would wake it only in the SDK's next pass over
+   * the blocked conditions: one more call into the workflow's context, with its watchdog thread, for
+   * every activity (docs/performance.md). The wake-up condition is one for the run, not one per wait:
+   * it holds only while a wait is on, so nothing is left blocked or cancelled when `done` wins.
+   */
+  private async untilSettledOrDue(done: Promise<void>, due: () => boolean): Promise<void> {
+    if (due()) return;
+    const outer = this.serving;
+    this.serving = due;
+    try {
+      this.wakeUp ??= condition(() => this.serving?.() ?? false).then(() => {
+        this.wakeUp = null;
+      });
+      await Promise.race([done, this.wakeUp]);
+    } finally {
+      this.serving = outer;
     }
   }
 
@@ -327,18 +352,4 @@ export class CommandQueue implements GoalControl {
   private answer(id: string, answer: RequestAnswer): void {
     this.answers.set(id, answer);
   }
-}
-
-/**
- * Waits until `done` settles or `ready` holds. The activity's own promise wakes the loop in the call
- * that delivers its result; a `condition` alone would wake it only in the SDK's next pass over the
- * blocked conditions, one more call into the workflow's context (with its watchdog thread) on every
- * activity (docs/performance.md). The condition is cancelled when `done` wins, so none is left behind.
- */
-async function untilSettledOr(done: Promise<void>, ready: () => boolean): Promise<void> {
-  if (ready()) return;
-  const scope = new CancellationScope({ cancellable: true });
-  const woken = scope.run(() => condition(ready)).catch(() => undefined);
-  await Promise.race([done, woken]);
-  scope.cancel();
 }
