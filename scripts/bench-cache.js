@@ -23,7 +23,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { createDatabase, fmt, fromDist, onCleanup, runMain, startTemporalServer } = require('./bench/support');
 const { loadTestServer } = require('./bench/model-server');
 
@@ -39,9 +39,9 @@ const FILES = 8;
 const LAYOUTS = ['tasks-in-system', 'stable-prefix'];
 
 function options() {
-  const { values } = parseArgs({ options: { steps: { type: 'string', default: '100' } } });
+  const { values } = benchArgs(__filename, { options: { steps: { type: 'string', default: '100' } } });
   const steps = Number(values.steps);
-  if (!Number.isInteger(steps) || steps < 2) throw new Error('--steps must be an integer >= 2');
+  if (!Number.isInteger(steps) || steps < 2) throw usageError('--steps must be an integer >= 2');
   return { steps };
 }
 

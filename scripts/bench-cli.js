@@ -26,7 +26,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { createDatabase, DIST, fmt, fromDist, median, onCleanup, ROOT, runMain, spread, startTemporalServer } =
   require('./bench/support');
 
@@ -43,9 +43,9 @@ function run(command, args, env) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { repeat: { type: 'string', default: '7' } } });
+  const { values } = benchArgs(__filename, { options: { repeat: { type: 'string', default: '7' } } });
   const repeat = Number(values.repeat);
-  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat must be a positive integer');
+  if (!Number.isInteger(repeat) || repeat < 1) throw usageError('--repeat must be a positive integer');
   const { requireTemporalBinary } = fromDist('cli/temporal-binary.js');
   const temporal = requireTemporalBinary();
 

@@ -33,7 +33,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { CHEAP_TOOLS, cheapCall, writeNotes } = require('./bench/cheap-calls');
 const { startModelServer } = require('./bench/model-server');
 const { checkSplit, report } = require('./bench/concurrency-report');
@@ -56,7 +56,7 @@ const LIMITS = { maxIterations: 50, maxSteps: 1000, maxMinutes: 60, noProgressLi
 const HISTORY_FETCH_CONCURRENCY = 20;
 
 function options() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: {
       concurrent: { type: 'string' },
       steps: { type: 'string', default: '5' },
@@ -72,12 +72,12 @@ function options() {
   });
   const n = (name, min) => {
     const value = Number(values[name]);
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer >= ${min}`);
+    if (!Number.isInteger(value) || value < min) throw usageError(`--${name} must be an integer >= ${min}`);
     return value;
   };
   if (values.server !== 'goalrun' && values.server !== 'default')
-    throw new Error('--server must be goalrun or default');
-  if (!CHEAP_TOOLS.includes(values.tool)) throw new Error(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
+    throw usageError('--server must be goalrun or default');
+  if (!CHEAP_TOOLS.includes(values.tool)) throw usageError(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
   return {
     tool: values.tool,
     concurrent: n('concurrent', 1),

@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { fmt, fromDist, onCleanup, runMain, spread, startTemporalServer } = require('./bench/support');
 
 const EAGER = { 'system.enableActivityEagerExecution': true };
@@ -48,7 +48,7 @@ const CONFIGS = [
 ];
 
 function options() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: {
       activities: { type: 'string', default: '60' },
       repeat: { type: 'string', default: '5' },
@@ -58,11 +58,12 @@ function options() {
   const activities = Number(values.activities);
   const repeat = Number(values.repeat);
   if (!Number.isInteger(activities) || activities < 1)
-    throw new Error('--activities must be a positive integer');
-  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat must be a positive integer');
+    throw usageError('--activities must be a positive integer');
+  if (!Number.isInteger(repeat) || repeat < 1) throw usageError('--repeat must be a positive integer');
   const only = values.only?.split(',');
   const configs = only ? CONFIGS.filter((config) => only.includes(config.name)) : CONFIGS;
-  if (configs.length === 0) throw new Error(`--only names none of: ${CONFIGS.map((c) => c.name).join(', ')}`);
+  if (configs.length === 0)
+    throw usageError(`--only names none of: ${CONFIGS.map((c) => c.name).join(', ')}`);
   return { activities, repeat, configs };
 }
 

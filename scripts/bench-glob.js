@@ -12,13 +12,15 @@
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
+const { benchArgs } = require('./bench/args');
 const { globTool } = require('../dist/activities/tools/glob');
 const { DEFAULT_SKIPPED_DIRS, globNamesDir } = require('../dist/activities/tools/glob-pattern');
 const { displayPath } = require('../dist/activities/tools/paths');
 const { legacyGlob } = require('./bench/legacy-glob');
 
-const RUNS = Number(process.argv[2] ?? 7);
-const SCALE = Number(process.argv[3] ?? 1);
+const { positionals } = benchArgs(__filename, { allowPositionals: true, options: {} });
+const RUNS = Number(positionals[0] ?? 7);
+const SCALE = Number(positionals[1] ?? 1);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('runs must be a positive integer');
 if (!(SCALE > 0 && SCALE <= 1)) throw new Error('scale must be a number in (0, 1]');
 

@@ -13,11 +13,11 @@
  */
 'use strict';
 
-const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
+const { benchArgs } = require('./bench/args');
 const { createDatabase, fmt, fromDist, median, runMain } = require('./bench/support');
 
-const { values } = parseArgs({
+const { values } = benchArgs(__filename, {
   options: {
     messages: { type: 'string', default: '100000' },
     sessions: { type: 'string', default: '200' },

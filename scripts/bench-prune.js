@@ -6,9 +6,12 @@
  *   npm run build && node scripts/bench-prune.js
  */
 const { performance } = require('node:perf_hooks');
+const { benchArgs } = require('./bench/args');
 const { planPrune } = require('../dist/core/compaction/prune');
 const { planSummary } = require('../dist/core/compaction/summary-span');
 const { initialContextPlan } = require('../dist/core/context-plan');
+
+benchArgs(__filename, { options: {} });
 
 const TARGET_TOKENS = 1_000_000;
 const REPEAT = 7;

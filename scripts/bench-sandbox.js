@@ -10,11 +10,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
+const { benchArgs } = require('./bench/args');
 const { runBash } = require('../dist/activities/tools/bash');
 const { JobManager } = require('../dist/activities/tools/jobs');
 const { DEFAULT_SANDBOX } = require('../dist/core/sandbox-settings');
 
-const CALLS = Number(process.argv[2] ?? 40);
+const { positionals } = benchArgs(__filename, { allowPositionals: true, options: {} });
+const CALLS = Number(positionals[0] ?? 40);
 const WARMUP = 3;
 const COMMANDS = [
   'true',

@@ -16,12 +16,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs } = require('./bench/args');
 
 const dist = (file) => require(path.join(__dirname, '..', 'dist', file));
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: { goals: { type: 'string', default: '20' }, requests: { type: 'string', default: '30' } },
   });
   const goals = Number(values.goals);

@@ -19,11 +19,13 @@ const {
 } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
+const { benchArgs } = require('./bench/args');
 const { snapshotWorkspace } = require('../dist/activities/workspace-snapshot');
 const { defaultSandboxHost } = require('../dist/activities/sandbox/host');
 
-const FILES = Number(process.argv[2] ?? 10_000);
-const RUNS = Number(process.argv[3] ?? 7);
+const { positionals } = benchArgs(__filename, { allowPositionals: true, options: {} });
+const FILES = Number(positionals[0] ?? 10_000);
+const RUNS = Number(positionals[1] ?? 7);
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

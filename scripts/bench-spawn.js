@@ -10,7 +10,7 @@
 
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { benchArgs } = require('./bench/args');
 const { DIST, fmt, median, runMain } = require('./bench/support');
 
 const MIB = 1024 * 1024;
@@ -43,7 +43,7 @@ async function round(startChild, mode, calls) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: { rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '20' } },
   });
   const { startChild, stopSpawnServer } = require(path.join(DIST, 'activities/sandbox/spawn-child.js'));

@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { DIST, fmt, median, runMain } = require('./bench/support');
 
 const FIXTURES = path.resolve(__dirname, '../test/fixtures/histories');
@@ -63,7 +63,7 @@ async function replayAll(bundle, histories) {
 }
 
 async function main() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: {
       rounds: { type: 'string', default: '5' },
       histories: { type: 'string' },
@@ -73,7 +73,7 @@ async function main() {
   const rounds = Number(values.rounds);
   const limit = values.histories === undefined ? undefined : Number(values.histories);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-    throw new Error(`--histories wants a whole number above 0, not ${values.histories}`);
+    throw usageError(`--histories wants a whole number above 0, not ${values.histories}`);
   require(path.join(DIST, 'worker/worker.js')).installWorkerLogging({ level: 'warn' });
   const histories = savedHistories(limit);
   const events = histories.reduce((sum, history) => sum + history.events.length, 0);

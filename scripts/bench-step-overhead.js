@@ -29,7 +29,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const {
   createDatabase,
   fmt,
@@ -52,7 +52,7 @@ const SCRIPTED_USAGE = { input: 1000, output: 50 };
 const WARMUP_STEPS = 3;
 
 function options() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: {
       steps: { type: 'string', default: '30' },
       repeat: { type: 'string', default: '3' },
@@ -62,11 +62,11 @@ function options() {
   });
   const steps = Number(values.steps);
   const repeat = Number(values.repeat);
-  if (!Number.isInteger(steps) || steps < 2) throw new Error('--steps must be an integer >= 2');
-  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat must be an integer >= 1');
-  if (!CHEAP_TOOLS.includes(values.tool)) throw new Error(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
+  if (!Number.isInteger(steps) || steps < 2) throw usageError('--steps must be an integer >= 2');
+  if (!Number.isInteger(repeat) || repeat < 1) throw usageError('--repeat must be an integer >= 1');
+  if (!CHEAP_TOOLS.includes(values.tool)) throw usageError(`--tool must be one of ${CHEAP_TOOLS.join(', ')}`);
   if (values.server !== 'goalrun' && values.server !== 'default')
-    throw new Error('--server must be goalrun or default');
+    throw usageError('--server must be goalrun or default');
   return { steps, repeat, tool: values.tool, server: values.server };
 }
 
@@ -279,7 +279,7 @@ async function main() {
   console.log(`\nbenchmark took ${fmt((performance.now() - totalStarted) / 1000)} s (cleanup follows)`);
 }
 
-if (process.argv.includes('--concurrent')) {
+if (process.argv.some((arg) => arg === '--concurrent' || arg.startsWith('--concurrent='))) {
   // `npm run bench -- --concurrent N` runs the concurrency benchmark with the same arguments.
   require('./bench-concurrency.js');
 } else {

@@ -28,7 +28,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const {
   createDatabase,
   fmt,
@@ -54,7 +54,7 @@ const TOP_STATEMENTS = 12;
 const REPLAYS = 5;
 
 function options() {
-  const { values } = parseArgs({
+  const { values } = benchArgs(__filename, {
     options: {
       steps: { type: 'string', default: '40' },
       repeat: { type: 'string', default: '5' },
@@ -65,9 +65,9 @@ function options() {
   });
   const numbers = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value)]));
   for (const [key, value] of Object.entries(numbers)) {
-    if (!Number.isInteger(value) || value < 1) throw new Error(`--${key} must be a positive integer`);
+    if (!Number.isInteger(value) || value < 1) throw usageError(`--${key} must be a positive integer`);
   }
-  if (numbers.steps < 10) throw new Error('--steps must be at least 10 (the goal compacts half-way)');
+  if (numbers.steps < 10) throw usageError('--steps must be at least 10 (the goal compacts half-way)');
   return numbers;
 }
 

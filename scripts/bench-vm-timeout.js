@@ -15,9 +15,9 @@
 'use strict';
 
 const vm = require('node:vm');
-const { parseArgs } = require('node:util');
+const { benchArgs } = require('./bench/args');
 
-const { values } = parseArgs({
+const { values } = benchArgs(__filename, {
   options: {
     calls: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },

@@ -24,7 +24,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { parseArgs } = require('node:util');
+const { benchArgs, usageError } = require('./bench/args');
 const { cpuSeconds } = require('./bench/processes');
 const { createDatabase, DIST, fmt, median, onCleanup, runMain, spread, startTemporalServer } =
   require('./bench/support');
@@ -79,9 +79,9 @@ async function timeStart(args, env, ready) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const { values } = benchArgs(__filename, { options: { rounds: { type: 'string', default: '5' } } });
   const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  if (!Number.isInteger(rounds) || rounds < 1) throw usageError('--rounds must be a positive integer');
   if (!fs.existsSync(path.join(DIST, 'workflow-bundle.js')))
     throw new Error('no dist/workflow-bundle.js: npm run build first');
 

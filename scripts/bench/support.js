@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const { createServer } = require('node:net');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
+const { UsageError, exitWithUsage } = require('./args');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -68,6 +69,8 @@ function runMain(main) {
   }
   main()
     .then(cleanup, async (error) => {
+      // A wrong option or value was found before anything started: its message says it all.
+      if (error instanceof UsageError) exitWithUsage(require.main?.filename ?? 'benchmark', error.message);
       console.error(`benchmark failed: ${error.stack ?? error}`);
       await cleanup();
       process.exitCode = 1;
